@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Proactive",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(
+            name: "Proactive",
+            targets: ["LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking"]
+        ),
+        .executable(name: "proactive", targets: ["ProactiveCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: C libraries (one thin module each)
+        .systemLibrary(
+            name: "CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLAPACKE",
+            providers: [.apt(["liblapacke-dev"])]
+        ),
+
+        // MARK: Numerics
+        .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
+
+        // MARK: Engine
+        .target(name: "ProactiveCore"),
+        .target(
+            name: "ProactiveStore",
+            dependencies: ["ProactiveCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra"]),
+        .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
+
+        // MARK: Surfaces
+        .executableTarget(
+            name: "ProactiveCLI",
+            dependencies: [
+                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
+        .testTarget(name: "ProactiveCoreTests", dependencies: ["ProactiveCore"]),
+        .testTarget(
+            name: "ProactiveStoreTests",
+            dependencies: ["ProactiveStore", "ProactiveCore"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra"]),
+        .testTarget(name: "ProactiveRankingTests", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// LinearAlgebra: see the module's issue; sources land here.

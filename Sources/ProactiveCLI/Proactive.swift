@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Proactive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proactive",
+        abstract: "Learn from app donations and suggest what the user wants now.",
+        subcommands: []
+    )
+}

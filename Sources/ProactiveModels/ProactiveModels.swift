@@ -1,0 +1,1 @@
+// ProactiveModels: see the module's issue; sources land here.

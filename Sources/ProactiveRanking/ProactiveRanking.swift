@@ -1,0 +1,1 @@
+// ProactiveRanking: see the module's issue; sources land here.

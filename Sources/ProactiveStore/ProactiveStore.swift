@@ -1,0 +1,1 @@
+// ProactiveStore: see the module's issue; sources land here.
