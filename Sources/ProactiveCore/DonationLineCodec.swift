@@ -1,0 +1,177 @@
+import Foundation
+
+// MARK: - Donation lines (JSON Lines, FORMATS.md)
+
+/// Reads and writes one donation per JSON line.
+///
+/// Decoding validates every field and throws a `DonationLineError` naming the
+/// field. Encoding writes the canonical form: fields in the order `user, app,
+/// intent, parameters, date, identifier, group, context, count`, object
+/// members sorted by key, optional fields omitted when empty, `count` omitted
+/// when 1. Canonical input round-trips byte for byte.
+public enum DonationLineCodec {
+    /// Lines longer than this are rejected before parsing (bounded memory).
+    public static let maximumLineBytes = 1 << 20
+    /// The largest `count` a line may carry.
+    public static let maximumCount = Int(Int32.max)
+
+    // MARK: Decoding
+
+    public static func decode(_ line: String) throws(DonationLineError) -> Donation {
+        var copy = line
+        let result: Result<Donation, DonationLineError> = copy.withUTF8 { buffer in
+            do throws(DonationLineError) { return .success(try decode(UnsafeRawBufferPointer(buffer))) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes one line (without its newline).
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DonationLineError) -> Donation {
+        guard bytes.count <= maximumLineBytes else {
+            throw DonationLineError(field: nil, reason: "line is \(bytes.count) bytes, longer than the limit of \(maximumLineBytes)")
+        }
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch { throw DonationLineError(field: nil, reason: error.description) }
+        return try decode(json)
+    }
+
+    public static func decode(_ json: JSONValue) throws(DonationLineError) -> Donation {
+        guard case let .object(members) = json else {
+            throw DonationLineError(field: nil, reason: "a donation must be a JSON object, found \(json.kindName)")
+        }
+        var user = Donation.defaultUser
+        var app: String?
+        var intent: String?
+        var parameters: [String: ParameterValue] = [:]
+        var date: Date?
+        var offset: Int?
+        var identifier: String?
+        var group: String?
+        var context: [String: String] = [:]
+        var count = 1
+        var seen = Set<String>()
+        for (key, value) in members {
+            guard seen.insert(key).inserted else { throw DonationLineError(field: key, reason: "appears twice") }
+            switch key {
+            case "user": user = try nonEmptyString(value, field: key)
+            case "app": app = try nonEmptyString(value, field: key)
+            case "intent": intent = try nonEmptyString(value, field: key)
+            case "identifier": identifier = try optionalString(value, field: key)
+            case "group": group = try optionalString(value, field: key)
+            case "parameters":
+                if case .null = value { continue }
+                guard case let .object(entries) = value else {
+                    throw DonationLineError(field: key, reason: "must be an object, found \(value.kindName)")
+                }
+                for (name, raw) in entries {
+                    if case .null = raw { continue }  // an unset parameter
+                    guard !name.isEmpty else { throw DonationLineError(field: key, reason: "a parameter name is empty") }
+                    do {
+                        parameters[name] = try ParameterValue(json: raw)
+                    } catch {
+                        throw DonationLineError(field: "parameters.\(name)", reason: error.reason)
+                    }
+                }
+            case "context":
+                if case .null = value { continue }
+                guard case let .object(entries) = value else {
+                    throw DonationLineError(field: key, reason: "must be an object of strings, found \(value.kindName)")
+                }
+                for (name, raw) in entries {
+                    guard case let .string(text) = raw else {
+                        throw DonationLineError(field: "context.\(name)", reason: "must be a string, found \(raw.kindName)")
+                    }
+                    context[name] = text
+                }
+            case "date":
+                switch value {
+                case let .string(text):
+                    let parsed = try Timestamp.parse(text)
+                    date = Date(timeIntervalSince1970: parsed.secondsSince1970)
+                    offset = parsed.utcOffsetSeconds
+                case let .number(seconds, _):
+                    date = Date(timeIntervalSince1970: try Timestamp.validateUnixSeconds(seconds))
+                    offset = nil
+                default:
+                    throw DonationLineError(field: key, reason: "must be an ISO 8601 string or Unix seconds, found \(value.kindName)")
+                }
+            case "count":
+                guard case let .number(number, integer) = value else {
+                    throw DonationLineError(field: key, reason: "must be an integer >= 1, found \(value.kindName)")
+                }
+                guard let integer else {
+                    let isWhole = number == number.rounded()
+                    throw DonationLineError(field: key, reason: isWhole ? "\(number) is too large (at most \(maximumCount))" : "must be an integer >= 1, found \(number)")
+                }
+                guard integer >= 1 else { throw DonationLineError(field: key, reason: "must be >= 1, found \(integer)") }
+                guard integer <= maximumCount else { throw DonationLineError(field: key, reason: "\(integer) is too large (at most \(maximumCount))") }
+                count = Int(integer)
+            default:
+                continue  // unknown fields are allowed (FORMATS.md: new optional fields are compatible)
+            }
+        }
+        guard let app else { throw DonationLineError(field: "app", reason: "missing (required)") }
+        guard let intent else { throw DonationLineError(field: "intent", reason: "missing (required)") }
+        guard let date else { throw DonationLineError(field: "date", reason: "missing (required)") }
+        return Donation(user: user, app: app, intent: intent, parameters: parameters, date: date, utcOffset: offset,
+                        identifier: identifier, group: group, context: context, count: count)
+    }
+
+    private static func nonEmptyString(_ value: JSONValue, field: String) throws(DonationLineError) -> String {
+        guard case let .string(text) = value else { throw DonationLineError(field: field, reason: "must be a string, found \(value.kindName)") }
+        guard !text.isEmpty else { throw DonationLineError(field: field, reason: "must not be empty") }
+        return text
+    }
+
+    private static func optionalString(_ value: JSONValue, field: String) throws(DonationLineError) -> String? {
+        if case .null = value { return nil }
+        return try nonEmptyString(value, field: field)
+    }
+
+    // MARK: Encoding
+
+    /// The canonical JSON line for a donation (without a trailing newline).
+    public static func encode(_ donation: Donation) -> String {
+        var out = "{\"user\":"
+        out.reserveCapacity(256)
+        JSONWriter.appendString(donation.user, to: &out)
+        out.append(",\"app\":")
+        JSONWriter.appendString(donation.app, to: &out)
+        out.append(",\"intent\":")
+        JSONWriter.appendString(donation.intent, to: &out)
+        if !donation.parameters.isEmpty {
+            out.append(",\"parameters\":{")
+            for (offset, name) in donation.parameters.keys.sorted().enumerated() {
+                if offset > 0 { out.append(",") }
+                JSONWriter.appendString(name, to: &out)
+                out.append(":")
+                JSONWriter.append(donation.parameters[name]!.json, to: &out)
+            }
+            out.append("}")
+        }
+        out.append(",\"date\":\"")
+        out.append(Timestamp.format(secondsSince1970: donation.date.timeIntervalSince1970, utcOffsetSeconds: donation.utcOffset ?? 0))
+        out.append("\"")
+        if let identifier = donation.identifier {
+            out.append(",\"identifier\":")
+            JSONWriter.appendString(identifier, to: &out)
+        }
+        if let group = donation.group {
+            out.append(",\"group\":")
+            JSONWriter.appendString(group, to: &out)
+        }
+        if !donation.context.isEmpty {
+            out.append(",\"context\":{")
+            for (offset, name) in donation.context.keys.sorted().enumerated() {
+                if offset > 0 { out.append(",") }
+                JSONWriter.appendString(name, to: &out)
+                out.append(":")
+                JSONWriter.appendString(donation.context[name]!, to: &out)
+            }
+            out.append("}")
+        }
+        if donation.count != 1 { out.append(",\"count\":\(donation.count)") }
+        out.append("}")
+        return out
+    }
+}

@@ -1,0 +1,138 @@
+// MARK: - Intent definitions (the JSON file an app ships)
+
+/// The type of an intent parameter.
+public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
+    case string, int, double, bool, date
+    /// An enumeration with its allowed cases.
+    case enumeration(cases: [String])
+    /// An app entity of the named type (compared by id).
+    case entity(type: String)
+
+    public var description: String {
+        switch self {
+        case .string: return "string"
+        case .int: return "int"
+        case .double: return "double"
+        case .bool: return "bool"
+        case .date: return "date"
+        case let .enumeration(cases): return "enum(\(cases.joined(separator: "|")))"
+        case let .entity(type): return "entity(\(type))"
+        }
+    }
+
+    /// Whether a donated value fits this type.
+    public func accepts(_ value: ParameterValue) -> Bool {
+        switch (self, value) {
+        case (.string, .string), (.int, .int), (.double, .double), (.double, .int), (.bool, .bool), (.date, .string), (.entity, .entity):
+            return true
+        case let (.enumeration(cases), .string(text)): return cases.contains(text)
+        default: return false
+        }
+    }
+}
+
+/// One typed parameter of an intent.
+public struct ParameterDefinition: Sendable, Hashable {
+    public var name: String
+    public var type: ParameterType
+    /// Optional parameters may be absent from a donation.
+    public var isOptional: Bool
+
+    public init(name: String, type: ParameterType, isOptional: Bool = true) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+    }
+}
+
+/// A supported parameter combination: which parameters decide that two
+/// donations are the same target, and how that target is shown.
+public struct ParameterCombination: Sendable, Hashable {
+    /// Parameter names, in declaration order.
+    public var parameters: [String]
+    /// A summary template such as `"Weather in ${location}"`.
+    public var summary: String
+
+    public init(parameters: [String], summary: String) {
+        self.parameters = parameters
+        self.summary = summary
+    }
+
+    /// Fills `${name}` placeholders with the parameters' display texts.
+    public func renderSummary(_ values: [String: ParameterValue]) -> String {
+        SummaryTemplate.render(summary, values: values)
+    }
+}
+
+/// An intent an app defines.
+public struct IntentDefinition: Sendable, Hashable {
+    public var app: String
+    public var name: String
+    public var parameters: [ParameterDefinition]
+    public var combinations: [ParameterCombination]
+    /// Eligible to appear as a Siri-style suggestion.
+    public var isEligibleForSuggestions: Bool
+    /// Set when the intent configures a widget of this kind.
+    public var widgetKind: String?
+    /// The legacy intent class name this intent migrates (treated as the same intent).
+    public var migratesFrom: String?
+    /// Built-in intent kind with extra uses (`"sendMessage"` feeds people-and-Focus).
+    public var kind: String?
+
+    public init(app: String, name: String, parameters: [ParameterDefinition] = [], combinations: [ParameterCombination] = [],
+                isEligibleForSuggestions: Bool = true, widgetKind: String? = nil, migratesFrom: String? = nil, kind: String? = nil) {
+        self.app = app
+        self.name = name
+        self.parameters = parameters
+        self.combinations = combinations
+        self.isEligibleForSuggestions = isEligibleForSuggestions
+        self.widgetKind = widgetKind
+        self.migratesFrom = migratesFrom
+        self.kind = kind
+    }
+
+    public func parameter(named name: String) -> ParameterDefinition? { parameters.first { $0.name == name } }
+
+    /// The combination that applies to a donation's parameters: the largest
+    /// one whose parameters are all set (the first declared among equals).
+    public func combination(for values: [String: ParameterValue]) -> ParameterCombination? {
+        var best: ParameterCombination?
+        for combination in combinations where combination.parameters.allSatisfy({ values[$0] != nil }) {
+            if best == nil || combination.parameters.count > best!.parameters.count { best = combination }
+        }
+        return best
+    }
+}
+
+// MARK: - Summary templates
+
+public enum SummaryTemplate {
+    /// Replaces each `${name}` with the display text of `values[name]` (or the name when unset).
+    public static func render(_ template: String, values: [String: ParameterValue]) -> String {
+        var output = ""
+        var rest = Substring(template)
+        while let open = rest.range(of: "${") {
+            output += rest[..<open.lowerBound]
+            let afterOpen = rest[open.upperBound...]
+            guard let close = afterOpen.firstIndex(of: "}") else { output += rest[open.lowerBound...]; return output }
+            let name = String(afterOpen[..<close])
+            output += values[name]?.displayText ?? name
+            rest = afterOpen[afterOpen.index(after: close)...]
+        }
+        output += rest
+        return output
+    }
+
+    /// The placeholder names a template uses.
+    public static func placeholders(_ template: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(template)
+        while let open = rest.range(of: "${") {
+            let afterOpen = rest[open.upperBound...]
+            guard let close = afterOpen.firstIndex(of: "}") else { break }
+            names.append(String(afterOpen[..<close]))
+            rest = afterOpen[afterOpen.index(after: close)...]
+        }
+        return names
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Events, moments and scores
+
+/// One donation as a learning event: which target happened, when, where.
+public struct Event: Sendable, Hashable {
+    public var target: TargetKey
+    public var date: Date
+    /// The offset the donation was written in (see `LocalClock`).
+    public var utcOffset: Int?
+    public var context: [String: String]
+    /// How many identical donations this event stands for (a donation's `count`).
+    public var weight: Double
+
+    public init(target: TargetKey, date: Date, utcOffset: Int? = nil, context: [String: String] = [:], weight: Double = 1) {
+        self.target = target
+        self.date = date
+        self.utcOffset = utcOffset
+        self.context = context
+        self.weight = weight
+    }
+}
+
+/// The situation a prediction is made for: an instant, its context, and what
+/// the user did just before (most recent last).
+public struct Moment: Sendable, Hashable {
+    public var date: Date
+    public var utcOffset: Int?
+    public var context: [String: String]
+    /// Recent events of this user before `date`, oldest first (a short tail is enough).
+    public var recent: [Event]
+
+    public init(date: Date, utcOffset: Int? = nil, context: [String: String] = [:], recent: [Event] = []) {
+        self.date = date
+        self.utcOffset = utcOffset
+        self.context = context
+        self.recent = recent
+    }
+}
+
+/// A target with the model's probability that it is the one wanted now.
+public struct ScoredTarget: Sendable, Hashable {
+    public var target: TargetKey
+    public var probability: Double
+    public init(target: TargetKey, probability: Double) {
+        self.target = target
+        self.probability = probability
+    }
+}
+
+/// One user's chronological training events plus the targets they refer to.
+public struct TrainingSet: Sendable {
+    /// Sorted by date (stable for equal dates).
+    public var events: [Event]
+    public var targets: [TargetKey: Target]
+
+    public init(events: [Event], targets: [TargetKey: Target] = [:]) {
+        self.events = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
+        self.targets = targets
+    }
+
+    /// Builds a training set from donations, resolving targets.
+    public init(donations: [Donation], resolver: TargetResolver) {
+        var targets: [TargetKey: Target] = [:]
+        var events: [Event] = []
+        events.reserveCapacity(donations.count)
+        for donation in donations {
+            let target = resolver.target(for: donation)
+            targets[target.key] = target
+            events.append(Event(target: target.key, date: donation.date, utcOffset: donation.utcOffset,
+                                context: donation.context, weight: Double(donation.count)))
+        }
+        self.init(events: events, targets: targets)
+    }
+}
+
+// MARK: - The model protocol
+
+/// A fitted per-user model. Fitting returns one, so "unfitted" cannot be represented.
+public protocol FittedModel: Sendable {
+    /// A stable name (`profile`, `logistic`, `blend`, `mfu`, ...).
+    var name: String { get }
+    /// Every known target with its probability at `moment`, highest first
+    /// (ties broken by target key so results are deterministic). Probabilities sum to 1
+    /// when the model has at least one target.
+    func scores(at moment: Moment) -> [ScoredTarget]
+    /// Learns from one more event (online / prequential use).
+    mutating func update(with event: Event)
+}
+
+/// Hyperparameters plus the fitting procedure of one kind of model.
+public protocol ModelTrainer: Sendable {
+    associatedtype Model: FittedModel
+    var name: String { get }
+    func fit(_ training: TrainingSet) throws -> Model
+}

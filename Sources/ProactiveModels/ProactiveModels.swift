@@ -1,1 +1,0 @@
-// ProactiveModels: see the module's issue; sources land here.
