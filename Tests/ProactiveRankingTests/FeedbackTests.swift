@@ -109,3 +109,37 @@ import Testing
         #expect(unused.widgetSignals(balance, probability: 0, timeline: false, moment: Day.moment(12, 30)).newContent < 0.1)  // not its usual time
     }
 }
+
+@Suite struct FeedbackCodecTests {
+    @Test func eventsRoundTripThroughJSON() throws {
+        let events = [
+            try FeedbackEvent.make(date: Day.at(9, 45), kind: .tap, scope: .target(Talk.weatherTarget.key), app: Talk.weatherTarget.app,
+                                   context: ["focus": "work"], action: WidgetConfiguration(intent: "CheckWeatherIntent", parameters: ["location": Talk.cupertino])),
+            try FeedbackEvent.make(date: Day.at(9, 31), kind: .dismiss, scope: .widget(Talk.weather)),
+            try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .app("com.example.mail"), context: ["focus": "work"]),
+            try FeedbackEvent.make(date: Day.at(8), kind: .tap, scope: .widget(Talk.weather)),
+        ]
+        #expect(events[3].action == Talk.weather.configuration)             // a widget tap runs its configuration
+        for event in events {
+            #expect(try FeedbackCodec.decode(FeedbackCodec.encode(event, utcOffset: Day.offset)) == event)
+        }
+        #expect(FeedbackCodec.encode(events[2], utcOffset: Day.offset)
+            == #"{"date":"2026-11-20T08:00:00-08:00","kind":"never","app":"com.example.mail","context":{"focus":"work"}}"#)
+    }
+
+    @Test(arguments: [
+        (#"{"date": "2026-11-20T08:00:00Z", "kind": "like", "app": "a"}"#, #"kind: must be one of impression, tap, dismiss, never, undo-never, found "like""#),
+        (#"{"date": "2026-11-20T08:00:00Z", "kind": "tap"}"#, #"target: missing: feedback needs a "target", a "widget" or an "app""#),
+        (#"{"date": "2026-11-20T08:00:00Z", "kind": "dismiss", "app": "a"}"#,
+         "dismiss is about one target or widget, not a whole app (use never/undo-never for apps)"),
+        (#"{"date": "2026-11-20T08:00:00Z", "kind": "dismiss", "target": "a:b", "app": "a", "action": {"intent": "b"}}"#, "action: only a tap carries an action"),
+    ])
+    func errors(text: String, expected: String) {
+        do {
+            _ = try FeedbackCodec.decode(text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description == expected)
+        }
+    }
+}

@@ -49,6 +49,7 @@ public struct ProactiveDatabase: Sendable {
     public static let migrations: [SchemaMigration] = [
         DonationSchema.v1,
         DonationSchema.v2UserSettings,
+        DeclarationSchema.v3,
     ]
 
     /// Whether opening may create a missing file.
