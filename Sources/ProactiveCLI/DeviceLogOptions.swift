@@ -59,13 +59,7 @@ struct DeviceLogOptions: ParsableArguments {
     }
 
     /// The zone given with `--timezone`, if any.
-    func timeZone() throws -> TimeZone? {
-        guard let timeZoneName else { return nil }
-        guard let zone = TimeZone(identifier: timeZoneName) else {
-            throw ValidationError("--timezone: unknown time zone \"\(timeZoneName)\" (use an IANA name such as America/New_York)")
-        }
-        return zone
-    }
+    func timeZone() throws -> TimeZone? { try parseTimeZone(timeZoneName) }
 
     var deduplication: AndroidLaunchDeduplication {
         switch dedup {
