@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// let donation = Donation(app: "com.example.weather", intent: "CheckWeatherIntent",
 ///                         parameters: ["location": .entity(id: "cupertino", display: "Cupertino")],
-///                         date: Date(timeIntervalSince1970: 1_795_705_331), utcOffset: -8 * 3600)
+///                         date: Date(timeIntervalSince1970: 1_795_186_931), utcOffset: -8 * 3600)
 /// ```
 public struct Donation: Sendable, Hashable {
     /// Whose history this is; models are per user.

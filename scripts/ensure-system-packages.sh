@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the C libraries Proactive links (OpenBLAS with CBLAS, LAPACKE) when
+# they are missing. Debian/Ubuntu; needs root or sudo only when installing.
+set -euo pipefail
+packages=(libopenblas-dev liblapacke-dev pkg-config)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing system packages: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs missing system packages, builds, runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-system-packages.sh
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
+swift build --build-tests
+swift test --skip-build --parallel
