@@ -25,43 +25,50 @@ public enum AndroidUsageReader {
 
     /// Streams the database's launches to `emit`, oldest first.
     ///
-    /// - Throws: `LogFileError` when the file is not such a database; whatever
+    /// - Throws: `StoreError.io` when the file is not such a database; whatever
+    ///   `onProblem` (called for each malformed row after it is recorded) or
     ///   `emit` throws (reading stops there).
     public static func read(path: String, options: AndroidUsageOptions,
+                            onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         let queue = try DeviceLogDatabase.openSnapshot(path: path)
         var summary = DeviceLogSummary(format: format)
         var filter = AndroidLaunchFilter(options: options)
-        try queue.read { db in
-            let tables = try DeviceLogDatabase.tables(db)
-            for required in ["events", "packages"] where !tables.contains(required) {
-                throw LogFileError(path: path, reason: "not an Android app_usage database (no table \(required))")
-            }
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT e._id AS id, e.timestamp AS timestamp, e.type AS type, e.package_id AS package_id,
-                       p.package_name AS package
-                FROM events e LEFT JOIN packages p ON p._id = e.package_id
-                ORDER BY e.timestamp, e._id
-                """)
-            while let row = try cursor.next() {
-                summary.rowsRead += 1
-                let event: AndroidUsageEvent
-                switch Self.event(from: row) {
-                case let .success(value): event = value
-                case let .failure(problem):
-                    summary.record(problem)
-                    continue
+        do {
+            try queue.read { db in
+                let tables = try DeviceLogDatabase.tables(db)
+                for required in ["events", "packages"] where !tables.contains(required) {
+                    throw DeviceLogDatabase.wrongKind(path, "not an Android app_usage database (no table \(required))")
                 }
-                switch filter.offer(event) {
-                case let .launch(donation):
-                    summary.kept += 1
-                    try emit(donation)
-                case let .dropped(reason): summary.drop(reason)
-                case let .notALaunch(kind): summary.skip(kind)
+                let cursor = try Row.fetchCursor(db, sql: """
+                    SELECT e._id AS id, e.timestamp AS timestamp, e.type AS type, e.package_id AS package_id,
+                           p.package_name AS package
+                    FROM events e LEFT JOIN packages p ON p._id = e.package_id
+                    ORDER BY e.timestamp, e._id
+                    """)
+                while let row = try cursor.next() {
+                    summary.rowsRead += 1
+                    let event: AndroidUsageEvent
+                    switch Self.event(from: row) {
+                    case let .success(value): event = value
+                    case let .failure(problem):
+                        summary.record(problem)
+                        try onProblem(problem)
+                        continue
+                    }
+                    switch filter.offer(event) {
+                    case let .launch(donation):
+                        summary.kept += 1
+                        try emit(donation)
+                    case let .dropped(reason): summary.drop(reason)
+                    case let .notALaunch(kind): summary.skip(kind)
+                    }
                 }
             }
+        } catch let error as DatabaseError {
+            throw StoreError.wrapping(error, while: "reading \(path)")
         }
-        if options.unlockWindow != nil { summary.notes.append("context unlocked=recent within \(Int(options.unlockWindow!)) s of a keyguard unlock") }
+        if let window = options.unlockWindow { summary.notes.append("context unlocked=recent within \(window) s of a keyguard unlock") }
         summary.notes.append("deduplication: \(options.deduplication); time zone \(options.timeZone.identifier)")
         return summary
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ProactiveCore
 
 // MARK: - Summary of one device-log import
@@ -78,54 +77,4 @@ public struct DeviceLogProblem: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public var description: String { "\(row): \(error)" }
-}
-
-/// A log file that cannot be read or written at all (missing file, wrong kind of database).
-public struct LogFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "\(path): \(reason)" }
-}
-
-// MARK: - Opening a snapshot
-
-enum DeviceLogDatabase {
-    /// Opens a copied device database read-only as an immutable snapshot, so
-    /// nothing (no `-wal` or `-shm` file) is ever written beside it, even for
-    /// the WAL-mode files devices produce.
-    ///
-    /// - Throws: `LogFileError` when the file is missing or not SQLite.
-    static func openSnapshot(path: String) throws(LogFileError) -> DatabaseQueue {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw LogFileError(path: path, reason: "no such file")
-        }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.label = "device-log"
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
-        do {
-            let queue = try DatabaseQueue(path: "file:\(encoded)?immutable=1", configuration: configuration)
-            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-            return queue
-        } catch {
-            throw LogFileError(path: path, reason: "not a readable SQLite database (\(error))")
-        }
-    }
-
-    /// Table names in the database.
-    static func tables(_ db: Database) throws -> Set<String> {
-        Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-    }
-
-    /// Column names of one table (empty when the table is absent).
-    static func columns(_ db: Database, table: String) throws -> Set<String> {
-        Set(try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { $0["name"] as String })
-    }
 }

@@ -26,27 +26,35 @@ public enum KnowledgeCReader {
 
     /// Streams the database's donations to `emit`, oldest first.
     ///
-    /// - Throws: `LogFileError` when the file is not a knowledgeC database
-    ///   (no `ZOBJECT` table with `ZSTREAMNAME` and `ZSTARTDATE`); whatever `emit` throws.
+    /// - Throws: `StoreError.io` when the file is not a knowledgeC database
+    ///   (no `ZOBJECT` table with `ZSTREAMNAME` and `ZSTARTDATE`); whatever
+    ///   `onProblem` (called for each malformed row after it is recorded) or `emit` throws.
     public static func read(path: String, options: KnowledgeCOptions,
+                            onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         let queue = try DeviceLogDatabase.openSnapshot(path: path)
         var summary = DeviceLogSummary(format: format)
-        try queue.read { db in
-            let (sql, intentColumns) = try query(db, path: path)
-            if !intentColumns { summary.notes.append("no intent metadata columns (\(intentClassColumn)); /app/intents rows cannot be read") }
-            let cursor = try Row.fetchCursor(db, sql: sql)
-            while let row = try cursor.next() {
-                summary.rowsRead += 1
-                switch record(from: row).convert(options: options, intentColumnsPresent: intentColumns) {
-                case let .donation(donation):
-                    summary.kept += 1
-                    try emit(donation)
-                case let .skipped(kind): summary.skip(kind)
-                case let .dropped(reason): summary.drop(reason)
-                case let .problem(problem): summary.record(problem)
+        do {
+            try queue.read { db in
+                let (sql, intentColumns) = try query(db, path: path)
+                if !intentColumns { summary.notes.append("no intent metadata columns (\(intentClassColumn)); /app/intents rows cannot be read") }
+                let cursor = try Row.fetchCursor(db, sql: sql)
+                while let row = try cursor.next() {
+                    summary.rowsRead += 1
+                    switch record(from: row).convert(options: options, intentColumnsPresent: intentColumns) {
+                    case let .donation(donation):
+                        summary.kept += 1
+                        try emit(donation)
+                    case let .skipped(kind): summary.skip(kind)
+                    case let .dropped(reason): summary.drop(reason)
+                    case let .problem(problem):
+                        summary.record(problem)
+                        try onProblem(problem)
+                    }
                 }
             }
+        } catch let error as DatabaseError {
+            throw StoreError.wrapping(error, while: "reading \(path)")
         }
         summary.notes.append(options.timeZone.map { "local time in \($0.identifier)" } ?? "local time from ZSECONDSFROMGMT")
         return summary
@@ -58,7 +66,7 @@ public enum KnowledgeCReader {
     static func query(_ db: Database, path: String) throws -> (sql: String, intentColumns: Bool) {
         let objectColumns = try DeviceLogDatabase.columns(db, table: "ZOBJECT")
         for required in ["Z_PK", "ZSTREAMNAME", "ZSTARTDATE"] where !objectColumns.contains(required) {
-            throw LogFileError(path: path, reason: objectColumns.isEmpty
+            throw DeviceLogDatabase.wrongKind(path, objectColumns.isEmpty
                 ? "not a knowledgeC database (no table ZOBJECT)"
                 : "not a knowledgeC database (ZOBJECT has no column \(required))")
         }
