@@ -12,6 +12,7 @@ public protocol DonationAppender {
     /// - Throws: `StoreError` (`.invalidDonation`, `.duplicateIdentifier` with
     ///   `.fail`, `.database`); nothing from the batch is stored.
     /// - Complexity: O(n log m) for n donations into a store of m.
+    @discardableResult
     func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult
 }
 
@@ -38,6 +39,7 @@ public protocol DonationStore: DonationAppender, Sendable {
     func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result
 
     /// Deletes what `deletion` names and returns how many rows went.
+    @discardableResult
     func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int
 
     /// One user's donations in `dates`, oldest first (ties in insertion order).

@@ -68,7 +68,8 @@ public final class ImportSession {
     /// Counts one line (or record) read from the source.
     public func countLine() {
         summary.lines += 1
-        if summary.lines - linesAtLastReport >= options.batchSize { reportProgress() }
+        // Lines without a commit (rejections, duplicates) still move the progress line.
+        if summary.lines - linesAtLastReport > options.batchSize { reportProgress() }
     }
 
     public func skipEmptyLine() { summary.emptyLines += 1 }
