@@ -34,11 +34,13 @@ public enum BaselineRanking {
     /// - Complexity: O(n log n) for n targets.
     public static func ranked(_ scores: [TargetKey: Double]) -> [ScoredTarget] {
         guard !scores.isEmpty else { return [] }
-        let total = scores.values.reduce(0) { $0 + max($1, 0) }
-        let uniform = 1 / Double(scores.count)
-        var result = scores.map { key, score in
-            ScoredTarget(target: key, probability: total > 0 ? max(score, 0) / total : uniform)
-        }
+        // Summed in key order: the total, and so every probability, is the same
+        // bit for bit whatever the dictionary's (per-process) iteration order.
+        var result = scores.map { ScoredTarget(target: $0.key, probability: max($0.value, 0)) }
+        result.sort { $0.target < $1.target }
+        let total = result.reduce(0) { $0 + $1.probability }
+        let uniform = 1 / Double(result.count)
+        for index in result.indices { result[index].probability = total > 0 ? result[index].probability / total : uniform }
         result.sort { $0.probability != $1.probability ? $0.probability > $1.probability : $0.target < $1.target }
         return result
     }

@@ -74,8 +74,9 @@ public enum RanksFile {
     /// - Throws: `ParseError` naming the first line that is not a non-negative integer.
     public static func parse(_ text: String) throws(ParseError) -> [Int] {
         var ranks: [Int] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+        // `\r\n` is one Character (a newline), so CRLF files split the same way.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             guard let rank = Int(line), rank >= 0 else {
                 throw ParseError(line: index + 1, reason: "\"\(line.prefix(40))\" is not a rank (an integer >= 0)")
