@@ -1,0 +1,103 @@
+import Benchmark
+import BenchmarkSupport
+import ProactiveModels
+import ProactiveRanking
+
+// MARK: - Ranking latency
+//
+// One full `suggest` for one user at one moment (encode the moment, score all
+// targets, softmax and rank, fuse with relevance windows and feedback, build
+// the top 4), next to the raw `cblas_sgemv` of the same targets x columns
+// shape, and one Smart Stack decision. Each scenario is built lazily in the
+// benchmark's setup, so only the one being run is in memory.
+
+let scenario100 = SuggestScenario(targets: 100)
+let scenario1k = SuggestScenario(targets: 1_000)
+let scenario10k = SuggestScenario(targets: 10_000)
+
+func scenario(_ targets: Int) -> SuggestScenario {
+    switch targets {
+    case 100: return scenario100
+    case 1_000: return scenario1k
+    default: return scenario10k
+    }
+}
+
+let rankers = [100, 1_000, 10_000].map { targets in Box<SuggestionRanker?>(nil) }
+
+func rankerBox(_ targets: Int) -> Box<SuggestionRanker?> {
+    let box = rankers[targets == 100 ? 0 : targets == 1_000 ? 1 : 2]
+    if box.value == nil { box.value = SuggestionRanker(ranker: scenario(targets).ranker) }
+    return box
+}
+
+/// Raw gemv of each scenario's scoring shape (built from the scenario so the shape is exact).
+let gemvs = [100, 1_000, 10_000].map { _ in Box<(gemv: RawGemv, y: [Float])?>(nil) }
+
+func gemvBox(_ targets: Int) -> Box<(gemv: RawGemv, y: [Float])?> {
+    let box = gemvs[targets == 100 ? 0 : targets == 1_000 ? 1 : 2]
+    if box.value == nil {
+        let shape = scenario(targets).scoringShape
+        box.value = (RawGemv(rows: shape.rows, columns: shape.columns), [Float](repeating: 0, count: shape.rows))
+    }
+    return box
+}
+
+let benchmarks: @Sendable () -> Void = {
+    BenchmarkEnvironment.note(BenchmarkEnvironment.pinBLAS())
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        timeUnits: .microseconds, warmupIterations: 20, maxDuration: .seconds(3), maxIterations: 20_000)
+
+    for targets in [100, 1_000, 10_000] {
+        Benchmark("suggest \(targets) targets", configuration: .init(setup: {
+            BenchmarkEnvironment.pinBLAS()
+            let shape = scenario(targets).scoringShape
+            BenchmarkEnvironment.note("suggest \(targets): scoring matrix \(shape.rows) x \(shape.columns); \(BenchmarkEnvironment.blasLine)")
+            _ = rankerBox(targets)
+        })) { benchmark in
+            let scenario = scenario(targets)
+            let box = rankerBox(targets)
+            benchmark.startMeasurement()
+            blackHole(scenario.suggest(with: &box.value!))
+        }
+
+        Benchmark("sgemv \(targets) targets", configuration: .init(setup: {
+            BenchmarkEnvironment.pinBLAS()
+            _ = gemvBox(targets)
+        })) { benchmark in
+            let box = gemvBox(targets)
+            benchmark.startMeasurement()
+            box.value!.gemv.run(into: &box.value!.y)
+            blackHole(box.value!.y[0])
+        }
+    }
+
+    // MARK: Smart Stack
+
+    Benchmark("smart stack decision 10 widgets", configuration: .init(setup: {
+        BenchmarkEnvironment.pinBLAS()
+        _ = scenario(100)
+    })) { benchmark in
+        let scenario = scenario(100)
+        let engine = SmartStackEngine(ranker: scenario.ranker)
+        var state = StackState()
+        benchmark.startMeasurement()
+        blackHole(scenario.decideStack(with: engine, state: &state))
+    }
+
+    Benchmark("smart stack step only 10 widgets", configuration: .init(setup: {
+        BenchmarkEnvironment.pinBLAS()
+        _ = scenario(100)
+        _ = stackScores
+    })) { benchmark in
+        let scenario = scenario(100)
+        let engine = SmartStackEngine(ranker: scenario.ranker)
+        var state = StackState()
+        benchmark.startMeasurement()
+        blackHole(engine.step(scenario.stack, scores: stackScores, moment: scenario.moment, state: &state))
+    }
+}
+
+/// The 100-target model's scores at the scenario's moment (the step-only benchmark's input).
+let stackScores = scenario100.model.scores(at: scenario100.moment)

@@ -1,0 +1,73 @@
+import Benchmark
+import BenchmarkSupport
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveStore
+
+// MARK: - Ingest and query
+//
+// In-process JSONL import into a fresh SQLite file (the store's streaming
+// importer, default batch size), and reading one user's year of history.
+// Peak memory for a 1,000,000-donation file is measured on the release CLI
+// by scripts/benchmarks.sh (`/usr/bin/time -v proactive import`).
+
+/// A scratch directory for this process's files, removed by the teardown.
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-bench-\(ProcessInfo.processInfo.processIdentifier)")
+
+/// 100,000 simulated donations (130 users, 45 days) written as JSON Lines.
+let ingestFile: (path: String, donations: Int) = {
+    try! FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    let path = scratch.appendingPathComponent("ingest.jsonl").path
+    let donations = Simulation(SimulationConfiguration(users: 130, days: 45, seed: 21)).donations().prefix(100_000)
+    let writer = try! DonationLogWriter(path: path)
+    for donation in donations { try! writer.write(donation) }
+    try! writer.close()
+    return (path, writer.written)
+}()
+
+/// A store holding 20 simulated users' full year (about 6,000 donations each).
+let historyStore: (store: SQLiteDonationStore, user: String, year: DateSpan) = {
+    try! FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    let configuration = SimulationConfiguration(users: 20, days: 365, seed: 23)
+    let path = scratch.appendingPathComponent("history.sqlite").path
+    let store = try! SQLiteDonationStore(path: path)
+    _ = try! store.append(Simulation(configuration).donations(), duplicates: .fail)
+    let year = DateSpan(start: configuration.start, end: configuration.start.addingTimeInterval(365 * 86_400))
+    return (store, Simulation(configuration).personas[7].user, year)
+}()
+
+let importRun = Box(0)
+
+let benchmarks: @Sendable () -> Void = {
+    BenchmarkEnvironment.note(BenchmarkEnvironment.pinBLAS())
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        timeUnits: .microseconds, warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 20)
+
+    Benchmark("ingest jsonl 100000 donations", configuration: .init(setup: {
+        BenchmarkEnvironment.note("ingest file: \(ingestFile.donations) donations, \(ingestFile.path)")
+    }, teardown: {
+        try? FileManager.default.removeItem(at: scratch)
+    })) { benchmark in
+        importRun.value += 1
+        let path = scratch.appendingPathComponent("ingest-\(importRun.value).sqlite").path
+        let store = try SQLiteDonationStore(path: path)
+        benchmark.startMeasurement()
+        let summary = try DonationImporter(store: store).importJSONLines(path: ingestFile.path)
+        benchmark.stopMeasurement()
+        if summary.imported != ingestFile.donations { benchmark.error("imported \(summary.imported) of \(ingestFile.donations)") }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    Benchmark("query one user's year", configuration: .init(warmupIterations: 5, maxDuration: .seconds(3), maxIterations: 2_000, setup: {
+        let history = historyStore
+        BenchmarkEnvironment.note("history: \(try history.store.count()) donations; user \(history.user)")
+    }, teardown: {
+        try? FileManager.default.removeItem(at: scratch)
+    })) { benchmark in
+        let history = historyStore
+        benchmark.startMeasurement()
+        blackHole(try history.store.donations(forUser: history.user, in: history.year))
+    }
+}

@@ -1,0 +1,98 @@
+import BenchmarkSupport
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+
+// MARK: - engine-peer
+//
+// The engine's side of scripts/compare-python.sh, release-built, in the same
+// run as the Python peer:
+//
+//   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training]
+//
+// 1. For each target count: p50/p99 of one full `suggest` and of the raw
+//    `sgemv` of the same shape, plus the shape (the peer uses the same).
+// 2. Fits the logistic model on the training problem (100,000 donations x
+//    200 targets), times it, and exports the design matrix, labels and
+//    weights (`TrainingProblem.export`) so the peer trains on the same data
+//    and both log-losses are computed by the same code.
+// Writes OUTDIR/engine.json.
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training]\n".utf8))
+    exit(64)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let outputPath = arguments.first, !outputPath.hasPrefix("-") else { usage() }
+arguments.removeFirst()
+var iterations = 5_000
+var targetCounts = [1_000, 10_000]
+var skipTraining = false
+while !arguments.isEmpty {
+    let flag = arguments.removeFirst()
+    if flag == "--skip-training" {
+        skipTraining = true
+        continue
+    }
+    guard let value = arguments.first else { usage() }
+    arguments.removeFirst()
+    switch flag {
+    case "--iterations": iterations = Int(value) ?? 0
+    case "--targets": targetCounts = value.split(separator: ",").compactMap { Int($0) }
+    default: usage()
+    }
+}
+guard iterations >= 100, !targetCounts.isEmpty, targetCounts.allSatisfy({ $0 >= 1 }) else { usage() }
+
+let output = URL(fileURLWithPath: outputPath)
+try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+let blas = BenchmarkEnvironment.pinBLAS()
+BenchmarkEnvironment.note(blas)
+
+// MARK: Ranking latency
+
+var shapes: [[String: Any]] = []
+for targets in targetCounts {
+    let scenario = SuggestScenario(targets: targets)
+    var ranker = SuggestionRanker(ranker: scenario.ranker)
+    let suggest = LatencySamples.measure(iterations: iterations) {
+        let top = scenario.suggest(with: &ranker)
+        precondition(!top.isEmpty, "suggest returned nothing")
+    }
+    let shape = scenario.scoringShape
+    let gemv = RawGemv(rows: shape.rows, columns: shape.columns)
+    var y = [Float](repeating: 0, count: shape.rows)
+    let raw = LatencySamples.measure(iterations: iterations) { gemv.run(into: &y) }
+    BenchmarkEnvironment.note("targets \(targets): suggest p50 \(suggest.percentile(50)) us, sgemv p50 \(raw.percentile(50)) us")
+    shapes.append([
+        "targets": shape.rows, "columns": shape.columns, "iterations": iterations,
+        "suggest_p50_us": suggest.percentile(50), "suggest_p99_us": suggest.percentile(99),
+        "sgemv_p50_us": raw.percentile(50), "sgemv_p99_us": raw.percentile(99),
+    ])
+}
+
+// MARK: Training
+
+/// Fits the logistic model on the training problem, exports it, and returns its report entry.
+func trainLogistic(exportingTo output: URL) throws -> [String: Any] {
+    let problem = TrainingProblem()
+    let configuration = LogisticConfiguration()
+    let start = DispatchTime.now().uptimeNanoseconds
+    let model = try LogisticTrainer(configuration: configuration).fit(problem.training)
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let exported = try TrainingProblem.export(model, to: output)
+    BenchmarkEnvironment.note("logistic: \(exported.rows) x \(exported.columns), \(model.lastIterations) iterations, \(seconds) s")
+    return [
+        "rows": exported.rows, "columns": exported.columns, "targets": model.space.targetCount,
+        "l2": configuration.l2, "gradient_tolerance": configuration.gradientTolerance,
+        "max_iterations": configuration.maxIterations, "iterations": model.lastIterations, "seconds": seconds,
+    ]
+}
+
+var report: [String: Any] = ["blas": blas, "shapes": shapes]
+if !skipTraining { report["training"] = try trainLogistic(exportingTo: output) }
+let json = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+try json.write(to: output.appendingPathComponent("engine.json"))
+print(output.appendingPathComponent("engine.json").path)

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Runs every benchmark and rewrites BENCHMARKS.md from what it measured:
+#
+#   scripts/benchmarks.sh
+#
+# 1. the package-benchmark suite (Benchmarks/, ordo-one/benchmark, release) -> OUT/suite/*.jmh.json
+# 2. JSONL ingest of 100,000 and 1,000,000 simulated donations by the release
+#    `proactive import` under /usr/bin/time -v (wall time, peak RSS) -> OUT/ingest.json
+# 3. the Python peer, same shapes, same run (scripts/compare-python.sh) -> OUT/peer/
+# 4. callgrind profiles of the hot paths (suggest at 1,000 targets, ingest) -> OUT/profile-*.txt
+# 5. scripts/benchmarks-report.py OUT > BENCHMARKS.md
+#
+# BLAS runs on one thread everywhere. Environment: BENCH_OUT (default out/bench),
+# BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS.
+# Takes about 15-30 minutes on 2 cores; needs about 4 GB of memory and 1 GB of disk.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${BENCH_OUT:-out/bench}"
+rm -rf "$out"
+mkdir -p "$out/suite" "$out/peer"
+bash scripts/ensure-system-packages.sh
+command -v /usr/bin/time >/dev/null || { echo "benchmarks.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+scratch=(--package-path Benchmarks --scratch-path Benchmarks/.build)
+log() { echo "== $*" >&2; }
+
+# MARK: Machine
+load_start="$(cut -d' ' -f1 /proc/loadavg)"
+cat > "$out/commands.txt" <<EOF
+scripts/benchmarks.sh        # everything below, then BENCHMARKS.md
+
+# 1. suite
+swift package ${scratch[*]} --allow-writing-to-directory $out benchmark --format jmh --path $out/suite --no-progress
+# 2. ingest (release CLI)
+swift build -c release --product proactive
+proactive simulate --users 1000 --days 75 --seed 7 -o $out/simulated.jsonl   # first N lines kept
+/usr/bin/time -v proactive import --store $out/ingest-N.sqlite --progress none $out/ingest-N.jsonl
+# 3. Python peer
+scripts/compare-python.sh $out/peer
+# 4. profiles
+valgrind --tool=callgrind --toggle-collect='*SuggestScenarioV7suggest*' engine-peer $out/profile --iterations 200 --targets 1000 --skip-training
+valgrind --tool=callgrind proactive import --store $out/profile.sqlite --progress none $out/ingest-20000.jsonl
+EOF
+
+# MARK: 1. Suite
+log "building and running the benchmark suite"
+swift build "${scratch[@]}" -c release >&2
+swift package "${scratch[@]}" --allow-writing-to-directory "$out" benchmark \
+  --format jmh --path "$out/suite" --no-progress 2>&1 | tee "$out/suite.log" >&2
+
+# MARK: 2. Ingest with the release CLI
+log "ingest: release proactive import under /usr/bin/time -v"
+swift build -c release --product proactive >&2
+cli="$(swift build -c release --show-bin-path)/proactive"
+"$cli" simulate --users 1000 --days 75 --seed 7 -o "$out/simulated.jsonl" >&2
+echo "{" > "$out/ingest.json"
+separator=""
+for count in 100000 1000000 20000; do
+  head -n "$count" "$out/simulated.jsonl" > "$out/ingest-$count.jsonl"
+  lines="$(wc -l < "$out/ingest-$count.jsonl")"
+  [ "$lines" -eq "$count" ] || { echo "benchmarks.sh: simulated only $lines donations" >&2; exit 1; }
+  [ "$count" -eq 20000 ] && break   # the profile's input only
+  rm -f "$out/ingest-$count.sqlite"*
+  /usr/bin/time -v "$cli" import --store "$out/ingest-$count.sqlite" --progress none "$out/ingest-$count.jsonl" \
+    2> "$out/ingest-$count.time"
+  seconds="$(python3 -c 'import sys
+parts = [float(p) for p in sys.argv[1].split(":")]
+print(sum(p * 60 ** i for i, p in enumerate(reversed(parts))))' \
+    "$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$out/ingest-$count.time")")"
+  rss="$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/ingest-$count.time")"
+  bytes="$(stat -c %s "$out/ingest-$count.jsonl")"
+  echo "$separator\"$count\": {\"donations\": $count, \"bytes\": $bytes, \"seconds\": $seconds, \"max_rss_kb\": $rss}" >> "$out/ingest.json"
+  separator=","
+  rm -f "$out/ingest-$count.sqlite"*
+done
+echo "}" >> "$out/ingest.json"
+
+# MARK: 3. Python peer
+log "Python peer"
+bash scripts/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
+
+# MARK: 4. Profiles
+if command -v valgrind >/dev/null; then
+  log "callgrind profiles"
+  bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
+  summarize() {  # callgrind output -> top functions by exclusive instructions, demangled
+    callgrind_annotate --inclusive=no --threshold=98 "$1" 2>/dev/null | sed -n '/^-----/,$p' | head -40 \
+      | swift demangle --simplified | cut -c1-200
+  }
+  valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.suggest" --toggle-collect='*SuggestScenarioV7suggest*' \
+    "$bin/engine-peer" "$out/profile" --iterations 200 --targets 1000 --skip-training >/dev/null 2>"$out/callgrind.suggest.log"
+  summarize "$out/callgrind.suggest" > "$out/profile-suggest-1000-targets-200-calls.txt"
+  rm -f "$out/profile.sqlite"*
+  valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.ingest" \
+    "$cli" import --store "$out/profile.sqlite" --progress none "$out/ingest-20000.jsonl" >/dev/null 2>"$out/callgrind.ingest.log"
+  summarize "$out/callgrind.ingest" > "$out/profile-ingest-20000-donations.txt"
+fi
+
+# MARK: 5. Report
+load_end="$(cut -d' ' -f1 /proc/loadavg)"
+python3 - "$out/machine.json" "$load_start" "$load_end" <<'EOF'
+import json, os, platform, subprocess, sys, datetime
+path, load_start, load_end = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown")
+memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+nproc = os.cpu_count()
+swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+json.dump({
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    "cpu": cpu, "nproc": int(subprocess.run(["nproc"], capture_output=True, text=True).stdout), "memory": f"{int(memory) / 1048576:.0f} GiB",
+    "kernel": f"{platform.system()} {platform.release()}", "swift": swift,
+    "load_start": load_start, "load_end": load_end,
+    "noisy": max(load_start, load_end) > 0.5 * nproc or bool(os.environ.get("BENCH_NOTE")),
+    "note": os.environ.get("BENCH_NOTE", ""),
+}, open(path, "w"), indent=2)
+EOF
+python3 scripts/benchmarks-report.py "$out" > BENCHMARKS.md
+log "wrote BENCHMARKS.md"
