@@ -37,11 +37,16 @@ public enum Softmax {
     }
 
     /// Pairs probabilities with targets and sorts them highest first, ties by key.
+    ///
+    /// Sorts positions (cheap `Double` comparisons, keys compared only on ties)
+    /// and builds the pairs once, in order, instead of sorting the pairs themselves.
     public static func rank(probabilities: [Double], targets: [TargetKey]) -> [ScoredTarget] {
         precondition(probabilities.count == targets.count, "one probability per target")
-        var scored = zip(targets, probabilities).map { ScoredTarget(target: $0, probability: $1) }
-        scored.sort { $0.probability != $1.probability ? $0.probability > $1.probability : $0.target < $1.target }
-        return scored
+        var order = Array(probabilities.indices)
+        probabilities.withUnsafeBufferPointer { p in
+            order.sort { p[$0] != p[$1] ? p[$0] > p[$1] : targets[$0] < targets[$1] }
+        }
+        return order.map { ScoredTarget(target: targets[$0], probability: probabilities[$0]) }
     }
 }
 

@@ -13,7 +13,7 @@ import ProactiveCore
 ///
 ///     log(n_t + β) + Σ_g Σ_{j ∈ g} x_j · log((N[t, j] + α) / (G(t, g) + α·|g|))
 ///
-/// computed as `L · x'` (BLAS `dgemv`), where the log-profile matrix L holds
+/// computed as `L · x'` (over the non-zero entries of x'), where the log-profile matrix L holds
 /// log(N + α) per bucket, the log prior in the bias column, one denominator
 /// column per group that sums to one (x' is -1 there) and one per context key
 /// (x' is -1 when the moment has a known value of that key). A softmax over targets turns
@@ -129,16 +129,31 @@ public struct ProfileModel: FittedModel {
     }
 
     /// Unnormalised log-scores of every target (index order) at `moment`: L · x'.
+    ///
+    /// x' is sparse whatever the number of targets: the previous-target block
+    /// (one column per target) holds at most two non-zeros, so about 40 of its
+    /// `width` entries are non-zero. Only those columns of L are read, which
+    /// keeps the product O(targets x 40) instead of O(targets²) in time and
+    /// memory traffic (a dense `dgemv` reads the whole targets x width matrix).
     public func logScores(at moment: Moment) -> [Double] {
         let x = scoringVector(for: moment)
-        var scores = [Double](repeating: 0, count: space.targetCount)
-        guard !scores.isEmpty else { return [] }
         let rows = space.targetCount
-        let columns = width
-        logProfile.withUnsafeBufferPointer { a in
-            x.withUnsafeBufferPointer { xBuffer in
-                scores.withUnsafeMutableBufferPointer { y in
-                    BLASKernels.dgemv(rows: rows, columns: columns, a: a, x: xBuffer, y: y)
+        guard rows > 0 else { return [] }
+        let columns = x.indices.filter { x[$0] != 0 }
+        let values = columns.map { x[$0] }
+        let width = width
+        var scores = [Double](repeating: 0, count: rows)
+        logProfile.withUnsafeBufferPointer { l in
+            columns.withUnsafeBufferPointer { j in
+                values.withUnsafeBufferPointer { v in
+                    scores.withUnsafeMutableBufferPointer { y in
+                        for t in 0 ..< rows {
+                            let row = l.baseAddress! + t * width
+                            var sum = 0.0
+                            for k in 0 ..< j.count { sum += row[j[k]] * v[k] }
+                            y[t] = sum
+                        }
+                    }
                 }
             }
         }
