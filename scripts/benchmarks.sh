@@ -83,9 +83,15 @@ bash scripts/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
 if command -v valgrind >/dev/null; then
   log "callgrind profiles"
   bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
-  summarize() {  # callgrind output -> top functions by exclusive instructions, demangled
-    callgrind_annotate --inclusive=no --threshold=98 "$1" 2>/dev/null | sed -n '/^-----/,$p' | head -40 \
-      | swift demangle --simplified | cut -c1-200
+  summarize() {  # callgrind output -> engine functions by inclusive, then all by exclusive instructions
+    echo "Engine functions, inclusive (share of all instructions collected):"
+    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | swift demangle --simplified \
+      | grep -E '/Sources/(Proactive|LinearAlgebra)' | grep -v -e '<compiler-generated>' -e '=>' | head -16 \
+      | sed -E 's| \[/[^]]*\]$||; s|/[^ ]*/Sources/|Sources/|' | cut -c1-170
+    echo
+    echo "All functions, exclusive:"
+    callgrind_annotate --inclusive=no --threshold=95 "$1" 2>/dev/null | sed -n '/file:function/,$p' | sed '1,2d' | head -16 \
+      | swift demangle --simplified | sed -E 's| \[/[^]]*\]$||; s|/[^ ]*/Sources/|Sources/|' | cut -c1-170
   }
   valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.suggest" --toggle-collect='*SuggestScenarioV7suggest*' \
     "$bin/engine-peer" "$out/profile" --iterations 200 --targets 1000 --skip-training >/dev/null 2>"$out/callgrind.suggest.log"

@@ -4,7 +4,8 @@
 Reads the engine's report and exported training problem from ENGINE_DIR
 (written by Benchmarks' `engine-peer`, see scripts/compare-python.sh) and times:
 
-  (a) `LogisticRegression.predict_proba` for one sample, with as many classes
+  (a) `LogisticRegression.predict_proba` for one sample (as many timed calls
+      as the engine made at that shape), with as many classes
       as the engine has targets and as many features as its scoring matrix
       has columns;
   (b) numpy `W @ x` (float64, like the engine's scoring) plus top-4 selection
@@ -78,8 +79,8 @@ def fitted_classifier(targets, columns, rng):
     return classifier, fit_classes == targets
 
 
-def scoring_peers(shape, iterations, rng):
-    targets, columns = shape["targets"], shape["columns"]
+def scoring_peers(shape, rng):
+    targets, columns, iterations = shape["targets"], shape["columns"], shape["iterations"]
     weights = rng.standard_normal((targets, columns))
     x = rng.random(columns)
 
@@ -161,7 +162,6 @@ def ratio_table(engine, scoring, training):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("engine_dir", help="directory with engine.json, X.f32, y.i32, W.f64")
-    parser.add_argument("--iterations", type=int, default=2000, help="timed calls per latency measurement")
     args = parser.parse_args()
 
     with open(os.path.join(args.engine_dir, "engine.json")) as handle:
@@ -172,7 +172,7 @@ def main():
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, scikit-learn {sklearn.__version__}; BLAS: {'; '.join(blas)}")
     print(f"engine: {engine['blas']}")
 
-    scoring = [scoring_peers(shape, args.iterations, rng) for shape in engine["shapes"]]
+    scoring = [scoring_peers(shape, rng) for shape in engine["shapes"]]
     training = training_peer(args.engine_dir, engine["training"])
 
     rows = ratio_table(engine, scoring, training)

@@ -9,7 +9,8 @@
 #    scripts/compare-python.py on the same shapes and data, printing one table of
 #    ratios engine/peer and writing OUTDIR/python.json.
 # Every BLAS (OpenBLAS under the engine, numpy's own) is pinned to one thread.
-# Environment: PEER_ITERATIONS (timed calls per latency figure, default 2000).
+# Environment: PEER_ITERATIONS (timed calls per latency figure up to 1,000 targets, default
+# 2000; fewer above, see engine-peer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/bench/peer}"
@@ -27,4 +28,4 @@ fi
 swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release --product engine-peer >&2
 bin="$(swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release --show-bin-path)"
 "$bin/engine-peer" "$out" --iterations "$iterations" >/dev/null
-"$venv/bin/python" scripts/compare-python.py "$out" --iterations "$iterations"
+"$venv/bin/python" scripts/compare-python.py "$out"

@@ -12,7 +12,8 @@ import ProactiveRanking
 //   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training]
 //
 // 1. For each target count: p50/p99 of one full `suggest` and of the raw
-//    `sgemv` of the same shape, plus the shape (the peer uses the same).
+//    `sgemv` of the same shape, plus the shape and the number of timed calls
+//    (the peer uses the same).
 // 2. Fits the logistic model on the training problem (100,000 donations x
 //    200 targets), times it, and exports the design matrix, labels and
 //    weights (`TrainingProblem.export`) so the peer trains on the same data
@@ -53,10 +54,15 @@ BenchmarkEnvironment.note(blas)
 
 // MARK: Ranking latency
 
+/// Timed calls at a target count: `iterations` up to 1,000 targets, fewer above
+/// (a 10,000-target product reads hundreds of MB); the peer uses the same rule.
+func latencyIterations(targets: Int) -> Int { max(100, iterations * 1_000 / max(targets, 1_000)) }
+
 var shapes: [[String: Any]] = []
 for targets in targetCounts {
     let scenario = SuggestScenario(targets: targets)
     var ranker = SuggestionRanker(ranker: scenario.ranker)
+    let iterations = latencyIterations(targets: targets)
     let suggest = LatencySamples.measure(iterations: iterations) {
         let top = scenario.suggest(with: &ranker)
         precondition(!top.isEmpty, "suggest returned nothing")
