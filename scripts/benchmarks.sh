@@ -11,12 +11,16 @@
 # 5. scripts/benchmarks-report.py OUT > BENCHMARKS.md
 #
 # BLAS runs on one thread everywhere. Environment: BENCH_OUT (default out/bench),
-# BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS.
+# BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS,
+# BENCH_SKIP (steps to skip, keeping their earlier output in BENCH_OUT: any of
+# "suite ingest peer profiles").
 # Takes about 15-30 minutes on 2 cores; needs about 4 GB of memory and 1 GB of disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${BENCH_OUT:-out/bench}"
-rm -rf "$out"
+skip=" ${BENCH_SKIP:-} "
+runs() { [[ "$skip" != *" $1 "* ]]; }
+[ -n "${BENCH_SKIP:-}" ] || rm -rf "$out"
 mkdir -p "$out/suite" "$out/peer"
 bash scripts/ensure-system-packages.sh
 command -v /usr/bin/time >/dev/null || { echo "benchmarks.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
@@ -43,15 +47,19 @@ valgrind --tool=callgrind proactive import --store $out/profile.sqlite --progres
 EOF
 
 # MARK: 1. Suite
-log "building and running the benchmark suite"
 swift build "${scratch[@]}" -c release >&2
+if runs suite; then
+log "running the benchmark suite"
+rm -f "$out/suite/"*
 swift package "${scratch[@]}" --allow-writing-to-directory "$out" benchmark \
   --format jmh --path "$out/suite" --no-progress 2>&1 | tee "$out/suite.log" >&2
+fi
 
 # MARK: 2. Ingest with the release CLI
-log "ingest: release proactive import under /usr/bin/time -v"
 swift build -c release --product proactive >&2
 cli="$(swift build -c release --show-bin-path)/proactive"
+if runs ingest; then
+log "ingest: release proactive import under /usr/bin/time -v"
 "$cli" simulate --users 1000 --days 75 --seed 7 -o "$out/simulated.jsonl" >&2
 echo "{" > "$out/ingest.json"
 separator=""
@@ -74,13 +82,16 @@ print(sum(p * 60 ** i for i, p in enumerate(reversed(parts))))' \
   rm -f "$out/ingest-$count.sqlite"*
 done
 echo "}" >> "$out/ingest.json"
+fi
 
 # MARK: 3. Python peer
+if runs peer; then
 log "Python peer"
 bash scripts/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
+fi
 
 # MARK: 4. Profiles
-if command -v valgrind >/dev/null; then
+if runs profiles && command -v valgrind >/dev/null; then
   log "callgrind profiles"
   bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
   summarize() {  # callgrind output -> engine functions by inclusive, then all by exclusive instructions
@@ -100,6 +111,15 @@ if command -v valgrind >/dev/null; then
   valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.ingest" \
     "$cli" import --store "$out/profile.sqlite" --progress none "$out/ingest-20000.jsonl" >/dev/null 2>"$out/callgrind.ingest.log"
   summarize "$out/callgrind.ingest" > "$out/profile-ingest-20000-donations.txt"
+  # 10,000 targets: too slow under valgrind (building the scenario); sampled with perf where it works.
+  if perf record -e cpu-clock -o "$out/perf.probe" true >/dev/null 2>&1; then
+    perf record -e cpu-clock -F 999 -g -o "$out/perf.suggest" \
+      "$bin/engine-peer" "$out/profile" --iterations 3000 --targets 10000 --skip-training >/dev/null 2>&1
+    { echo "Samples inclusive of callees (children), share of the whole run (scenario building included):"
+      perf report -i "$out/perf.suggest" --children --sort symbol -g none --stdio 2>/dev/null \
+        | grep -E 'SuggestScenario.suggest|ProfileModel\.(scores|logScores|scoringVector)|Softmax\.|SuggestionRanker\.(rank|suggest)|swift_retain|_stableSort' \
+        | swift demangle --simplified | sed -E 's/ +$//' | head -14; } > "$out/profile-suggest-10000-targets-perf.txt"
+  fi
 fi
 
 # MARK: 5. Report

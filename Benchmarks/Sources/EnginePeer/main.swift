@@ -56,13 +56,13 @@ BenchmarkEnvironment.note(blas)
 
 /// Timed calls at a target count: `iterations` up to 1,000 targets, fewer above
 /// (a 10,000-target product reads hundreds of MB); the peer uses the same rule.
-func latencyIterations(targets: Int) -> Int { max(100, iterations * 1_000 / max(targets, 1_000)) }
+func latencyIterations(_ iterations: Int, targets: Int) -> Int { max(100, iterations * 1_000 / max(targets, 1_000)) }
 
 var shapes: [[String: Any]] = []
 for targets in targetCounts {
     let scenario = SuggestScenario(targets: targets)
     var ranker = SuggestionRanker(ranker: scenario.ranker)
-    let iterations = latencyIterations(targets: targets)
+    let iterations = latencyIterations(iterations, targets: targets)
     let suggest = LatencySamples.measure(iterations: iterations) {
         let top = scenario.suggest(with: &ranker)
         precondition(!top.isEmpty, "suggest returned nothing")
