@@ -3,8 +3,8 @@
 
   benchmarks-report.py OUTDIR > BENCHMARKS.md
 
-OUTDIR holds: machine.json, suite/*.jmh.json (ordo-one/benchmark's JMH
-export), ingest.json (release CLI under /usr/bin/time -v), peer/engine.json
+OUTDIR holds: machine.json, suite/*.histogram.samples.tsv (ordo-one/benchmark's
+histogramSamples export: every recorded value of every metric), ingest.json (release CLI under /usr/bin/time -v), peer/engine.json
 and peer/python.json (scripts/compare-python.sh), profile-*.txt (callgrind
 summaries) and commands.txt. Nothing here is typed in by hand: every number
 comes from those files.
@@ -23,22 +23,46 @@ def load(path, default=None):
         return json.load(handle)
 
 
+UNIT_FACTORS = {"": 1, "#": 1, "K": 1e3, "M": 1e6, "G": 1e9, "ns": 1e-3, "μs": 1, "us": 1, "ms": 1e3, "s": 1e6}
+
+
+class Samples:
+    """One metric's recorded values (ordo-one/benchmark's histogramSamples export), in
+    base units: microseconds for times, plain counts (bytes, mallocs, per second) otherwise."""
+
+    def __init__(self, path):
+        with open(path) as handle:
+            header = handle.readline().strip()
+            unit = header[header.rfind("(") + 1:-1] if header.endswith(")") else ""
+            factor = UNIT_FACTORS.get(unit, 1)
+            self.values = sorted(float(line) * factor for line in handle if line.strip())
+
+    def percentile(self, p):
+        """Nearest rank, p in 0...100."""
+        if not self.values:
+            return None
+        rank = max(1, -(-len(self.values) * p // 100))
+        return self.values[min(int(rank), len(self.values)) - 1]
+
+
 def suite_results(directory):
-    """{benchmark name: {metric description: JMH metric}} from every *.jmh.json."""
+    """{benchmark name: {metric: Samples}} from every histogramSamples file."""
     results = {}
-    for path in sorted(glob.glob(os.path.join(directory, "*.jmh.json"))):
-        for element in load(path):
-            name = element["benchmark"].split(".", 3)[3].replace("_", " ")
-            metrics = {"Throughput (# / s)": element["primaryMetric"]}
-            # The JMH export shares its secondary-metric map across benchmarks; every
-            # benchmark here records the same metrics, so each entry is its own.
-            metrics.update(element["secondaryMetrics"])
-            results[name] = metrics
-    return results
+    suffix = ".histogram.samples.tsv"
+    for path in sorted(glob.glob(os.path.join(directory, "*" + suffix))):
+        stem = os.path.basename(path)[: -len(suffix)]
+        _, _, rest = stem.partition(".")          # baseline name
+        rest, _, metric = rest.rpartition(".")     # metric (raw description)
+        _, _, name = rest.partition(".")           # target, then the benchmark name
+        results.setdefault(name.replace("_", " "), {})[metric] = Samples(path)
+    order = ["suggest", "sgemv", "smart", "update", "train", "ingest", "query"]
+    key = lambda name: (next((i for i, word in enumerate(order) if name.startswith(word)), len(order)),
+                        int("".join(c for c in name if c.isdigit()) or 0), name)
+    return {name: results[name] for name in sorted(results, key=key)}
 
 
-def percentile(metric, p):
-    return metric["scorePercentiles"][str(float(p))] if metric else None
+def percentile(samples, p):
+    return samples.percentile(p) if samples else None
 
 
 def fmt(value, unit="", digits=3):
@@ -77,7 +101,7 @@ class Report:
         return self.suite.get(benchmark, {}).get(description)
 
     def wall(self, benchmark, p):
-        return percentile(self.metric(benchmark, "Time (wall clock)"), p)
+        return percentile(self.metric(benchmark, "wallClock"), p)
 
     # MARK: Sections
 
@@ -167,19 +191,17 @@ class Report:
         self.emit("## Suite (ordo-one/benchmark, release, BLAS on one thread)")
         self.emit()
         self.emit("Wall time per iteration (one call), mallocs per iteration (p50), peak resident memory of the "
-                  "benchmark process. Throughput is iterations per second.")
+                  "benchmark process. Throughput is iterations per second (not recorded by the tool for iterations "
+                  "over a second; see the derived figures below the table). Percentiles are nearest-rank over all "
+                  "recorded iterations.")
         self.emit()
         self.emit("| benchmark | p50 | p99 | iterations | throughput (/s, p50) | mallocs (p50) | peak RSS |")
         self.emit("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name, metrics in self.suite.items():
-            wall = metrics.get("Time (wall clock)")
-            throughput = metrics.get("Throughput (# / s)")
-            mallocs = metrics.get("Malloc (total)")
-            memory = metrics.get("Memory (resident peak)")
-            count = len(wall["rawData"][0]) if wall else None
-            peak = percentile(memory, 100)
-            self.emit(f"| {name} | {us(percentile(wall, 50))} | {us(percentile(wall, 99))} | {count} | "
-                      f"{fmt(percentile(throughput, 50))} | {fmt(percentile(mallocs, 50))} | "
+            wall = metrics.get("wallClock")
+            peak = percentile(metrics.get("peakMemoryResident"), 100)
+            self.emit(f"| {name} | {us(percentile(wall, 50))} | {us(percentile(wall, 99))} | {len(wall.values) if wall else 'n/a'} | "
+                      f"{fmt(percentile(metrics.get('throughput'), 50))} | {fmt(percentile(metrics.get('mallocCountTotal'), 50))} | "
                       f"{fmt(peak / 1_048_576 if peak else None, ' MB')} |")
         self.emit()
         derived = []

@@ -3,7 +3,7 @@
 #
 #   scripts/benchmarks.sh
 #
-# 1. the package-benchmark suite (Benchmarks/, ordo-one/benchmark, release) -> OUT/suite/*.jmh.json
+# 1. the package-benchmark suite (Benchmarks/, ordo-one/benchmark, release) -> OUT/suite/*.samples.tsv
 # 2. JSONL ingest of 100,000 and 1,000,000 simulated donations by the release
 #    `proactive import` under /usr/bin/time -v (wall time, peak RSS) -> OUT/ingest.json
 # 3. the Python peer, same shapes, same run (scripts/compare-python.sh) -> OUT/peer/
@@ -34,7 +34,7 @@ cat > "$out/commands.txt" <<EOF
 scripts/benchmarks.sh        # everything below, then BENCHMARKS.md
 
 # 1. suite
-swift package ${scratch[*]} --allow-writing-to-directory $out benchmark --format jmh --path $out/suite --no-progress
+swift package ${scratch[*]} --allow-writing-to-directory $out benchmark --format histogramSamples --path $out/suite --no-progress
 # 2. ingest (release CLI)
 swift build -c release --product proactive
 proactive simulate --users 1000 --days 75 --seed 7 -o $out/simulated.jsonl   # first N lines kept
@@ -43,7 +43,7 @@ proactive simulate --users 1000 --days 75 --seed 7 -o $out/simulated.jsonl   # f
 scripts/compare-python.sh $out/peer
 # 4. profiles
 valgrind --tool=callgrind --toggle-collect='*SuggestScenarioV7suggest*' engine-peer $out/profile --iterations 200 --targets 1000 --skip-training
-valgrind --tool=callgrind proactive import --store $out/profile.sqlite --progress none $out/ingest-20000.jsonl
+valgrind --tool=callgrind engine-peer $out/profile --ingest $out/ingest-20000.jsonl   # in-process importer
 EOF
 
 # MARK: 1. Suite
@@ -52,7 +52,7 @@ if runs suite; then
 log "running the benchmark suite"
 rm -f "$out/suite/"*
 swift package "${scratch[@]}" --allow-writing-to-directory "$out" benchmark \
-  --format jmh --path "$out/suite" --no-progress 2>&1 | tee "$out/suite.log" >&2
+  --format histogramSamples --path "$out/suite" --no-progress 2>&1 | tee "$out/suite.log" >&2
 fi
 
 # MARK: 2. Ingest with the release CLI
@@ -94,7 +94,8 @@ fi
 if runs profiles && command -v valgrind >/dev/null; then
   log "callgrind profiles"
   bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
-  summarize() {  # callgrind output -> engine functions by inclusive, then all by exclusive instructions
+  summarize() (  # callgrind output -> engine functions by inclusive, then all by exclusive instructions
+    set +o pipefail   # `head` closes the pipes early
     echo "Engine functions, inclusive (share of all instructions collected):"
     callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | swift demangle --simplified \
       | grep -E '/Sources/(Proactive|LinearAlgebra)' | grep -v -e '<compiler-generated>' -e '=>' | head -16 \
@@ -103,19 +104,20 @@ if runs profiles && command -v valgrind >/dev/null; then
     echo "All functions, exclusive:"
     callgrind_annotate --inclusive=no --threshold=95 "$1" 2>/dev/null | sed -n '/file:function/,$p' | sed '1,2d' | head -16 \
       | swift demangle --simplified | sed -E 's| \[/[^]]*\]$||; s|/[^ ]*/Sources/|Sources/|' | cut -c1-170
-  }
+  )
   valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.suggest" --toggle-collect='*SuggestScenarioV7suggest*' \
     "$bin/engine-peer" "$out/profile" --iterations 200 --targets 1000 --skip-training >/dev/null 2>"$out/callgrind.suggest.log"
   summarize "$out/callgrind.suggest" > "$out/profile-suggest-1000-targets-200-calls.txt"
-  rm -f "$out/profile.sqlite"*
+  # In-process (the CLI's dispatch main crashes valgrind): the same DonationImporter and SQLite store.
   valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.ingest" \
-    "$cli" import --store "$out/profile.sqlite" --progress none "$out/ingest-20000.jsonl" >/dev/null 2>"$out/callgrind.ingest.log"
+    "$bin/engine-peer" "$out/profile" --ingest "$out/ingest-20000.jsonl" >/dev/null 2>"$out/callgrind.ingest.log"
   summarize "$out/callgrind.ingest" > "$out/profile-ingest-20000-donations.txt"
   # 10,000 targets: too slow under valgrind (building the scenario); sampled with perf where it works.
   if perf record -e cpu-clock -o "$out/perf.probe" true >/dev/null 2>&1; then
     perf record -e cpu-clock -F 999 -g -o "$out/perf.suggest" \
       "$bin/engine-peer" "$out/profile" --iterations 3000 --targets 10000 --skip-training >/dev/null 2>&1
-    { echo "Samples inclusive of callees (children), share of the whole run (scenario building included):"
+    { set +o pipefail
+      echo "Samples inclusive of callees (children), share of the whole run (scenario building included):"
       perf report -i "$out/perf.suggest" --children --sort symbol -g none --stdio 2>/dev/null \
         | grep -E 'SuggestScenario.suggest|ProfileModel\.(scores|logScores|scoringVector)|Softmax\.|SuggestionRanker\.(rank|suggest)|swift_retain|_stableSort' \
         | swift demangle --simplified | sed -E 's/ +$//' | head -14; } > "$out/profile-suggest-10000-targets-perf.txt"

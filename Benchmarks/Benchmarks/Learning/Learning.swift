@@ -49,7 +49,7 @@ let benchmarks: @Sendable () -> Void = {
     BenchmarkEnvironment.note(BenchmarkEnvironment.pinBLAS())
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
-        timeUnits: .microseconds, warmupIterations: 20, maxDuration: .seconds(3), maxIterations: 20_000)
+        timeUnits: .nanoseconds, warmupIterations: 20, maxDuration: .seconds(3), maxIterations: 20_000)
 
     // MARK: Incremental
 

@@ -47,7 +47,7 @@ let benchmarks: @Sendable () -> Void = {
     BenchmarkEnvironment.note(BenchmarkEnvironment.pinBLAS())
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
-        timeUnits: .microseconds, warmupIterations: 20, maxDuration: .seconds(3), maxIterations: 20_000)
+        timeUnits: .nanoseconds, warmupIterations: 20, maxDuration: .seconds(3), maxIterations: 20_000)
 
     for targets in [100, 1_000, 10_000] {
         Benchmark("suggest \(targets) targets", configuration: .init(setup: {

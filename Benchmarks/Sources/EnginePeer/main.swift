@@ -3,6 +3,7 @@ import Foundation
 import ProactiveCore
 import ProactiveModels
 import ProactiveRanking
+import ProactiveStore
 
 // MARK: - engine-peer
 //
@@ -10,6 +11,8 @@ import ProactiveRanking
 // run as the Python peer:
 //
 //   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training]
+//   engine-peer OUTDIR --ingest FILE     (only: import FILE into OUTDIR/ingest.sqlite,
+//                                         the store's importer in-process, for profilers)
 //
 // 1. For each target count: p50/p99 of one full `suggest` and of the raw
 //    `sgemv` of the same shape, plus the shape and the number of timed calls
@@ -21,7 +24,7 @@ import ProactiveRanking
 // Writes OUTDIR/engine.json.
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training]\n".utf8))
+    FileHandle.standardError.write(Data("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] | OUTDIR --ingest FILE\n".utf8))
     exit(64)
 }
 
@@ -31,6 +34,7 @@ arguments.removeFirst()
 var iterations = 5_000
 var targetCounts = [1_000, 10_000]
 var skipTraining = false
+var ingestPath: String?
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
     if flag == "--skip-training" {
@@ -42,6 +46,7 @@ while !arguments.isEmpty {
     switch flag {
     case "--iterations": iterations = Int(value) ?? 0
     case "--targets": targetCounts = value.split(separator: ",").compactMap { Int($0) }
+    case "--ingest": ingestPath = value
     default: usage()
     }
 }
@@ -51,6 +56,16 @@ let output = URL(fileURLWithPath: outputPath)
 try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
 let blas = BenchmarkEnvironment.pinBLAS()
 BenchmarkEnvironment.note(blas)
+
+// MARK: Ingest only
+
+if let ingestPath {
+    let storePath = output.appendingPathComponent("ingest.sqlite").path
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
+    let summary = try DonationImporter(store: try SQLiteDonationStore(path: storePath)).importJSONLines(path: ingestPath)
+    BenchmarkEnvironment.note("imported \(summary.imported) of \(summary.lines) lines into \(storePath)")
+    exit(summary.imported == summary.lines ? 0 : 1)
+}
 
 // MARK: Ranking latency
 
