@@ -35,8 +35,11 @@ public struct StackSimulation: Sendable {
     public var steps: [Date]
     /// `scores[row][step]`: the row's fused score at each step (0 when not a candidate).
     public var scores: [[Double]]
-    /// `topRow[step]`: the row on top at each step.
+    /// `topRow[step]`: the row on top at each step, and why it is there.
     public var topRow: [Int]
+    public var topReason: [TopReason]
+    /// Seconds between steps.
+    public var stepLength: TimeInterval
     /// `insertedRows[row][step]`: true while the row's widget is inserted in the stack.
     public var insertedRows: [[Bool]]
 }
@@ -89,6 +92,7 @@ public struct DaySimulation: Sendable {
         var scoreRows: [[Double]] = rows.map { _ in [] }
         var steps: [Date] = []
         var topRow: [Int] = []
+        var topReason: [TopReason] = []
         var insertedRows: [[Bool]] = rows.map { _ in [] }
         let configuration = stack.settings.developerMode ? engine.ranker.configuration.liftingLimits : engine.ranker.configuration
         let offset = utcOffset ?? 0
@@ -118,6 +122,7 @@ public struct DaySimulation: Sendable {
             }
             steps.append(t)
             topRow.append(rowIndex[decision.top]!)
+            topReason.append(decision.reason)
             // Spans.
             let next = t.addingTimeInterval(step)
             let spanEnd = min(next, end)
@@ -133,7 +138,8 @@ public struct DaySimulation: Sendable {
             }
             t = next
         }
-        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow, insertedRows: insertedRows)
+        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow,
+                               topReason: topReason, stepLength: step, insertedRows: insertedRows)
     }
 
     // MARK: Pieces
