@@ -58,7 +58,10 @@ public struct ModelRegistry: Sendable {
         ModelEntry(MarkovTrainer(), summary: "first-order Markov on the previous target, frequency backoff", isBaseline: true),
         ModelEntry(HourOfDayTrainer(), summary: "frequency at this local hour, backoff to overall frequency", isBaseline: true),
         ModelEntry(FrecencyTrainer(), summary: "exponentially decayed use, 30-day half-life", isBaseline: true),
-    ], defaultName: HourOfDayModel.modelName)
+        ModelEntry(ProfileTrainer(), summary: "naive-Bayes profiles over time, day, context and previous target, 30-day forgetting"),
+        ModelEntry(LogisticTrainer(), summary: "multinomial logistic regression on the same features (L-BFGS, L2)"),
+        ModelEntry(BlendTrainer(), summary: "default: profile, logistic, recency and transitions blended with per-user fitted weights"),
+    ], defaultName: "blend")
 
     public var names: [String] { entries.map(\.name) }
     public var baselines: [ModelEntry] { entries.filter(\.isBaseline) }
