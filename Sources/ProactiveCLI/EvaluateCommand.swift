@@ -39,7 +39,7 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Flag(help: "Learn from each test donation after ranking it (prequential).")
     var online = false
 
-    @Option(help: "The model to evaluate (default: \(ModelRegistry.builtIn.defaultName)).")
+    @Option(help: "The model to evaluate (default: \(ModelRegistry.builtIn.defaultName); `default` names it too).")
     var model: String?
 
     @Flag(help: "Evaluate every baseline and the default model; print one table.")
