@@ -58,13 +58,23 @@ public struct ModelRegistry: Sendable {
         ModelEntry(MarkovTrainer(), summary: "first-order Markov on the previous target, frequency backoff", isBaseline: true),
         ModelEntry(HourOfDayTrainer(), summary: "frequency at this local hour, backoff to overall frequency", isBaseline: true),
         ModelEntry(FrecencyTrainer(), summary: "exponentially decayed use, 30-day half-life", isBaseline: true),
-    ], defaultName: HourOfDayModel.modelName)
+        ModelEntry(ProfileTrainer(), summary: "naive-Bayes profiles over time, day, context and previous target, 30-day forgetting"),
+        ModelEntry(LogisticTrainer(), summary: "multinomial logistic regression on the same features (L-BFGS, L2)"),
+        ModelEntry(BlendTrainer(), summary: "default: profile, logistic, recency and transitions blended with per-user fitted weights"),
+    ], defaultName: "blend")
 
+    /// Registered names (without the `default` alias).
     public var names: [String] { entries.map(\.name) }
     public var baselines: [ModelEntry] { entries.filter(\.isBaseline) }
     public var defaultEntry: ModelEntry { entry(named: defaultName)! }
 
-    public func entry(named name: String) -> ModelEntry? { entries.first { $0.name == name } }
+    /// The alias that always names the default model.
+    public static let defaultAlias = "default"
+
+    /// The entry called `name`; `default` names the default model.
+    public func entry(named name: String) -> ModelEntry? {
+        entries.first { $0.name == (name == Self.defaultAlias ? defaultName : name) }
+    }
 
     /// What `--compare` runs: every baseline, then the default model if it is not one of them.
     public var comparison: [ModelEntry] {
