@@ -79,10 +79,31 @@ public struct DaySimulation: Sendable {
         self.step = step
     }
 
-    /// Runs a fitted model through `[start, end)`.
+    /// Runs a fitted model through `[start, end)`, scoring the steps in batches
+    /// (`FittedModel.scores(at: [Moment])`, one matrix product for models that batch).
     public func run<Model: FittedModel>(_ stack: SmartStack, model: Model, from start: Date, to end: Date, state: StackState = StackState()) -> StackSimulation {
-        run(stack, from: start, to: end, state: state) { model.scores(at: $0) }
+        var batch: [[ScoredTarget]] = []
+        var batchStart = 0
+        var index = 0
+        return run(stack, from: start, to: end, state: state) { moment in
+            if index - batchStart >= batch.count {
+                batchStart = index
+                var moments: [Moment] = []
+                var t = moment.date
+                while moments.count < Self.batchSize && t < end {
+                    moments.append(Moment(date: t, utcOffset: utcOffset, context: context, recent: recent(before: t)))
+                    t = t.addingTimeInterval(step)
+                }
+                batch = model.scores(at: moments)
+            }
+            defer { index += 1 }
+            return batch[index - batchStart]
+        }
     }
+
+    /// Steps scored per batch: large enough for a matrix product, small enough
+    /// that `batchSize x targets` scores stay modest in memory.
+    static let batchSize = 64
 
     /// Runs `[start, end)`, asking `scores` for the model's scores at each step.
     public func run(_ stack: SmartStack, from start: Date, to end: Date, state initial: StackState = StackState(),
