@@ -1,0 +1,41 @@
+internal import CBLAS
+
+// MARK: - BLAS
+
+/// The OpenBLAS library behind this module: threading and build information.
+///
+/// The state lives inside OpenBLAS (process-wide); these are thin wrappers.
+public enum BLAS {
+    // MARK: Threads
+
+    /// The number of threads OpenBLAS uses for level-2/3 routines
+    /// (`openblas_get_num_threads`).
+    public static var threadCount: Int {
+        Int(openblas_get_num_threads())
+    }
+
+    /// Sets the number of threads OpenBLAS uses (`openblas_set_num_threads`).
+    ///
+    /// Values below 1 are treated as 1; OpenBLAS may cap large values at the
+    /// number of threads it was built for. The setting is process-wide; do not
+    /// change it while another thread is inside a BLAS call (OpenBLAS does not
+    /// synchronize this).
+    ///
+    /// - Parameter n: The requested thread count.
+    public static func setThreadCount(_ n: Int) {
+        openblas_set_num_threads(Int32(clamping: max(1, n)))
+    }
+
+    // MARK: Build information
+
+    /// The CPU kernel OpenBLAS selected, e.g. `"Haswell"` (`openblas_get_corename`).
+    public static var coreType: String {
+        openblas_get_corename().map { String(cString: $0) } ?? ""
+    }
+
+    /// The OpenBLAS build configuration string (`openblas_get_config`), e.g.
+    /// `"OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"`.
+    public static var configuration: String {
+        openblas_get_config().map { String(cString: $0) } ?? ""
+    }
+}

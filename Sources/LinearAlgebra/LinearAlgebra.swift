@@ -1,1 +1,0 @@
-// LinearAlgebra: see the module's issue; sources land here.
