@@ -77,11 +77,11 @@ struct FocusFilterDecisionTests {
         #expect(engine.allows(target: workMail, activeFocus: "work"))
         #expect(engine.allows(target: workMail, activeFocus: nil))
 
-        let gate = engine.gate(activeFocus: "Personal")
+        // The same rule through the ranking's hook, reading parameters back from the target keys.
         for candidate in [workMail, personalMail, open, otherApp] {
-            #expect(gate.allows(target: candidate) == engine.allows(target: candidate, activeFocus: "personal"))
+            #expect(engine.allows(FocusCandidate(app: candidate.app, target: candidate.key), focus: "Personal", context: [:])
+                    == engine.allows(target: candidate, activeFocus: "personal"))
         }
-        #expect(FocusGate.open.allows(target: workMail))
     }
 
     // MARK: Predicate language

@@ -86,38 +86,4 @@ extension FocusFilterEngine {
     public func allows(target: Target, activeFocus: String?) -> Bool {
         allows(app: target.app, parameters: target.parameters, activeFocus: activeFocus)
     }
-
-    /// A snapshot of the filters of one Focus as a plain predicate, for callers
-    /// that only need "is this allowed now" (ranking, widget choice).
-    public func gate(activeFocus: String?) -> FocusGate {
-        var predicates: [String: FilterPredicate] = [:]
-        if let activeFocus {
-            for app in filters.keys { predicates[app] = activePredicate(app: app, focus: activeFocus) }
-        }
-        return FocusGate(focus: activeFocus.map(FocusName.normalize), predicates: predicates)
-    }
-}
-
-// MARK: - A frozen gate
-
-/// The active Focus's predicates per app, frozen: cheap to copy and to ask.
-/// Same rule as `FocusFilterEngine.decision` (clauses on absent parameters hold).
-public struct FocusGate: Sendable, Hashable {
-    public var focus: String?
-    public var predicates: [String: FilterPredicate]
-
-    public init(focus: String?, predicates: [String: FilterPredicate]) {
-        self.focus = focus
-        self.predicates = predicates
-    }
-
-    /// Allows everything: no Focus filter applies.
-    public static let open = FocusGate(focus: nil, predicates: [:])
-
-    public func allows(app: String, parameters: [String: ParameterValue]) -> Bool {
-        guard let predicate = predicates[app] else { return true }
-        return predicate.matches(parameters.mapValues(\.keyText), missing: .holds)
-    }
-
-    public func allows(target: Target) -> Bool { allows(app: target.app, parameters: target.parameters) }
 }
