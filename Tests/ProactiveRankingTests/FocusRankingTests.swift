@@ -33,7 +33,7 @@ struct FocusRankingTests {
     }
 
     @Test func personalFocusDropsWorkAccountSuggestions() throws {
-        let targets = Talk.targets.merging([workMail.key: workMail, personalMail.key: personalMail]) { a, _ in a }
+        let targets = Talk.targets.merging([Self.workMail.key: Self.workMail, Self.personalMail.key: Self.personalMail]) { a, _ in a }
         var ranker = SuggestionRanker(ranker: Ranker(targets: targets, focusGate: try Self.engine()))
         // The Focus comes from the timeline: Personal set by hand in the morning.
         var timeline = FocusTimeline()
