@@ -143,3 +143,20 @@ struct MigrationTests {
         #expect(resolver.target(app: "com.example.coffee", intent: "LegacyOrderCoffeeIntent", parameters: ["item": .string("latte")]).key == current.key)
     }
 }
+
+@Suite("Intent definitions written as JSON")
+struct IntentDefinitionJSONTests {
+    @Test func definitionsRoundTripThroughTheirJSON() throws {
+        let definitions = try IntentDefinitionSet.parse(MigrationTests.legacyJSON) + [
+            IntentDefinition(app: "com.example.messages", name: "SendMessageIntent",
+                             parameters: [ParameterDefinition(name: "recipient", type: .entity(type: "Person"), isOptional: false),
+                                          ParameterDefinition(name: "urgent", type: .bool), ParameterDefinition(name: "at", type: .date),
+                                          ParameterDefinition(name: "n", type: .double)],
+                             combinations: [ParameterCombination(parameters: ["recipient"], summary: "Message ${recipient}")],
+                             isEligibleForSuggestions: false, widgetKind: "com.example.messages.people",
+                             migratesFrom: "LegacySendIntent", kind: "sendMessage"),
+        ]
+        let text = JSONWriter.string(IntentDefinitionSet.json(definitions))
+        #expect(try IntentDefinitionSet.parse(text) == definitions)
+    }
+}

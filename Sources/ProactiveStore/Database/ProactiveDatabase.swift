@@ -49,6 +49,8 @@ public struct ProactiveDatabase: Sendable {
     public static let migrations: [SchemaMigration] = [
         DonationSchema.v1,
         DonationSchema.v2UserSettings,
+        FocusSchema.v3Focus,
+        FocusSchema.v4IntentDefinitions,
     ]
 
     /// Whether opening may create a missing file.
