@@ -5,6 +5,6 @@ struct Proactive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proactive",
         abstract: "Learn from app donations and suggest what the user wants now.",
-        subcommands: []
+        subcommands: [ImportCommand.self, ExportCommand.self, DonateCommand.self, DeleteCommand.self, StatsCommand.self]
     )
 }
