@@ -14,7 +14,7 @@ enum FocusSchema {
     ///   filter has in one Focus; removed with the declaration.
     /// - `focus_app_context`: the filter predicate (text) and badge count an app
     ///   returned for one Focus; at least one of them is set; removed with the declaration.
-    static let v3Focus = SchemaMigration(name: "v3_focus") { db in
+    static let v4Focus = SchemaMigration(name: "v4_focus") { db in
         try db.execute(sql: """
             CREATE TABLE focus_schedule (
                 id INTEGER PRIMARY KEY,
@@ -58,7 +58,7 @@ enum FocusSchema {
     /// `proactive migrate apply`. A legacy class name is migrated by at most one
     /// intent of its app, and is not itself a current intent of that app (checked
     /// by `SQLiteIntentDefinitionStore` before writing).
-    static let v4IntentDefinitions = SchemaMigration(name: "v4_intent_definitions") { db in
+    static let v5IntentDefinitions = SchemaMigration(name: "v5_intent_definitions") { db in
         try db.execute(sql: """
             CREATE TABLE intent_definition (
                 app TEXT NOT NULL CONSTRAINT intent_definition_app_not_empty CHECK (app <> ''),

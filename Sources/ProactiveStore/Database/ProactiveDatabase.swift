@@ -49,8 +49,9 @@ public struct ProactiveDatabase: Sendable {
     public static let migrations: [SchemaMigration] = [
         DonationSchema.v1,
         DonationSchema.v2UserSettings,
-        FocusSchema.v3Focus,
-        FocusSchema.v4IntentDefinitions,
+        DeclarationSchema.v3,
+        FocusSchema.v4Focus,
+        FocusSchema.v5IntentDefinitions,
     ]
 
     /// Whether opening may create a missing file.
