@@ -5,9 +5,9 @@ import ProactiveCore
 
 /// A legacy intent's history keeps predicting once a new intent migrates it.
 ///
-/// The model here is an hour-of-day frequency count over a `TrainingSet`
-/// (the profile models were not on main when this test was written): the
-/// score of a target at a moment is its donation weight in that local hour.
+/// The model is the profile model (`ProfileTrainer`, default configuration);
+/// the weights per target are also counted directly from the `TrainingSet`
+/// to show old and new donations land on one target.
 @Suite("Migrated intents keep predicting")
 struct MigrationPredictionTests {
     static let app = "com.example.coffee"
@@ -43,15 +43,14 @@ struct MigrationPredictionTests {
         }
     }
 
-    /// Weight per target in the moment's local hour, highest first (ties by key).
-    static func ranking(_ training: TrainingSet, at date: Date) -> [(TargetKey, Double)] {
-        let clock = LocalClock()
-        let hour = Int(clock.read(date, writtenOffset: offset).minuteOfDay / 60)
-        var weights: [TargetKey: Double] = [:]
-        for event in training.events where Int(clock.read(event.date, writtenOffset: event.utcOffset).minuteOfDay / 60) == hour {
-            weights[event.target, default: 0] += event.weight
-        }
-        return weights.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }
+    /// The profile model's ranking at `date`, best first.
+    static func ranking(_ training: TrainingSet, at date: Date) throws -> [TargetKey] {
+        try ProfileTrainer().fit(training).scores(at: Moment(date: date, utcOffset: offset)).map(\.target)
+    }
+
+    /// Total donation weight per target.
+    static func weights(_ training: TrainingSet) -> [TargetKey: Double] {
+        training.events.reduce(into: [:]) { $0[$1.target, default: 0] += $1.weight }
     }
 
     @Test func thirtyDaysOfLegacyDonationsKeepTheirTopTargetAfterMigration() throws {
@@ -60,10 +59,11 @@ struct MigrationPredictionTests {
         let afternoon = Self.firstDay.addingTimeInterval(30 * 86_400 + 15 * 3600 + 10 * 60)
 
         let before = TrainingSet(donations: Self.legacyHistory, resolver: TargetResolver(definitions: try IntentDefinitionSet(legacy)))
-        let topMorningBefore = try #require(Self.ranking(before, at: morning).first)
-        let topAfternoonBefore = try #require(Self.ranking(before, at: afternoon).first)
-        #expect(topMorningBefore.0.rawValue == "com.example.coffee:LegacyOrderCoffeeIntent(item=latte,size=large)")
-        #expect(topMorningBefore.1 == 30)
+        let topMorningBefore = try #require(try Self.ranking(before, at: morning).first)
+        let topAfternoonBefore = try #require(try Self.ranking(before, at: afternoon).first)
+        #expect(topMorningBefore.rawValue == "com.example.coffee:LegacyOrderCoffeeIntent(item=latte,size=large)")
+        #expect(topAfternoonBefore.rawValue == "com.example.coffee:LegacyOrderCoffeeIntent(item=espresso,size=small)")
+        #expect(Self.weights(before)[topMorningBefore] == 30)
 
         // Migrate, then let three days of new-intent donations arrive side by side with the old ones.
         let plan = MigrationPlan(legacy: legacy, new: try IntentDefinitionSet.parse(Self.newDefinitions))
@@ -77,18 +77,18 @@ struct MigrationPredictionTests {
             let target = before.targets[key]!
             return TargetKey(app: target.app, intent: "OrderCoffeeIntent", parameters: target.parameters)
         }
-        let topMorningAfter = try #require(Self.ranking(after, at: morning).first)
-        #expect(topMorningAfter.0 == migrated(topMorningBefore.0))
-        #expect(topMorningAfter.1 == 33)
-        #expect(Self.ranking(after, at: afternoon).first?.0 == migrated(topAfternoonBefore.0))
+        let topMorningAfter = try #require(try Self.ranking(after, at: morning).first)
+        #expect(topMorningAfter == migrated(topMorningBefore))
+        #expect(Self.weights(after)[topMorningAfter] == 33)
+        #expect(try Self.ranking(after, at: afternoon).first == migrated(topAfternoonBefore))
         #expect(Set(after.targets.keys).count == 2)
-        #expect(after.targets[topMorningAfter.0]?.summary == "Order a large latte")
+        #expect(after.targets[topMorningAfter]?.summary == "Order a large latte")
 
         // Without the migration the new donations would not join the history: with no definition
         // every parameter counts (the date too), so each new order is a target of its own.
         let unmigrated = TrainingSet(donations: Self.legacyHistory + newOrders, resolver: TargetResolver(definitions: try IntentDefinitionSet(legacy)))
         #expect(Set(unmigrated.targets.keys).count == 2 + 3)
-        #expect(Self.ranking(unmigrated, at: morning).first?.1 == 30)
+        #expect(Self.weights(unmigrated).values.sorted() == [1, 1, 1, 20, 30])
     }
 
     @Test func anIncompatibleNewSchemaIsRefusedWithTheParameterNamed() throws {
