@@ -29,6 +29,13 @@ public struct FocusFilterPerform: Sendable, Hashable {
     /// The values that now apply: configured values over the defaults, or the defaults alone.
     public var values: [String: ParameterValue]
     public var reason: Reason
+
+    public init(app: String, focus: String?, values: [String: ParameterValue], reason: Reason) {
+        self.app = app
+        self.focus = focus
+        self.values = values
+        self.reason = reason
+    }
 }
 
 // MARK: - The engine
