@@ -65,6 +65,20 @@ import Testing
         #expect(minute(9, 40) == "weather" && minute(9, 41) == "recentPurchases" && minute(10, 10) == "recentPurchases" && minute(10, 11) == "weather")
     }
 
+    @Test func aPurchaseDuringTheMeetingWindowIsInsertedAlongsideTheCalendar() throws {
+        var declarations = try Talk.declarations()
+        declarations.shortcuts.replace(RelevantShortcutSet(app: Talk.purchases.app, shortcuts: [
+            RelevantShortcut(widget: Talk.purchases, role: .information, providers: [.date(start: Day.at(9, 41), end: Day.at(10, 11))]),
+        ], declaredAt: Day.at(9, 41)))
+        let day = simulate(SmartStack(widgets: [Talk.weather, Talk.reminders]), declarations: declarations)
+        #expect(events(day).prefix(4) == ["09:30 insert calendar", "09:41 insert recentPurchases", "10:11 remove recentPurchases", "10:30 remove calendar"])
+        let during = try #require(day.spans.first { RelevanceSignals.clock($0.start, Day.offset) == "09:41" })
+        #expect(during.top == Talk.calendar && during.inserted == [Talk.calendar, Talk.purchases])   // equal scores: the one on top stays
+        let purchasesRow = try #require(day.rows.firstIndex(of: Talk.purchases))
+        #expect(day.insertedRows[purchasesRow][9 * 60 + 40] == false && day.insertedRows[purchasesRow][9 * 60 + 41])
+        #expect(day.insertedRows[purchasesRow][10 * 60 + 10] && !day.insertedRows[purchasesRow][10 * 60 + 11])
+    }
+
     @Test func redeclaringTheSetWithoutAShortcutWithdrawsItImmediately() throws {
         var declarations = try Talk.declarations()
         let stack = SmartStack(widgets: [Talk.weather, Talk.reminders])
@@ -78,7 +92,7 @@ import Testing
         let at946 = Day.moment(9, 46)
         let decision = engine(declarations).step(stack, scores: model.scores(at: at946), moment: at946, state: &state)
         #expect(decision.changes == [.removed(Talk.calendar)])
-        #expect(decision.top == Talk.weather && state.inserted == nil)
+        #expect(decision.top == Talk.weather && state.inserted.isEmpty)
     }
 
     // MARK: Settings
@@ -166,7 +180,7 @@ import Testing
         // Not in the stack: inserted on the strength of the prediction alone.
         var state = StackState()
         let inserted = engine.step(SmartStack(widgets: [Talk.reminders]), scores: Talk.model().scores(at: moment), moment: moment, state: &state)
-        #expect(inserted.changes == [.inserted(Talk.weather)] && inserted.inserted?.expectedEnd == nil)
+        #expect(inserted.changes == [.inserted(Talk.weather)] && inserted.inserted.map(\.expectedEnd) == [nil])
         #expect(inserted.topSignals.why(.standard, utcOffset: Day.offset) == "predicted 70% now")
         // In the stack: rotated to.
         state = StackState()

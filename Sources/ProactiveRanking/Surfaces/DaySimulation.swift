@@ -11,6 +11,8 @@ public struct StackSpan: Sendable, Hashable {
     public var end: Date
     public var top: WidgetID
     public var reason: TopReason
+    /// Every inserted widget during the span (the top one included), in insertion order.
+    public var inserted: [WidgetID]
     /// The top widget's score and reason at the span's start.
     public var score: Double
     public var why: String
@@ -33,10 +35,13 @@ public struct StackSimulation: Sendable {
     public var steps: [Date]
     /// `scores[row][step]`: the row's fused score at each step (0 when not a candidate).
     public var scores: [[Double]]
-    /// `topRow[step]`: the row on top at each step.
+    /// `topRow[step]`: the row on top at each step, and why it is there.
     public var topRow: [Int]
-    /// `insertedRows[step]`: true when the top at that step is an inserted widget.
-    public var inserted: [Bool]
+    public var topReason: [TopReason]
+    /// Seconds between steps.
+    public var stepLength: TimeInterval
+    /// `insertedRows[row][step]`: true while the row's widget is inserted in the stack.
+    public var insertedRows: [[Bool]]
 }
 
 // MARK: - Simulation
@@ -87,7 +92,8 @@ public struct DaySimulation: Sendable {
         var scoreRows: [[Double]] = rows.map { _ in [] }
         var steps: [Date] = []
         var topRow: [Int] = []
-        var insertedFlags: [Bool] = []
+        var topReason: [TopReason] = []
+        var insertedRows: [[Bool]] = rows.map { _ in [] }
         let configuration = stack.settings.developerMode ? engine.ranker.configuration.liftingLimits : engine.ranker.configuration
         let offset = utcOffset ?? 0
         var t = start
@@ -99,34 +105,41 @@ public struct DaySimulation: Sendable {
                 events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration)))
             }
             // Chart rows.
-            if rowIndex[decision.top] == nil {
-                rowIndex[decision.top] = rows.count
-                rows.append(decision.top)
+            let inserted = decision.inserted.map(\.widget)
+            for widget in inserted where rowIndex[widget] == nil {
+                rowIndex[widget] = rows.count
+                rows.append(widget)
                 scoreRows.append(Array(repeating: 0, count: steps.count))
+                insertedRows.append(Array(repeating: false, count: steps.count))
             }
             var column = Array(repeating: 0.0, count: rows.count)
             for candidate in decision.candidates {
                 if let row = rowIndex[candidate.widget] { column[row] = candidate.score }
             }
-            for row in rows.indices { scoreRows[row].append(column[row]) }
+            for row in rows.indices {
+                scoreRows[row].append(column[row])
+                insertedRows[row].append(inserted.contains(rows[row]))
+            }
             steps.append(t)
             topRow.append(rowIndex[decision.top]!)
-            insertedFlags.append(decision.reason == .inserted)
+            topReason.append(decision.reason)
             // Spans.
             let next = t.addingTimeInterval(step)
             let spanEnd = min(next, end)
-            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, decision.changes.isEmpty {
+            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, last.inserted == inserted, decision.changes.isEmpty {
                 last.end = spanEnd
                 spans[spans.count - 1] = last
             } else {
                 let why = decision.reason == .resting
                     ? "nothing relevant enough: stays where it was"
                     : decision.topSignals.why(configuration, utcOffset: offset)
-                spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, score: decision.topScore, why: why))
+                spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, inserted: inserted,
+                                       score: decision.topScore, why: why))
             }
             t = next
         }
-        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow, inserted: insertedFlags)
+        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow,
+                               topReason: topReason, stepLength: step, insertedRows: insertedRows)
     }
 
     // MARK: Pieces
