@@ -14,7 +14,8 @@ import ProactiveCore
 ///   `FocusTimeline` so it is set); nil allows everything.
 extension FocusFilterEngine: FocusFilterGate {
     public func allows(_ candidate: FocusCandidate, focus: String?, context: [String: String]) -> Bool {
-        guard let focus, let predicate = activePredicate(app: candidate.app, focus: focus) else { return true }
+        // Apps without a filter (most candidates) cost one lookup: app contexts exist only for declared filters.
+        guard let focus, filters[candidate.app] != nil, let predicate = activePredicate(app: candidate.app, focus: focus) else { return true }
         let values: [String: String]
         if let configuration = candidate.widget?.configuration {
             values = configuration.parameters.mapValues(\.keyText)
