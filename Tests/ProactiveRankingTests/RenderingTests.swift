@@ -98,7 +98,7 @@ import Testing
         func cell(row: Int, hour: Int, minute: Int) -> RGB {
             canvas.pixel(x: labelWidth + hour * 60 + minute, y: headerHeight + row * chart.rowHeight + chart.rowHeight / 2)
         }
-        #expect(canvas.width == labelWidth + 1440 + chart.margin && canvas.height == headerHeight + 3 * chart.rowHeight + chart.margin)
+        #expect(canvas.width == labelWidth + 1440 + chart.margin && canvas.height == headerHeight + 3 * chart.rowHeight + 3 * chart.margin + 7)
         #expect(cell(row: 0, hour: 7, minute: 1) == DayChart.rotated)          // weather after waking
         #expect(cell(row: 2, hour: 9, minute: 45) == DayChart.inserted)        // calendar inserted
         #expect(cell(row: 1, hour: 15, minute: 30) == DayChart.rotated)        // reminders at 15:00

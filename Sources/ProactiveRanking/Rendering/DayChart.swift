@@ -11,14 +11,14 @@ import Foundation
 /// inserted it, grey when the stack rests on it); a thin orange band at the
 /// bottom of the row marks the time an inserted widget spends in the stack.
 public struct DayChart: Sendable {
-    public var rowHeight = 22
+    public var rowHeight = 26
     public var columnWidth = 1
     public var margin = 6
 
     public static let background = RGB(255, 255, 255)
     public static let grid = RGB(225, 225, 225)
     public static let label = RGB(40, 40, 40)
-    public static let score = RGB(200, 215, 235)
+    public static let score = RGB(170, 195, 230)
     public static let rotated = RGB(45, 105, 190)
     public static let inserted = RGB(235, 135, 30)
     public static let resting = RGB(150, 150, 150)
@@ -32,7 +32,8 @@ public struct DayChart: Sendable {
         let headerHeight = PixelFont.height + 2 * margin
         let steps = max(1, simulation.steps.count)
         let width = labelWidth + steps * columnWidth + margin
-        let height = headerHeight + max(1, simulation.rows.count) * rowHeight + margin
+        let rowsBottom = headerHeight + max(1, simulation.rows.count) * rowHeight
+        let height = rowsBottom + 2 * margin + PixelFont.height + margin
         var canvas = Canvas(width: width, height: height, background: Self.background)
 
         // Hour marks.
@@ -41,7 +42,7 @@ public struct DayChart: Sendable {
             let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
             guard secondOfDay % 3600 < Int(simulation.stepLength.rounded()) || step == 0 else { continue }
             let x = labelWidth + step * columnWidth
-            canvas.fill(x: x, y: headerHeight - 2, width: 1, height: height - headerHeight - margin + 2, Self.grid)
+            canvas.fill(x: x, y: headerHeight - 2, width: 1, height: rowsBottom - headerHeight + 2, Self.grid)
             let hour = secondOfDay / 3600
             if hour % 3 == 0 { canvas.text(String(hour), x: x + 2, y: margin, Self.label) }
         }
@@ -67,6 +68,14 @@ public struct DayChart: Sendable {
                 if bar > 0 { canvas.fill(x: x, y: top + 2 + inner - bar, width: columnWidth, height: bar, Self.score) }
                 if simulation.insertedRows[row][step] { canvas.fill(x: x, y: top + rowHeight - 4, width: columnWidth, height: 2, Self.inserted) }
             }
+        }
+        // Legend.
+        var x = labelWidth
+        let y = rowsBottom + 2 * margin
+        for (colour, text) in [(Self.rotated, "rotated to"), (Self.inserted, "inserted"), (Self.resting, "resting"), (Self.score, "score")] {
+            canvas.fill(x: x, y: y, width: PixelFont.height, height: PixelFont.height, colour)
+            canvas.text(text, x: x + PixelFont.height + 4, y: y, Self.label)
+            x += PixelFont.height + 4 + Canvas.textWidth(text) + 3 * margin
         }
         return canvas
     }

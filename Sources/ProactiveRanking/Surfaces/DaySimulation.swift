@@ -13,6 +13,9 @@ public struct StackSpan: Sendable, Hashable {
     public var reason: TopReason
     /// Every inserted widget during the span (the top one included), in insertion order.
     public var inserted: [WidgetID]
+    /// The signal that keeps the top widget there (nil when resting): a new span
+    /// starts when it changes, so a timeline taking over from the model shows.
+    public var signal: SignalKind?
     /// The top widget's score and reason at the span's start.
     public var score: Double
     public var why: String
@@ -106,6 +109,7 @@ public struct DaySimulation: Sendable {
             }
             // Chart rows.
             let inserted = decision.inserted.map(\.widget)
+            let signal = decision.reason == .resting ? nil : decision.topSignals.strongest(configuration)
             for widget in inserted where rowIndex[widget] == nil {
                 rowIndex[widget] = rows.count
                 rows.append(widget)
@@ -126,7 +130,8 @@ public struct DaySimulation: Sendable {
             // Spans.
             let next = t.addingTimeInterval(step)
             let spanEnd = min(next, end)
-            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, last.inserted == inserted, decision.changes.isEmpty {
+            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, last.inserted == inserted, last.signal == signal,
+               decision.changes.isEmpty {
                 last.end = spanEnd
                 spans[spans.count - 1] = last
             } else {
@@ -134,7 +139,7 @@ public struct DaySimulation: Sendable {
                     ? "nothing relevant enough: stays where it was"
                     : decision.topSignals.why(configuration, utcOffset: offset)
                 spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, inserted: inserted,
-                                       score: decision.topScore, why: why))
+                                       signal: signal, score: decision.topScore, why: why))
             }
             t = next
         }
