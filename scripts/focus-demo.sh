@@ -9,15 +9,21 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export PROACTIVE_STORE="$WORK/store.sqlite"
 
-# expect [--fails] PATTERN COMMAND...: runs the command, shows its output, checks the
-# pattern (over the output joined into one line) and the exit status (0, or not 0 with --fails).
+# expect [--fails|--not] PATTERN COMMAND...: runs the command, shows its output, checks that the
+# pattern matches the output joined into one line (--not: that it does not) and the exit
+# status (0, or not 0 with --fails).
 expect() {
-    local fails=0 status=0 output
+    local fails=0 negate=0 status=0 output
     if [ "$1" = "--fails" ]; then fails=1; shift; fi
+    if [ "$1" = "--not" ]; then negate=1; shift; fi
     local pattern="$1"; shift
     output="$("$@" 2>&1)" || status=$?
     printf '$ %s\n%s\n' "${*/#$P/proactive}" "$output"
-    tr '\n' ' ' <<<"$output" | grep -qE -- "$pattern" || { echo "FAILED: expected /$pattern/" >&2; exit 1; }
+    if tr '\n' ' ' <<<"$output" | grep -qE -- "$pattern"; then
+        [ $negate = 0 ] || { echo "FAILED: unexpected /$pattern/" >&2; exit 1; }
+    else
+        [ $negate = 1 ] || { echo "FAILED: expected /$pattern/" >&2; exit 1; }
+    fi
     if [ $fails = 1 ] && [ $status = 0 ]; then echo "FAILED: expected a non-zero exit status" >&2; exit 1; fi
     if [ $fails = 0 ] && [ $status != 0 ]; then echo "FAILED: exit status $status" >&2; exit 1; fi
 }
@@ -59,6 +65,17 @@ expect 'no Focus .*alwaysUseDarkMode=Off \(defaults\)' "$P" focus status --at 20
 "$P" import datasets/sample/donations.jsonl >/dev/null
 expect 'work	Alice Chen <alice@work.example>	49	49	60	124' "$P" focus people --focus work --definitions datasets/sample/definitions.json
 expect 'no one to suggest' "$P" focus people --focus work --min-lift 3
+
+# Suggestions respect the filters: Messages filtered to the personal account in Personal.
+cat >"$WORK/messages-filter.json" <<'JSON'
+{"title": "Messages account", "parameters": [{"name": "account", "title": "Account", "type": "entity",
+  "options": [{"id": "personal", "display": "Personal"}, {"id": "work", "display": "Work"}], "matches": "account"}]}
+JSON
+"$P" focus filter define --app com.example.messages "$WORK/messages-filter.json" >/dev/null
+"$P" focus filter configure --app com.example.messages --focus personal account=personal >/dev/null
+expect 'Message Alice Chen' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-21T14:00:00-08:00 -k 4
+"$P" focus set personal --at 2026-11-21T13:00:00-08:00 >/dev/null
+expect --not 'Alice Chen|Carol Diaz' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-21T14:00:00-08:00 -k 4
 
 # Migration: a renamed parameter is refused, the compatible schema is applied.
 cat >"$WORK/legacy.json" <<'JSON'

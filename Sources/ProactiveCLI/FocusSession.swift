@@ -13,7 +13,11 @@ struct FocusSession {
     let store: SQLiteFocusStore
 
     init(_ options: StoreOptions, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws {
-        database = try options.openDatabase(mode)
+        self.init(database: try options.openDatabase(mode))
+    }
+
+    init(database: ProactiveDatabase) {
+        self.database = database
         store = SQLiteFocusStore(database: database)
     }
 
@@ -105,12 +109,5 @@ extension FocusError {
     /// The error as a command failure, prefixed by a file name when the input came from one.
     func failure(file: String? = nil) -> CommandFailure {
         CommandFailure(description: file.map { "\($0): \(description)" } ?? description)
-    }
-}
-
-/// Reads a whole text file for a command.
-func readTextFile(_ path: String) throws -> String {
-    do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
-        throw CommandFailure(description: "\(path): cannot be read (\(error.localizedDescription))")
     }
 }

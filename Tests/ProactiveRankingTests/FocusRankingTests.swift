@@ -75,4 +75,50 @@ struct FocusRankingTests {
         #expect(TargetKeyParameters.values(of: key) == ["acc=ount": "a,b(c)%", "to": "é"])
         #expect(TargetKeyParameters.values(of: TargetKey(app: "a", intent: "open", parameters: [:])).isEmpty)
     }
+
+    // MARK: Criteria from the targets' donations
+
+    /// Messages whose combination keeps only the recipient: the account is not in the key.
+    static func messages() throws -> (donations: [Donation], resolver: TargetResolver) {
+        let definitions = try IntentDefinitionSet(IntentDefinitionSet.parse("""
+        {"app":"com.example.messages","intents":[{"name":"SendMessageIntent","kind":"sendMessage",
+          "parameters":[{"name":"recipient","type":"entity","entityType":"Person"},{"name":"account","type":"enum","cases":["personal","work"]}],
+          "combinations":[{"parameters":["recipient"],"summary":"Message ${recipient}"}]}]}
+        """))
+        func message(_ id: String, _ account: String?, hour: Int) -> Donation {
+            var parameters: [String: ParameterValue] = ["recipient": .entity(id: id, display: id.capitalized)]
+            if let account { parameters["account"] = .string(account) }
+            return Donation(app: "com.example.messages", intent: "SendMessageIntent", parameters: parameters, date: Day.at(hour))
+        }
+        let donations = [message("alice", "work", hour: 9), message("alice", "work", hour: 10), message("bob", "personal", hour: 19),
+                         message("carol", "work", hour: 11), message("carol", "personal", hour: 20),
+                         message("dan", "work", hour: 12), message("dan", nil, hour: 13)]
+        return (donations, TargetResolver(definitions: definitions))
+    }
+
+    @Test func targetsCarryTheCriteriaAllTheirDonationsAgreeOn() throws {
+        let (donations, resolver) = try Self.messages()
+        let criteria = TargetCriteria(donations: donations, resolver: resolver)
+        func key(_ id: String) -> TargetKey {
+            resolver.target(app: "com.example.messages", intent: "SendMessageIntent", parameters: ["recipient": .entity(id: id, display: nil)]).key
+        }
+        #expect(criteria.criteria(for: key("alice")) == ["recipient": "alice", "account": "work"])
+        #expect(criteria.criteria(for: key("bob")) == ["recipient": "bob", "account": "personal"])
+        #expect(criteria.criteria(for: key("carol")) == ["recipient": "carol"])      // mixed accounts: unknown
+        #expect(criteria.criteria(for: key("dan")) == ["recipient": "dan"])          // one donation has no account
+
+        var engine = FocusFilterEngine()
+        engine.declare(FocusFilter(app: "com.example.messages", title: "Account", parameters: [
+            FocusFilterParameter(name: "account", type: .entity(type: "Account", options: []), matches: "account"),
+        ]))
+        try engine.configure(app: "com.example.messages", focus: "personal", set: ["account": .entity(id: "personal", display: nil)])
+        let gate = FocusCriteriaGate(filters: engine, criteria: criteria)
+        func allowed(_ id: String) -> Bool {
+            gate.allows(FocusCandidate(app: "com.example.messages", target: key(id)), focus: "personal", context: [:])
+        }
+        #expect(!allowed("alice"))
+        #expect(allowed("bob") && allowed("carol") && allowed("dan"))
+        // The key alone does not say which account Alice's messages use.
+        #expect(engine.allows(FocusCandidate(app: "com.example.messages", target: key("alice")), focus: "personal", context: [:]))
+    }
 }
