@@ -61,6 +61,8 @@ struct RankingSession {
     let model: any FittedModel
     let declarations: Declarations
     let feedback: [FeedbackEvent]
+    /// Which Focus was on when (donations and moments without `focus` get it) and the apps' Focus filters as the ranking's gate.
+    let focus: (timeline: FocusTimeline, gate: FocusCriteriaGate)
 
     /// - Parameter cutoff: only donations strictly before it are learned from.
     static func load(store: StoreOptions, options: RankingOptions, before cutoff: Date) throws -> RankingSession {
@@ -73,7 +75,9 @@ struct RankingSession {
         let donationStore = SQLiteDonationStore(database: database)
         let zoneName = try options.timeZoneName ?? donationStore.timeZone(forUser: options.user)
         let zone = try parseTimeZone(zoneName)
-        var donations = try donationStore.donations(forUser: options.user, in: .all)
+        let focusSession = FocusSession(database: database)
+        let timeline = try focusSession.timeline().timeline
+        var donations = try donationStore.donations(forUser: options.user, in: .all).map(timeline.enrich)
         if let zone { donations = donations.map { var copy = $0; copy.utcOffset = zone.secondsFromGMT(for: $0.date); return copy } }
         let fallbackOffset = donations.last?.utcOffset ?? 0
         let end = cutoff { zone?.secondsFromGMT(for: $0) ?? fallbackOffset }
@@ -83,6 +87,7 @@ struct RankingSession {
         }
         let resolver = TargetResolver(definitions: try loadDefinitions(options.definitions))
         let training = TrainingSet(donations: donations, resolver: resolver)
+        let focus = (timeline: timeline, gate: FocusCriteriaGate(filters: try focusSession.engine(), criteria: TargetCriteria(donations: donations, resolver: resolver)))
         let entry = ModelRegistry.builtIn.entry(named: options.model ?? ModelRegistry.builtIn.defaultName)!
         let model: any FittedModel
         do { model = try entry.fit(training) } catch {
@@ -90,7 +95,7 @@ struct RankingSession {
         }
         let (declarations, feedback) = try DeclarationLoading.load(SQLiteDeclarationStore(database: database), user: options.user)
         return RankingSession(user: options.user, zone: zone, fallbackOffset: fallbackOffset, resolver: resolver,
-                              training: training, model: model, declarations: declarations, feedback: feedback)
+                              training: training, model: model, declarations: declarations, feedback: feedback, focus: focus)
     }
 
     func offset(at date: Date) -> Int { zone?.secondsFromGMT(for: date) ?? fallbackOffset }
@@ -103,7 +108,7 @@ struct RankingSession {
         let usage = newContentApps.isEmpty ? nil
             : AppUsageProfile.sample(model, apps: newContentApps, dayStart: dayStart, utcOffset: offset(at: dayStart), context: context)
         return Ranker(configuration: configuration, declarations: declarations, feedback: FeedbackIndex(feedback), targets: training.targets,
-                      resolver: resolver, usage: usage, clock: clock)
+                      resolver: resolver, usage: usage, clock: clock, focusGate: focus.gate)
     }
 
     /// The last `count` events before `date` (the moment's recent history).

@@ -40,7 +40,7 @@ struct SuggestCommand: ParsableCommand {
     func run() throws {
         let date = at?.date ?? Date()
         let session = try RankingSession.load(store: storeOptions, options: options, before: date)
-        let context = try options.context()
+        let context = session.focus.timeline.enrich(context: try options.context(), at: date)
         let moment = Moment(date: date, utcOffset: session.zone == nil ? (at?.utcOffset ?? session.fallbackOffset) : session.offset(at: date),
                             context: context, recent: session.recent(before: date))
         let ranker = session.ranker(dayStart: session.dayStart(containing: date), context: context)
