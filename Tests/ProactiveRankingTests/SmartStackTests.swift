@@ -119,6 +119,11 @@ import Testing
             let decision = engine.step(stack, scores: Talk.model().scores(at: moment), moment: moment, state: &state)
             #expect(decision.inserted.map(\.widget) == inserted, "focus \(focus)")
         }
+        // Through a day whose Focus changes: the calendar comes in when Work starts at 09:40.
+        let workStarts = Day.at(9, 40)
+        let day = DaySimulation(engine: engine, utcOffset: Day.offset, contextAt: { ["focus": $0 < workStarts ? "personal" : "work"] })
+            .run(stack, model: Talk.model(), from: Day.at(9), to: Day.at(11))
+        #expect(events(day) == ["09:40 insert calendar", "10:30 remove calendar"])
         let blocked = ranker.widgetSignals(Talk.calendar, probability: 0, timeline: false, moment: Day.moment(9, 45, context: ["focus": "personal"]))
         #expect(blocked.why(.standard, utcOffset: Day.offset) == "filtered out by the personal Focus")
     }
