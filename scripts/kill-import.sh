@@ -28,7 +28,7 @@ rows_and_integrity() {  # prints "ROWS INTEGRITY" for a store
 }
 
 last_reported() {  # the last "committed N rows" the importer printed, 0 if none
-  (grep -o '^committed [0-9]*' "$1" || true) | awk '{n = $2} END {print n + 0}'
+  (grep -o '^committed [0-9]*' "$1" 2> /dev/null || true) | awk '{n = $2} END {print n + 0}'
 }
 
 RANDOM=$seed
