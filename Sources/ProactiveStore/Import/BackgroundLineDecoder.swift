@@ -28,7 +28,7 @@ struct DecodedChunk: Sendable {
 /// lines wait, then the reader thread blocks. Lines come out in file
 /// order. `stop()` must be called (the importer does it in a `defer`); it
 /// ends the thread early when the caller gives up (strict abort, store
-/// error) and waits for it.
+/// error) and waits for it (a read blocked on a pipe finishes first).
 final class BackgroundLineDecoder: @unchecked Sendable {
     // @unchecked: every mutable property is read and written under `condition`.
     static let chunkLines = 1024
