@@ -23,24 +23,25 @@ struct ImportCommand: ParsableCommand {
             Exit status: 0 when every line was stored or already stored; 2 when the import finished \
             but some lines were rejected; 1 when a strict import stopped or an error occurred.
 
+            --format android-usage and --format knowledgec read a device's SQLite database (Android \
+            Digital Wellbeing app_usage, Apple knowledgeC.db); what the reader kept, dropped and skipped, \
+            and why, goes to standard error. A malformed row is named and skipped (--strict: stops).
+
             Example:
               proactive import donations.jsonl --user-timezone u1=America/New_York
+              proactive import --format android-usage app_usage --timezone America/New_York --user pixel
               proactive import --strict --store /tmp/p.sqlite a.jsonl b.jsonl
             """)
-
-    /// Log formats `import` reads. Add a case and a branch in `importFile` for a new format.
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        /// Proactive's JSON Lines (FORMATS.md).
-        case jsonl
-    }
 
     @OptionGroup var storeOptions: StoreOptions
 
     @Argument(help: ArgumentHelp("Donation logs to import ('-' for standard input).", valueName: "file"))
     var files: [String]
 
-    @Option(help: "The format of the files.")
-    var format: Format = .jsonl
+    @Option(help: ArgumentHelp(stringLiteral: LogFormat.help))
+    var format: LogFormat = .jsonl
+
+    @OptionGroup(title: "Device logs") var deviceLog: DeviceLogOptions
 
     @Flag(help: "Stop at the first bad line and store nothing from that file.")
     var strict = false
@@ -60,6 +61,7 @@ struct ImportCommand: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("name at least one file to import") }
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1, found \(batchSize)") }
         _ = try timeZoneSettings()
+        try deviceLog.check(format: format, timeZoneForJSONLines: false)
     }
 
     /// `--user-timezone` values as (user, zone) pairs.
@@ -108,6 +110,14 @@ struct ImportCommand: ParsableCommand {
     private func importFile(_ file: String, with importer: DonationImporter) throws -> ImportSummary {
         switch format {
         case .jsonl: return try importer.importJSONLines(path: file)
+        case .androidUsage:
+            let result = try importer.importAndroidUsage(path: file, options: deviceLog.androidOptions())
+            ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
+            return result.store
+        case .knowledgec:
+            let result = try importer.importKnowledgeC(path: file, options: deviceLog.knowledgeCOptions())
+            ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
+            return result.store
         }
     }
 

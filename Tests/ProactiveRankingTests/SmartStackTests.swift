@@ -65,6 +65,20 @@ import Testing
         #expect(minute(9, 40) == "weather" && minute(9, 41) == "recentPurchases" && minute(10, 10) == "recentPurchases" && minute(10, 11) == "weather")
     }
 
+    @Test func aPurchaseDuringTheMeetingWindowIsInsertedAlongsideTheCalendar() throws {
+        var declarations = try Talk.declarations()
+        declarations.shortcuts.replace(RelevantShortcutSet(app: Talk.purchases.app, shortcuts: [
+            RelevantShortcut(widget: Talk.purchases, role: .information, providers: [.date(start: Day.at(9, 41), end: Day.at(10, 11))]),
+        ], declaredAt: Day.at(9, 41)))
+        let day = simulate(SmartStack(widgets: [Talk.weather, Talk.reminders]), declarations: declarations)
+        #expect(events(day).prefix(4) == ["09:30 insert calendar", "09:41 insert recentPurchases", "10:11 remove recentPurchases", "10:30 remove calendar"])
+        let during = try #require(day.spans.first { RelevanceSignals.clock($0.start, Day.offset) == "09:41" })
+        #expect(during.top == Talk.calendar && during.inserted == [Talk.calendar, Talk.purchases])   // equal scores: the one on top stays
+        let purchasesRow = try #require(day.rows.firstIndex(of: Talk.purchases))
+        #expect(day.insertedRows[purchasesRow][9 * 60 + 40] == false && day.insertedRows[purchasesRow][9 * 60 + 41])
+        #expect(day.insertedRows[purchasesRow][10 * 60 + 10] && !day.insertedRows[purchasesRow][10 * 60 + 11])
+    }
+
     @Test func redeclaringTheSetWithoutAShortcutWithdrawsItImmediately() throws {
         var declarations = try Talk.declarations()
         let stack = SmartStack(widgets: [Talk.weather, Talk.reminders])
@@ -78,7 +92,40 @@ import Testing
         let at946 = Day.moment(9, 46)
         let decision = engine(declarations).step(stack, scores: model.scores(at: at946), moment: at946, state: &state)
         #expect(decision.changes == [.removed(Talk.calendar)])
-        #expect(decision.top == Talk.weather && state.inserted == nil)
+        #expect(decision.top == Talk.weather && state.inserted.isEmpty)
+    }
+
+    @Test func locationAndDailyRoutineProvidersDoNotDriveWidgetSuggestions() throws {
+        var declarations = Declarations()
+        declarations.shortcuts.replace(RelevantShortcutSet(app: Talk.purchases.app, shortcuts: [
+            RelevantShortcut(widget: Talk.purchases, providers: [.location(latitude: 37.33, longitude: -122.01, radius: 150, identifier: "store"),
+                                                                 .dailyRoutine(situation: "morning")]),
+        ], declaredAt: Day.at(0)))
+        let ranker = Ranker(declarations: declarations, targets: Talk.targets)
+        #expect(ranker.suggestibleWidgets.isEmpty)                          // stored, but watch-face only
+        let day = simulate(SmartStack(widgets: [Talk.reminders]), declarations: declarations)
+        #expect(day.events.isEmpty)
+    }
+
+    @Test func theFocusFilterKeepsAWidgetOutOfTheStack() throws {
+        let workApps: Set<String> = [Talk.calendar.app]
+        let gate = ClosureFocusGate { candidate, focus, _ in focus != "personal" || !workApps.contains(candidate.app) }
+        let ranker = Ranker(declarations: try Talk.declarations(), targets: Talk.targets, focusGate: gate)
+        let engine = SmartStackEngine(ranker: ranker)
+        let stack = SmartStack(widgets: [Talk.weather, Talk.reminders])
+        for (focus, inserted) in [("work", [Talk.calendar]), ("personal", [])] {
+            var state = StackState()
+            let moment = Day.moment(9, 45, context: ["focus": focus])
+            let decision = engine.step(stack, scores: Talk.model().scores(at: moment), moment: moment, state: &state)
+            #expect(decision.inserted.map(\.widget) == inserted, "focus \(focus)")
+        }
+        // Through a day whose Focus changes: the calendar comes in when Work starts at 09:40.
+        let workStarts = Day.at(9, 40)
+        let day = DaySimulation(engine: engine, utcOffset: Day.offset, contextAt: { ["focus": $0 < workStarts ? "personal" : "work"] })
+            .run(stack, model: Talk.model(), from: Day.at(9), to: Day.at(11))
+        #expect(events(day) == ["09:40 insert calendar", "10:30 remove calendar"])
+        let blocked = ranker.widgetSignals(Talk.calendar, probability: 0, timeline: false, moment: Day.moment(9, 45, context: ["focus": "personal"]))
+        #expect(blocked.why(.standard, utcOffset: Day.offset) == "filtered out by the personal Focus")
     }
 
     // MARK: Settings
@@ -166,7 +213,7 @@ import Testing
         // Not in the stack: inserted on the strength of the prediction alone.
         var state = StackState()
         let inserted = engine.step(SmartStack(widgets: [Talk.reminders]), scores: Talk.model().scores(at: moment), moment: moment, state: &state)
-        #expect(inserted.changes == [.inserted(Talk.weather)] && inserted.inserted?.expectedEnd == nil)
+        #expect(inserted.changes == [.inserted(Talk.weather)] && inserted.inserted.map(\.expectedEnd) == [nil])
         #expect(inserted.topSignals.why(.standard, utcOffset: Day.offset) == "predicted 70% now")
         // In the stack: rotated to.
         state = StackState()

@@ -148,6 +148,11 @@ public enum RelevantShortcutCodec {
         JSONWriter.string(.object([("app", .string(set.app)), ("shortcuts", .array(set.shortcuts.map { encodeShortcut($0, utcOffset: utcOffset) }))]))
     }
 
+    /// The canonical JSON array of shortcuts (the bare-array file form; what the store keeps).
+    public static func encodeShortcuts(_ shortcuts: [RelevantShortcut], utcOffset: Int = 0) -> String {
+        JSONWriter.string(.array(shortcuts.map { encodeShortcut($0, utcOffset: utcOffset) }))
+    }
+
     static func encodeShortcut(_ shortcut: RelevantShortcut, utcOffset: Int) -> JSONValue {
         var members: [(String, JSONValue)] = [("widgetKind", .string(shortcut.widget.kind)), ("role", .string(shortcut.role.rawValue))]
         if let title = shortcut.title { members.append(("title", .string(title))) }

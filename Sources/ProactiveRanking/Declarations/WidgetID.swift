@@ -52,12 +52,14 @@ public struct WidgetID: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public var description: String { key }
 
-    /// A short name for tables and charts: the kind, plus the configuration's
-    /// parameter display values (`forecast (Cupertino)`).
+    /// A short name for tables and charts: the kind's last two dot-separated
+    /// components, plus the configuration's parameter display values
+    /// (`weather.forecast (Cupertino)` for `com.example.weather.forecast`).
     public var displayName: String {
-        guard let configuration, !configuration.parameters.isEmpty else { return kind }
+        let name = kind.split(separator: ".").suffix(2).joined(separator: ".")
+        guard let configuration, !configuration.parameters.isEmpty else { return name }
         let values = configuration.parameters.keys.sorted().map { configuration.parameters[$0]!.displayText }
-        return kind + " (" + values.joined(separator: ", ") + ")"
+        return name + " (" + values.joined(separator: ", ") + ")"
     }
 
     public static func < (lhs: WidgetID, rhs: WidgetID) -> Bool { lhs.key < rhs.key }

@@ -51,6 +51,8 @@ public struct FusionConfiguration: Sendable, Hashable {
     public var minimumDwell: TimeInterval = 15 * 60
     /// At most this many widget insertions per stack per local day (rate limit).
     public var maximumInsertionsPerDay: Int = 6
+    /// At most this many inserted widgets in a stack at once (rate limit).
+    public var maximumConcurrentInsertions: Int = 2
 
     public init() {}
 
@@ -59,8 +61,8 @@ public struct FusionConfiguration: Sendable, Hashable {
     // MARK: Developer mode
 
     /// The configuration a developer-mode stack uses: every candidate with a
-    /// positive score clears the floors, and the rate limits (dwell, daily
-    /// insertions) are lifted. Weights, feedback and hysteresis are unchanged.
+    /// positive score clears the floors, and the rate limits (dwell, daily and
+    /// concurrent insertions) are lifted. Weights, feedback and hysteresis are unchanged.
     public var liftingLimits: FusionConfiguration {
         var copy = self
         copy.suggestionFloor = .leastNonzeroMagnitude
@@ -68,6 +70,7 @@ public struct FusionConfiguration: Sendable, Hashable {
         copy.insertionFloor = .leastNonzeroMagnitude
         copy.minimumDwell = 0
         copy.maximumInsertionsPerDay = .max
+        copy.maximumConcurrentInsertions = .max
         return copy
     }
 
@@ -92,8 +95,9 @@ public struct FusionConfiguration: Sendable, Hashable {
             throw FusionConfigurationError(name: name, reason: "must be a finite number of seconds >= 0, found \(value)")
         }
         guard hysteresis >= 0, hysteresis.isFinite else { throw FusionConfigurationError(name: "hysteresis", reason: "must be >= 0, found \(hysteresis)") }
-        guard maximumInsertionsPerDay >= 0 else {
-            throw FusionConfigurationError(name: "maximumInsertionsPerDay", reason: "must be >= 0, found \(maximumInsertionsPerDay)")
+        for (name, value) in [("maximumInsertionsPerDay", maximumInsertionsPerDay), ("maximumConcurrentInsertions", maximumConcurrentInsertions)]
+        where value < 0 {
+            throw FusionConfigurationError(name: name, reason: "must be >= 0, found \(value)")
         }
     }
 }

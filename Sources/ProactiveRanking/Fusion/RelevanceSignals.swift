@@ -20,6 +20,11 @@ public enum Block: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// The kinds of evidence the fusion combines.
+public enum SignalKind: String, Sendable, Hashable {
+    case model, window, newContent, timeline
+}
+
 /// Everything known about one candidate (an intent or a widget) at one instant,
 /// each signal in 0...1 before weighting.
 public struct RelevanceSignals: Sendable, Hashable {
@@ -110,6 +115,16 @@ public struct RelevanceSignals: Sendable, Hashable {
         return text
     }
 
+    /// The signal that contributes most to the evidence (nil when none does).
+    public func strongest(_ configuration: FusionConfiguration) -> SignalKind? {
+        let contributions: [(SignalKind, Double)] = [
+            (.window, configuration.windowWeight * windowSignal), (.timeline, configuration.timelineWeight * timelineSignal),
+            (.newContent, configuration.newContentWeight * newContent), (.model, configuration.modelWeight * probability),
+        ]
+        guard let best = contributions.max(by: { $0.1 < $1.1 }), best.1 > 0 else { return nil }
+        return best.0
+    }
+
     /// The instant at which the strongest declared signal ends (window end or
     /// timeline `until`), nil when the item rests on the model or new content.
     public var declaredEnd: Date? {
@@ -120,9 +135,11 @@ public struct RelevanceSignals: Sendable, Hashable {
 
     // MARK: Formatting
 
-    static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+    /// `0.423` -> `42%`.
+    public static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
 
-    static func number(_ value: Double) -> String {
+    /// Whole numbers without a fraction, others to two decimals (`52.6`, `0.31`).
+    public static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String((value * 100).rounded() / 100)
     }
 

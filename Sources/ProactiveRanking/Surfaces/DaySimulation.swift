@@ -11,6 +11,11 @@ public struct StackSpan: Sendable, Hashable {
     public var end: Date
     public var top: WidgetID
     public var reason: TopReason
+    /// Every inserted widget during the span (the top one included), in insertion order.
+    public var inserted: [WidgetID]
+    /// The signal that keeps the top widget there (nil when resting): a new span
+    /// starts when it changes, so a timeline taking over from the model shows.
+    public var signal: SignalKind?
     /// The top widget's score and reason at the span's start.
     public var score: Double
     public var why: String
@@ -33,10 +38,13 @@ public struct StackSimulation: Sendable {
     public var steps: [Date]
     /// `scores[row][step]`: the row's fused score at each step (0 when not a candidate).
     public var scores: [[Double]]
-    /// `topRow[step]`: the row on top at each step.
+    /// `topRow[step]`: the row on top at each step, and why it is there.
     public var topRow: [Int]
-    /// `insertedRows[step]`: true when the top at that step is an inserted widget.
-    public var inserted: [Bool]
+    public var topReason: [TopReason]
+    /// Seconds between steps.
+    public var stepLength: TimeInterval
+    /// `insertedRows[row][step]`: true while the row's widget is inserted in the stack.
+    public var insertedRows: [[Bool]]
 }
 
 // MARK: - Simulation
@@ -53,28 +61,56 @@ public struct DaySimulation: Sendable {
     public var engine: SmartStackEngine
     /// The offset of the user's clock (for moments and the times in reasons).
     public var utcOffset: Int?
-    /// The context every moment carries (`focus`, ...).
-    public var context: [String: String]
+    /// The context of the moment at each instant (`focus` changes through a day).
+    public var contextAt: @Sendable (Date) -> [String: String]
     /// The user's past events, sorted by date: each moment gets the last `recentCount` before it.
     public var history: [Event]
     public var recentCount: Int
     public var step: TimeInterval
 
+    /// A simulation whose moments all carry `context`.
     public init(engine: SmartStackEngine, utcOffset: Int?, context: [String: String] = [:], history: [Event] = [], recentCount: Int = 8,
                 step: TimeInterval = 60) {
+        self.init(engine: engine, utcOffset: utcOffset, contextAt: { _ in context }, history: history, recentCount: recentCount, step: step)
+    }
+
+    /// A simulation whose moment at `t` carries `contextAt(t)` (a Focus timeline, say).
+    public init(engine: SmartStackEngine, utcOffset: Int?, contextAt: @escaping @Sendable (Date) -> [String: String], history: [Event] = [],
+                recentCount: Int = 8, step: TimeInterval = 60) {
         precondition(step > 0, "a simulation step is positive")
         self.engine = engine
         self.utcOffset = utcOffset
-        self.context = context
+        self.contextAt = contextAt
         self.history = history
         self.recentCount = recentCount
         self.step = step
     }
 
-    /// Runs a fitted model through `[start, end)`.
+    /// Runs a fitted model through `[start, end)`, scoring the steps in batches
+    /// (`FittedModel.scores(at: [Moment])`, one matrix product for models that batch).
     public func run<Model: FittedModel>(_ stack: SmartStack, model: Model, from start: Date, to end: Date, state: StackState = StackState()) -> StackSimulation {
-        run(stack, from: start, to: end, state: state) { model.scores(at: $0) }
+        var batch: [[ScoredTarget]] = []
+        var batchStart = 0
+        var index = 0
+        return run(stack, from: start, to: end, state: state) { moment in
+            if index - batchStart >= batch.count {
+                batchStart = index
+                var moments: [Moment] = []
+                var t = moment.date
+                while moments.count < Self.batchSize && t < end {
+                    moments.append(Moment(date: t, utcOffset: utcOffset, context: contextAt(t), recent: recent(before: t)))
+                    t = t.addingTimeInterval(step)
+                }
+                batch = model.scores(at: moments)
+            }
+            defer { index += 1 }
+            return batch[index - batchStart]
+        }
     }
+
+    /// Steps scored per batch: large enough for a matrix product, small enough
+    /// that `batchSize x targets` scores stay modest in memory.
+    static let batchSize = 64
 
     /// Runs `[start, end)`, asking `scores` for the model's scores at each step.
     public func run(_ stack: SmartStack, from start: Date, to end: Date, state initial: StackState = StackState(),
@@ -87,46 +123,56 @@ public struct DaySimulation: Sendable {
         var scoreRows: [[Double]] = rows.map { _ in [] }
         var steps: [Date] = []
         var topRow: [Int] = []
-        var insertedFlags: [Bool] = []
+        var topReason: [TopReason] = []
+        var insertedRows: [[Bool]] = rows.map { _ in [] }
         let configuration = stack.settings.developerMode ? engine.ranker.configuration.liftingLimits : engine.ranker.configuration
         let offset = utcOffset ?? 0
         var t = start
         while t < end {
-            let moment = Moment(date: t, utcOffset: utcOffset, context: context, recent: recent(before: t))
+            let moment = Moment(date: t, utcOffset: utcOffset, context: contextAt(t), recent: recent(before: t))
             let decision = engine.step(stack, scores: scores(moment), moment: moment, state: &state)
             // Events.
             for change in decision.changes {
                 events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration)))
             }
             // Chart rows.
-            if rowIndex[decision.top] == nil {
-                rowIndex[decision.top] = rows.count
-                rows.append(decision.top)
+            let inserted = decision.inserted.map(\.widget)
+            let signal = decision.reason == .resting ? nil : decision.topSignals.strongest(configuration)
+            for widget in inserted where rowIndex[widget] == nil {
+                rowIndex[widget] = rows.count
+                rows.append(widget)
                 scoreRows.append(Array(repeating: 0, count: steps.count))
+                insertedRows.append(Array(repeating: false, count: steps.count))
             }
             var column = Array(repeating: 0.0, count: rows.count)
             for candidate in decision.candidates {
                 if let row = rowIndex[candidate.widget] { column[row] = candidate.score }
             }
-            for row in rows.indices { scoreRows[row].append(column[row]) }
+            for row in rows.indices {
+                scoreRows[row].append(column[row])
+                insertedRows[row].append(inserted.contains(rows[row]))
+            }
             steps.append(t)
             topRow.append(rowIndex[decision.top]!)
-            insertedFlags.append(decision.reason == .inserted)
+            topReason.append(decision.reason)
             // Spans.
             let next = t.addingTimeInterval(step)
             let spanEnd = min(next, end)
-            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, decision.changes.isEmpty {
+            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, last.inserted == inserted, last.signal == signal,
+               decision.changes.isEmpty {
                 last.end = spanEnd
                 spans[spans.count - 1] = last
             } else {
                 let why = decision.reason == .resting
                     ? "nothing relevant enough: stays where it was"
                     : decision.topSignals.why(configuration, utcOffset: offset)
-                spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, score: decision.topScore, why: why))
+                spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, inserted: inserted,
+                                       signal: signal, score: decision.topScore, why: why))
             }
             t = next
         }
-        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow, inserted: insertedFlags)
+        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow,
+                               topReason: topReason, stepLength: step, insertedRows: insertedRows)
     }
 
     // MARK: Pieces

@@ -83,7 +83,8 @@ public struct StackDecision: Sendable, Hashable {
     /// The top widget's score and signals now.
     public var topScore: Double
     public var topSignals: RelevanceSignals
-    public var inserted: InsertedWidget?
+    /// The widgets inserted now, in insertion order.
+    public var inserted: [InsertedWidget]
     /// Changes this step made, in order (a removal before an insertion).
     public var changes: [StackChange]
     /// Every candidate (in the stack and insertable), best first; what developer mode lists.
@@ -95,15 +96,20 @@ public struct StackState: Sendable, Hashable {
     /// The widget Smart Rotate turned to; nil = where the user left it (the first widget).
     public var rotation: WidgetID?
     public var rotatedAt: Date?
-    public var inserted: InsertedWidget?
+    /// The inserted widgets, in insertion order.
+    public var inserted: [InsertedWidget]
+    /// The widget shown on top at the last step (sticky among inserted widgets).
+    public var shown: WidgetID?
     /// The local day `insertionsToday` counts for.
     public var insertionDay: Int?
     public var insertionsToday: Int
 
-    public init(rotation: WidgetID? = nil, rotatedAt: Date? = nil, inserted: InsertedWidget? = nil, insertionDay: Int? = nil, insertionsToday: Int = 0) {
+    public init(rotation: WidgetID? = nil, rotatedAt: Date? = nil, inserted: [InsertedWidget] = [], shown: WidgetID? = nil,
+                insertionDay: Int? = nil, insertionsToday: Int = 0) {
         self.rotation = rotation
         self.rotatedAt = rotatedAt
         self.inserted = inserted
+        self.shown = shown
         self.insertionDay = insertionDay
         self.insertionsToday = insertionsToday
     }

@@ -11,16 +11,18 @@ import ProactiveModels
 /// Rules, in order, at time `t` (floors and limits from `FusionConfiguration`,
 /// lifted in developer mode):
 /// 1. An inserted widget stays while `score · (1 + hysteresis) >= insertionFloor`;
-///    when its relevance ends it is removed and the stack shows what it showed
-///    before the insertion (rotation is frozen while a suggestion is on top).
-/// 2. With no insertion, the best widget *not* in the stack with
-///    `score >= insertionFloor` is inserted, at most `maximumInsertionsPerDay`
-///    per local day.
+///    when its relevance ends it is removed, and once no suggestion is left the
+///    stack shows what it showed before (rotation is frozen meanwhile).
+/// 2. The best widgets *not* in the stack with `score >= insertionFloor` are
+///    inserted, at most `maximumConcurrentInsertions` at once and
+///    `maximumInsertionsPerDay` per local day.
 /// 3. Smart Rotate turns to the best widget *in* the stack (timeline relevance
 ///    counts here) when its effective score (the current widget's is multiplied
 ///    by `1 + hysteresis`) clears `rotationFloor` and beats the current one, and
 ///    the current one has been on top for `minimumDwell` or has stopped being
 ///    relevant. When nothing clears the floor the stack stays where it is.
+/// 4. On top: the best inserted widget (the one on top stays while near-equal),
+///    else the widget Smart Rotate is on.
 public struct SmartStackEngine: Sendable {
     public var ranker: Ranker
 
@@ -43,28 +45,35 @@ public struct SmartStackEngine: Sendable {
         let candidates = score(stack, scores: scores, moment: moment, configuration: configuration)
         var changes: [StackChange] = []
 
-        // 1-2. Widget Suggestions.
-        if var inserted = state.inserted {
+        // 1. Inserted widgets leave when their relevance ends.
+        var kept: [InsertedWidget] = []
+        for var inserted in state.inserted {
             let current = candidates.first { $0.widget == inserted.widget && !$0.inStack }
             let score = current?.score ?? 0
             if !settings.widgetSuggestions || score * stickiness < configuration.insertionFloor {
                 changes.append(.removed(inserted.widget))
-                state.inserted = nil
-            } else {
-                inserted.score = score
-                inserted.signals = current!.signals
-                inserted.expectedEnd = current!.signals.declaredEnd
-                state.inserted = inserted
+                continue
+            }
+            inserted.score = score
+            inserted.signals = current!.signals
+            inserted.expectedEnd = current!.signals.declaredEnd
+            kept.append(inserted)
+        }
+        state.inserted = kept
+        // 2. Widget Suggestions insert the best widgets not in the stack, within the limits.
+        if settings.widgetSuggestions {
+            for candidate in candidates where !candidate.inStack && candidate.score >= configuration.insertionFloor {
+                guard state.inserted.count < configuration.maximumConcurrentInsertions,
+                      state.insertionsToday < configuration.maximumInsertionsPerDay else { break }
+                if state.inserted.contains(where: { $0.widget == candidate.widget }) { continue }
+                state.inserted.append(InsertedWidget(widget: candidate.widget, since: t, expectedEnd: candidate.signals.declaredEnd,
+                                                     score: candidate.score, signals: candidate.signals))
+                state.insertionsToday += 1
+                changes.append(.inserted(candidate.widget))
             }
         }
-        if state.inserted == nil, settings.widgetSuggestions, state.insertionsToday < configuration.maximumInsertionsPerDay,
-           let best = candidates.first(where: { !$0.inStack && $0.score >= configuration.insertionFloor }) {
-            state.inserted = InsertedWidget(widget: best.widget, since: t, expectedEnd: best.signals.declaredEnd, score: best.score, signals: best.signals)
-            state.insertionsToday += 1
-            changes.append(.inserted(best.widget))
-        }
 
-        // 3. Smart Rotate (frozen while a suggestion is on top).
+        // 3. Smart Rotate (frozen while a suggestion is in the stack, so it returns to its state).
         if let rotation = state.rotation, !stack.contains(rotation) || !settings.smartRotate {
             state.rotation = nil
             state.rotatedAt = nil
@@ -72,7 +81,7 @@ public struct SmartStackEngine: Sendable {
         let current = state.rotation ?? stack.widgets[0]
         let currentScore = candidates.first { $0.widget == current && $0.inStack }?.score ?? 0
         let currentRelevant = currentScore * stickiness >= configuration.rotationFloor
-        if settings.smartRotate, state.inserted == nil {
+        if settings.smartRotate, state.inserted.isEmpty {
             var best: ScoredWidget?
             var bestEffective = 0.0
             for candidate in candidates where candidate.inStack {
@@ -89,17 +98,25 @@ public struct SmartStackEngine: Sendable {
             }
         }
 
-        // What is on top.
-        if let inserted = state.inserted {
-            return StackDecision(date: t, top: inserted.widget, reason: .inserted, topScore: inserted.score, topSignals: inserted.signals,
-                                 inserted: inserted, changes: changes, candidates: candidates)
+        // 4. What is on top: the best inserted widget (the one shown stays while near-equal), else the rotation.
+        var top: InsertedWidget?
+        var topEffective = 0.0
+        for inserted in state.inserted {
+            let effective = inserted.widget == state.shown ? inserted.score * stickiness : inserted.score
+            if top == nil || effective > topEffective { top = inserted; topEffective = effective }
         }
-        let top = state.rotation ?? stack.widgets[0]
-        let topCandidate = candidates.first { $0.widget == top && $0.inStack }
-        let topScore = topCandidate?.score ?? 0
-        let reason: TopReason = settings.smartRotate && topScore * stickiness >= configuration.rotationFloor ? .rotated : .resting
-        return StackDecision(date: t, top: top, reason: reason, topScore: topScore, topSignals: topCandidate?.signals ?? RelevanceSignals(),
-                             inserted: nil, changes: changes, candidates: candidates)
+        if let top {
+            state.shown = top.widget
+            return StackDecision(date: t, top: top.widget, reason: .inserted, topScore: top.score, topSignals: top.signals,
+                                 inserted: state.inserted, changes: changes, candidates: candidates)
+        }
+        let resting = state.rotation ?? stack.widgets[0]
+        state.shown = resting
+        let restingCandidate = candidates.first { $0.widget == resting && $0.inStack }
+        let restingScore = restingCandidate?.score ?? 0
+        let reason: TopReason = settings.smartRotate && restingScore * stickiness >= configuration.rotationFloor ? .rotated : .resting
+        return StackDecision(date: t, top: resting, reason: reason, topScore: restingScore, topSignals: restingCandidate?.signals ?? RelevanceSignals(),
+                             inserted: [], changes: changes, candidates: candidates)
     }
 
     // MARK: Scoring

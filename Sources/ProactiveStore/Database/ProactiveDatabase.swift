@@ -50,6 +50,8 @@ public struct ProactiveDatabase: Sendable {
         DonationSchema.v1,
         DonationSchema.v2UserSettings,
         DeclarationSchema.v3,
+        FocusSchema.v4Focus,
+        FocusSchema.v5IntentDefinitions,
     ]
 
     /// Whether opening may create a missing file.
