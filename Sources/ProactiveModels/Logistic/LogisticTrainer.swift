@@ -11,7 +11,7 @@ public struct LogisticConfiguration: Sendable, Hashable {
     /// Optional exponential down-weighting of old events (half-life in days from the newest event).
     public var halfLifeDays: Double?
     public var maxIterations: Int
-    /// Stop when max |∇F| / Σw falls below this.
+    /// Stop when max |∇F| / Σw falls below this (scikit-learn's `tol` for lbfgs, same default).
     public var gradientTolerance: Double
     /// `update(with:)` refits (warm-started) after this many new events...
     public var refitEvery: Int
@@ -19,7 +19,7 @@ public struct LogisticConfiguration: Sendable, Hashable {
     public var refitAfterDays: Double
 
     public init(encoder: EncoderConfiguration = EncoderConfiguration(), l2: Double = 1, halfLifeDays: Double? = nil,
-                maxIterations: Int = 200, gradientTolerance: Double = 1e-5, refitEvery: Int = 50, refitAfterDays: Double = 1) {
+                maxIterations: Int = 200, gradientTolerance: Double = 1e-4, refitEvery: Int = 50, refitAfterDays: Double = 1) {
         self.encoder = encoder
         self.l2 = l2
         self.halfLifeDays = halfLifeDays
