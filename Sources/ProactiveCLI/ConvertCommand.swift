@@ -24,14 +24,19 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The log to read (a SQLite file for android-usage and knowledgec; - for standard input with jsonl).")
     var file: String
 
+    @Option(help: ArgumentHelp(stringLiteral: LogFormat.help))
+    var format: LogFormat = .jsonl
+
     @OptionGroup var log: DeviceLogOptions
 
     @Option(name: [.short, .customLong("output")], help: "Where to write the JSON Lines (- for standard output).")
     var output: String
 
+    func validate() throws { try log.check(format: format, timeZoneForJSONLines: true) }
+
     func run() throws {
         let writer = try DonationLogWriter(path: output)
-        let summary = try log.read(path: file) { try writer.write($0) }
+        let summary = try log.read(path: file, format: format) { try writer.write($0) }
         try writer.close()
         summary.forEach(printError)
         printError("wrote \(writer.written) donation\(writer.written == 1 ? "" : "s") to \(output)")

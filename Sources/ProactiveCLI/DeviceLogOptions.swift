@@ -7,6 +7,8 @@ import ProactiveStore
 
 /// The donation-log formats `import` and `convert` read.
 enum LogFormat: String, CaseIterable, ExpressibleByArgument {
+    static let help = "The format of the files: \(allCases.map(\.rawValue).joined(separator: ", ")) (Android Digital Wellbeing app_usage, Apple knowledgeC.db)."
+
     /// Donation JSON Lines (FORMATS.md).
     case jsonl
     /// Android Digital Wellbeing `app_usage` SQLite database.
@@ -24,17 +26,15 @@ enum DedupRule: String, CaseIterable, ExpressibleByArgument {
 
 // MARK: - Shared options
 
-/// Options of the device-log readers, shared by `import` and `convert`.
+/// Options of the device-log readers, shared by `import` and `convert`
+/// (each command has its own `--format`).
 struct DeviceLogOptions: ParsableArguments {
-    @Option(help: "Input format: \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var format: LogFormat = .jsonl
-
     @Option(name: .customLong("timezone"), help: ArgumentHelp(
-        "IANA time zone the device lived in (e.g. America/New_York): each donation's offset is this zone's offset at its instant.",
+        "android-usage, knowledgec: IANA time zone the device lived in (e.g. America/New_York); each donation's offset is this zone's offset at its instant.",
         discussion: "Required for android-usage (its timestamps carry no offset); knowledgec defaults to each row's ZSECONDSFROMGMT."))
     var timeZoneName: String?
 
-    @Option(help: "The user the imported donations belong to.")
+    @Option(help: "android-usage, knowledgec: the user the donations belong to.")
     var user: String = Donation.defaultUser
 
     @Flag(help: "android-usage: keep launcher and System UI foreground events.")
@@ -49,9 +49,14 @@ struct DeviceLogOptions: ParsableArguments {
     @Option(help: "android-usage: add context unlocked=recent to launches within this many seconds after a keyguard unlock.")
     var unlockWindow: Double?
 
-    func validate() throws {
+    /// Checks the options against the format being read.
+    /// - Parameter timeZoneForJSONLines: whether `--timezone` may rewrite JSON Lines offsets.
+    func check(format: LogFormat, timeZoneForJSONLines: Bool) throws {
         if format == .androidUsage, timeZoneName == nil {
             throw ValidationError("--format android-usage needs --timezone (its timestamps carry no offset), e.g. --timezone America/New_York")
+        }
+        if format == .jsonl, timeZoneName != nil, !timeZoneForJSONLines {
+            throw ValidationError("--timezone applies to android-usage and knowledgec; for JSON Lines use --user-timezone USER=ZONE")
         }
         _ = try timeZone()
         guard dedupWindow >= 0, dedupWindow.isFinite else { throw ValidationError("--dedup-window must be >= 0 minutes") }
@@ -69,21 +74,29 @@ struct DeviceLogOptions: ParsableArguments {
         }
     }
 
-    // MARK: Reading
+    /// The android-usage reader's options. - Precondition: `check` passed for android-usage.
+    func androidOptions() throws -> AndroidUsageOptions {
+        AndroidUsageOptions(user: user, timeZone: try timeZone()!, keepLauncher: keepLauncher,
+                            deduplication: deduplication, unlockWindow: unlockWindow)
+    }
 
-    /// Streams `path` in the chosen format to `emit` and returns the summary
-    /// lines. Malformed JSONL lines are named `FILE:LINE: field: reason`.
-    func read(path: String, emit: (Donation) throws -> Void) throws -> [String] {
-        let zone = try timeZone()
+    func knowledgeCOptions() throws -> KnowledgeCOptions {
+        KnowledgeCOptions(user: user, timeZone: try timeZone())
+    }
+
+    // MARK: Reading without a store
+
+    /// Streams `path` in `format` to `emit` and returns the summary lines.
+    /// Malformed JSONL lines are named `FILE:LINE: field: reason`; `--timezone`
+    /// rewrites JSONL offsets to the zone's.
+    func read(path: String, format: LogFormat, emit: (Donation) throws -> Void) throws -> [String] {
         switch format {
         case .androidUsage:
-            let options = AndroidUsageOptions(user: user, timeZone: zone!, keepLauncher: keepLauncher,
-                                              deduplication: deduplication, unlockWindow: unlockWindow)
-            return try AndroidUsageReader.read(path: path, options: options, emit: emit).lines(source: path)
+            return try AndroidUsageReader.read(path: path, options: androidOptions(), emit: emit).lines(source: path)
         case .knowledgec:
-            let options = KnowledgeCOptions(user: user, timeZone: zone)
-            return try KnowledgeCReader.read(path: path, options: options, emit: emit).lines(source: path)
+            return try KnowledgeCReader.read(path: path, options: knowledgeCOptions(), emit: emit).lines(source: path)
         case .jsonl:
+            let zone = try timeZone()
             var kept = 0
             var bad: [String] = []
             var badCount = 0
@@ -110,6 +123,4 @@ struct DeviceLogOptions: ParsableArguments {
 }
 
 /// Writes lines to standard error (summaries and progress, never data).
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}
+func printError(_ text: String) { ImportProgressPrinter.writeError(text + "\n") }

@@ -39,7 +39,7 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Flag(help: "Learn from each test donation after ranking it (prequential).")
     var online = false
 
-    @Option(help: "The model to evaluate (default: \(ModelRegistry.builtIn.defaultName)).")
+    @Option(help: "The model to evaluate (default: \(ModelRegistry.builtIn.defaultName); `default` names it too).")
     var model: String?
 
     @Flag(help: "Evaluate every baseline and the default model; print one table.")
@@ -140,7 +140,7 @@ final class ProgressPrinter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if terminal {
-            FileHandle.standardError.write(Data(("\r" + line).utf8))
+            ImportProgressPrinter.writeError("\r" + line)
         } else {
             let quarter = progress.eventsTotal == 0 ? 4 : progress.eventsDone * 4 / progress.eventsTotal
             guard quarter > lastQuarter else { return }
@@ -150,6 +150,6 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     func finish() {
-        if enabled, terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if enabled, terminal { ImportProgressPrinter.writeError("\n") }
     }
 }

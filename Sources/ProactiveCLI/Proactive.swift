@@ -5,6 +5,9 @@ struct Proactive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proactive",
         abstract: "Learn from app donations and suggest what the user wants now.",
-        subcommands: [ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self]
+        subcommands: [ImportCommand.self, ExportCommand.self, DonateCommand.self, DeleteCommand.self, StatsCommand.self,
+                      ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self,
+                      SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
+                      FocusCommand.self, NotifyCommand.self, MigrateCommand.self]
     )
 }

@@ -21,6 +21,24 @@ public struct TargetTally: Sendable, Hashable {
     public func share(of target: TargetKey) -> Double { total > 0 ? self[target] / total : 0 }
 }
 
+// MARK: - Fitting by replay
+
+/// A trainer whose model learns only by counting: fitting is replaying the
+/// training events, in order, through `update(with:)`, so an online model
+/// equals one refitted on the longer history.
+public protocol ReplayTrainer: ModelTrainer {
+    /// The model before it has seen anything.
+    func makeModel() -> Model
+}
+
+extension ReplayTrainer {
+    public func fit(_ training: TrainingSet) throws -> Model {
+        var model = makeModel()
+        for event in training.events { model.update(with: event) }
+        return model
+    }
+}
+
 // MARK: - Turning scores into a ranking
 
 /// Shared output step of every baseline: scores become probabilities, ranked.

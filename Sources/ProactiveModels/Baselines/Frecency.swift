@@ -8,18 +8,16 @@ import ProactiveCore
 ///
 /// Kept incrementally: each target stores its score as of its last use, and
 /// is decayed to the query time when scored (O(1) per update).
-public struct FrecencyTrainer: ModelTrainer {
+public struct FrecencyTrainer: ReplayTrainer {
     public let name = FrecencyModel.modelName
     /// Seconds for a use to lose half its weight.
     public var halfLife: TimeInterval
 
     public init(halfLife: TimeInterval = 30 * 86_400) { self.halfLife = halfLife }
 
-    public func fit(_ training: TrainingSet) throws -> FrecencyModel {
-        var model = FrecencyModel(halfLife: halfLife)
-        for event in training.events { model.update(with: event) }
-        return model
-    }
+    public typealias Model = FrecencyModel
+
+    public func makeModel() -> FrecencyModel { FrecencyModel(halfLife: halfLife) }
 }
 
 /// The fitted frecency baseline.

@@ -9,7 +9,7 @@ import ProactiveCore
 ///
 /// Hours are read on the event's and the moment's own offsets (`LocalClock`
 /// with no zone), or in `timeZone` when one is configured.
-public struct HourOfDayTrainer: ModelTrainer {
+public struct HourOfDayTrainer: ReplayTrainer {
     public let name = HourOfDayModel.modelName
     public var backoffStrength: Double
     public var clock: LocalClock
@@ -19,11 +19,9 @@ public struct HourOfDayTrainer: ModelTrainer {
         self.clock = clock
     }
 
-    public func fit(_ training: TrainingSet) throws -> HourOfDayModel {
-        var model = HourOfDayModel(backoffStrength: backoffStrength, clock: clock)
-        for event in training.events { model.update(with: event) }
-        return model
-    }
+    public typealias Model = HourOfDayModel
+
+    public func makeModel() -> HourOfDayModel { HourOfDayModel(backoffStrength: backoffStrength, clock: clock) }
 }
 
 /// The fitted hour-of-day baseline.

@@ -10,18 +10,16 @@ import ProactiveCore
 /// The previous target is the moment's last recent event, or, without one,
 /// the last event the model learned. With no previous target (or one never
 /// followed by anything) the model is the frequency baseline.
-public struct MarkovTrainer: ModelTrainer {
+public struct MarkovTrainer: ReplayTrainer {
     public let name = MarkovModel.modelName
     /// Pseudo-count pulling transitions toward the overall frequency.
     public var backoffStrength: Double
 
     public init(backoffStrength: Double = 1) { self.backoffStrength = backoffStrength }
 
-    public func fit(_ training: TrainingSet) throws -> MarkovModel {
-        var model = MarkovModel(backoffStrength: backoffStrength)
-        for event in training.events { model.update(with: event) }
-        return model
-    }
+    public typealias Model = MarkovModel
+
+    public func makeModel() -> MarkovModel { MarkovModel(backoffStrength: backoffStrength) }
 }
 
 /// The fitted first-order Markov baseline.

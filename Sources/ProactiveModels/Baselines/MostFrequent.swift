@@ -5,15 +5,13 @@ import ProactiveCore
 
 /// Ranks targets by how often they happened: P(t) = weight(t) / total weight.
 /// Context and time are ignored. Name: `mfu`.
-public struct MostFrequentTrainer: ModelTrainer {
+public struct MostFrequentTrainer: ReplayTrainer {
     public let name = MostFrequentModel.modelName
     public init() {}
 
-    public func fit(_ training: TrainingSet) throws -> MostFrequentModel {
-        var model = MostFrequentModel()
-        for event in training.events { model.update(with: event) }
-        return model
-    }
+    public typealias Model = MostFrequentModel
+
+    public func makeModel() -> MostFrequentModel { MostFrequentModel() }
 }
 
 /// The fitted most-frequently-used baseline.

@@ -10,15 +10,13 @@ import ProactiveCore
 /// 1 / (k + 1), normalised (a harmonic, Zipf-like distribution), so the model
 /// has a log-loss. The moment's recent events count as uses too: they are
 /// what the user just did.
-public struct MostRecentTrainer: ModelTrainer {
+public struct MostRecentTrainer: ReplayTrainer {
     public let name = MostRecentModel.modelName
     public init() {}
 
-    public func fit(_ training: TrainingSet) throws -> MostRecentModel {
-        var model = MostRecentModel()
-        for event in training.events { model.update(with: event) }
-        return model
-    }
+    public typealias Model = MostRecentModel
+
+    public func makeModel() -> MostRecentModel { MostRecentModel() }
 }
 
 /// The fitted most-recently-used baseline.

@@ -63,11 +63,18 @@ public struct ModelRegistry: Sendable {
         ModelEntry(BlendTrainer(), summary: "default: profile, logistic, recency and transitions blended with per-user fitted weights"),
     ], defaultName: "blend")
 
+    /// Registered names (without the `default` alias).
     public var names: [String] { entries.map(\.name) }
     public var baselines: [ModelEntry] { entries.filter(\.isBaseline) }
     public var defaultEntry: ModelEntry { entry(named: defaultName)! }
 
-    public func entry(named name: String) -> ModelEntry? { entries.first { $0.name == name } }
+    /// The alias that always names the default model.
+    public static let defaultAlias = "default"
+
+    /// The entry called `name`; `default` names the default model.
+    public func entry(named name: String) -> ModelEntry? {
+        entries.first { $0.name == (name == Self.defaultAlias ? defaultName : name) }
+    }
 
     /// What `--compare` runs: every baseline, then the default model if it is not one of them.
     public var comparison: [ModelEntry] {
