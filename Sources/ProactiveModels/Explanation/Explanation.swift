@@ -63,26 +63,31 @@ extension ProfileModel: ExplainableModel {
         let layout = layout
         func groupScale(_ group: ProfileGroup) -> Double { scale * (groupScales[group] ?? 1) }
         var reasons: [Reason] = []
-        // Time of day: the whole group's lift, described by the target's strongest slice near now.
-        let timeLift = (0 ..< width).filter { group(ofColumn: $0) == .timeOfDay }.reduce(0.0) { $0 + lifts[$1] }
-        if let kernel = layout.time.max(by: { lifts[$0] < lifts[$1] }) {
-            reasons.append(Reason(kind: .timeOfDay, text: "usually \(encoder.timeWindowLabel(kernel: kernel - layout.time.lowerBound))",
-                                  weight: timeLift * groupScale(.timeOfDay)))
+        /// A reason only when the evidence favours the target and its weight in the model is positive.
+        func add(_ kind: Reason.Kind, _ text: String, lift: Double, group: ProfileGroup) {
+            let scaled = lift * groupScale(group)
+            if lift > 0, scaled > 0 { reasons.append(Reason(kind: kind, text: text, weight: scaled)) }
         }
-        let dayLift = (0 ..< width).filter { group(ofColumn: $0) == .day }.reduce(0.0) { $0 + lifts[$1] }
+        func groupLift(_ group: ProfileGroup) -> Double {
+            (0 ..< width).filter { self.group(ofColumn: $0) == group }.reduce(0.0) { $0 + lifts[$1] }
+        }
+        // Time of day, described by the slice near the moment that favours the target most.
+        let x = scoringVector(for: moment)
+        let strongest = layout.time.map { x[$0] }.max() ?? 0
+        if let kernel = layout.time.filter({ x[$0] >= 0.5 * strongest }).max(by: { lifts[$0] < lifts[$1] }) {
+            add(.timeOfDay, "usually \(encoder.timeWindowLabel(kernel: kernel - layout.time.lowerBound))",
+                lift: groupLift(.timeOfDay), group: .timeOfDay)
+        }
         let reading = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
-        reasons.append(Reason(kind: .day, text: reading.isWeekend ? "on weekends" : "on weekdays", weight: dayLift * groupScale(.day)))
+        add(.day, reading.isWeekend ? "on weekends" : "on weekdays", lift: groupLift(.day), group: .day)
         for column in space.columns(for: moment.context) {
-            let lift = lifts[layout.column(of: column)]
-            reasons.append(Reason(kind: .context, text: "when \(space.contextValue(at: column))", weight: lift * groupScale(.context)))
+            add(.context, "when \(space.contextValue(at: column))", lift: lifts[layout.column(of: column)], group: .context)
         }
-        let previousLift = (0 ..< width).filter { group(ofColumn: $0) == .previous }.reduce(0.0) { $0 + lifts[$1] }
         if let previous = MomentEncoder.previous(of: moment, in: space) ?? latestEvent(atOrBefore: moment.date),
            lifts[layout.column(previous: previous.target)] > 0 {
-            reasons.append(Reason(kind: .previous, text: "after \(describe(space.target(at: previous.target)))",
-                                  weight: previousLift * groupScale(.previous)))
+            add(.previous, "after \(describe(space.target(at: previous.target)))", lift: groupLift(.previous), group: .previous)
         }
-        reasons.append(Reason(kind: .frequency, text: "used often", weight: lifts[layout.bias] * groupScale(.prior)))
+        add(.frequency, "used often", lift: lifts[layout.bias], group: .prior)
         return reasons
     }
 }
