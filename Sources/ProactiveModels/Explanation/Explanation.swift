@@ -83,7 +83,7 @@ extension ProfileModel: ExplainableModel {
         for column in space.columns(for: moment.context) {
             add(.context, "when \(space.contextValue(at: column))", lift: lifts[layout.column(of: column)], group: .context)
         }
-        if let previous = MomentEncoder.previous(of: moment, in: space) ?? latestEvent(atOrBefore: moment.date),
+        if let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date),
            lifts[layout.column(previous: previous.target)] > 0 {
             add(.previous, "after \(describe(space.target(at: previous.target)))", lift: groupLift(.previous), group: .previous)
         }
@@ -125,6 +125,7 @@ extension BlendModel: ExplainableModel {
         let rankFeatures: [BlendFeature] = [.rank0, .rank1, .rank2, .rank3, .rank4, .rank5, .rank6, .rank7, .rankOlder,
                                             .backToPrevious, .logAge, .repeat1m, .repeat5m, .repeat30m, .repeat2h, .repeat8h, .repeatLater]
         reasons.append(Reason(kind: .recency, text: "used recently", weight: rankFeatures.reduce(0.0) { $0 + lift($1) }))
+        reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay)))
         reasons.append(Reason(kind: .frequency, text: "used a lot lately", weight: lift(.frecencyShort) + lift(.frecencyLong)))
         var merged: [Reason] = []
         for reason in reasons {

@@ -77,10 +77,7 @@ public struct LogisticTrainer: ModelTrainer {
     public func fit(_ training: TrainingSet, warmStart: LogisticModel?) throws -> LogisticModel {
         try configuration.validate()
         let space = FeatureSpace(events: training.events)
-        let logged = training.events.map { event in
-            LoggedEvent(target: space.index(of: event.target)!, time: event.date.timeIntervalSince1970,
-                        utcOffset: event.utcOffset, context: space.columns(for: event.context), weight: event.weight)
-        }
+        let logged = training.events.map { space.loggedEvent(for: $0)! }
         var model = LogisticModel(configuration: configuration, space: space, log: EventLog(events: logged, space: space))
         if let warmStart { model.weights = warmStart.weights(mappedInto: space) }
         model.refit()
