@@ -52,6 +52,7 @@ public struct ProactiveDatabase: Sendable {
         DeclarationSchema.v3,
         FocusSchema.v4Focus,
         FocusSchema.v5IntentDefinitions,
+        ModelSchema.v6Models,
     ]
 
     /// Whether opening may create a missing file.
