@@ -84,6 +84,69 @@ def us(value):
     return f"{value:.3g} µs"
 
 
+STRUCTURE = [
+    "- **suggest** = `ProfileModel.scores(at:)` then `SuggestionRanker.suggest`. Scoring builds the moment "
+    "vector x' (bias, 24 time kernels, weekday, weekend, context values, one previous-target column per "
+    "target plus \"none\", then group and context-key denominators), multiplies the targets x width "
+    "log-profile matrix by its non-zero entries only (about 40 per row whatever the number of targets), "
+    "takes a softmax over every target and sorts every target, because `FittedModel.scores(at:)` promises "
+    "a complete ranked list. The ranker then walks that list; while a declared target with an active "
+    "relevance window has not been met it cannot stop early, so with active windows it scans the whole "
+    "list, looking each entry up among the declared targets (by key length, then by string comparison).",
+    "- **the raw sgemv** reads a dense Float32 matrix of the same targets x width shape. The previous-target "
+    "block makes width grow with the number of targets, so that matrix is quadratic in targets ({largest}); the engine reads about 40 entries per row of its Float64 matrix, which is why "
+    "suggest / sgemv falls below 1 at 10,000 targets. The engine still pays one scattered read per row "
+    "(rows are width x 8 bytes apart) and an O(targets log targets) sort. Fixes that would change the model "
+    "layout or the model contract (owned by the models and ranking work): keep the previous-target block "
+    "transposed (row p = the effect of previous target p on every target) next to a dense targets x ~50 "
+    "matrix, so scoring is one small gemv plus one contiguous row; hand the ranker an unsorted score vector "
+    "plus a top-k selection; index declared targets by key instead of scanning.",
+    "- **incremental update** (`ProfileModel.update(with:)`) inserts the event into the log and refreshes "
+    "the logarithms of the touched entries of one row; once per UTC day of event time it rebuilds the whole "
+    "log-profile matrix (the decay reference moves), which is what the update p99 shows. The default "
+    "model's update also scores the event (a row for its blend weights) and, on schedule, refits its "
+    "weights and its logistic component.",
+    "- **logistic training** runs L-BFGS on the mean-scaled objective; each evaluation is two single-precision "
+    "`sgemm` (events x columns x targets) plus a softmax over every row; the peer runs scipy's L-BFGS-B on "
+    "float64 products of the same sizes.",
+    "- **ingest** streams lines, decodes each with `DonationLineCodec` and inserts batches of 5,000 in one "
+    "transaction each; every row also updates the `(user, date_ms)` and `(app, group_id)` indexes. A "
+    "simulated log is in date order across users, so those index inserts land all over the B-trees, and "
+    "SQLite's page cache is its default (about 2 MB): the larger the file, the more of each insert misses "
+    "the cache, while memory stays flat.",
+]
+
+
+def with_share_of_suggest(text):
+    """Appends to each perf line its share of `SuggestScenario.suggest`'s samples (children)."""
+    lines = text.splitlines()
+    total = next((float(line.split("%")[0]) for line in lines if "SuggestScenario.suggest" in line), None)
+    if not total:
+        return text
+    shown = []
+    for line in lines:
+        try:
+            children = float(line.split("%")[0])
+        except ValueError:
+            shown.append(line)
+            continue
+        note = f"   ({children / total * 100:.0f}% of suggest)" if children <= total else ""
+        shown.append(line + note)
+    return "\n".join(shown)
+
+
+def over(actual, limit):
+    """How far `actual` is above `limit`: a percentage below 2x, a factor above."""
+    factor = actual / limit
+    return f"{(factor - 1) * 100:.0f}% over" if factor < 2 else f"{factor:.1f}x over"
+
+
+def short(actual, wanted):
+    """How far a speed-up `actual` falls short of `wanted`."""
+    factor = wanted / actual
+    return f"{(factor - 1) * 100:.0f}% short" if factor < 2 else f"{factor:.1f}x short"
+
+
 class Report:
     def __init__(self, out):
         self.out = out
@@ -118,7 +181,7 @@ class Report:
             self.emit()
         self.emit("## Machine")
         self.emit()
-        self.emit(f"- CPU: {m.get('cpu', '?')}, {m.get('nproc', '?')} cores (`nproc`), {m.get('memory', '?')} memory")
+        self.emit(f"- CPU: {m.get('cpu', '?')}, {m.get('nproc', '?')} cores, {m.get('memory', '?')} memory")
         self.emit(f"- OS: {m.get('kernel', '?')}; {m.get('swift', '?')}")
         self.emit(f"- Engine BLAS: {self.engine.get('blas', 'n/a')}")
         if self.peer:
@@ -139,45 +202,44 @@ class Report:
         s1k, g1k = self.wall("suggest 1000 targets", 50), self.wall("sgemv 1000 targets", 50)
         if s1k and g1k:
             rows.append(("suggest, 1,000 targets: p50 within 2x of raw sgemv", f"{us(s1k)} vs {us(g1k)} = {s1k / g1k:.2f}x",
-                         s1k / g1k <= 2, f"{s1k / g1k / 2:.1f}x over"))
+                         s1k / g1k <= 2, over(s1k / g1k, 2)))
         p99 = self.wall("suggest 1000 targets", 99)
         if p99:
-            rows.append(("suggest, 1,000 targets: p99 < 100 µs", us(p99), p99 < 100, f"{p99 / 100:.1f}x over"))
+            rows.append(("suggest, 1,000 targets: p99 < 100 µs", us(p99), p99 < 100, over(p99, 100)))
         p99 = self.wall("suggest 10000 targets", 99)
         if p99:
-            rows.append(("suggest, 10,000 targets: p99 < 1 ms", us(p99), p99 < 1000, f"{p99 / 1000:.1f}x over"))
+            rows.append(("suggest, 10,000 targets: p99 < 1 ms", us(p99), p99 < 1000, over(p99, 1000)))
         shape = next((s for s in self.engine.get("shapes", []) if s["targets"] == 1000), None)
         scoring = next((s for s in self.peer.get("scoring", []) if s["targets"] == 1000), None)
         if shape and scoring:
             speedup = scoring["predict_proba_p50_us"] / shape["suggest_p50_us"]
             rows.append(("≥ 10x faster than scikit-learn predict_proba, 1,000 targets (p50)",
                          f"{us(shape['suggest_p50_us'])} vs {us(scoring['predict_proba_p50_us'])} = {speedup:.2f}x faster",
-                         speedup >= 10, f"{10 / speedup:.1f}x short"))
+                         speedup >= 10, short(speedup, 10)))
             speedup = scoring["numpy_p50_us"] / shape["suggest_p50_us"]
             rows.append(("≥ 3x faster than numpy W @ x + top 4, 1,000 targets (p50)",
                          f"{us(shape['suggest_p50_us'])} vs {us(scoring['numpy_p50_us'])} = {speedup:.2f}x faster",
-                         speedup >= 3, f"{3 / speedup:.1f}x short"))
+                         speedup >= 3, short(speedup, 3)))
         training = self.peer.get("training")
         if training:
             speedup = training["sklearn_seconds"] / training["engine_seconds"]
             loss_ok = training["engine_log_loss"] <= training["sklearn_log_loss"] * 1.001
             rows.append(("logistic training ≥ 2x faster than scikit-learn lbfgs",
                          f"{training['engine_seconds']:.3g} s vs {training['sklearn_seconds']:.3g} s = {speedup:.2f}x faster",
-                         speedup >= 2, f"{2 / speedup:.1f}x short"))
+                         speedup >= 2, short(speedup, 2)))
             rows.append(("... at equal (within 0.1%) or better log-loss",
                          f"{training['engine_log_loss']:.5f} vs {training['sklearn_log_loss']:.5f}", loss_ok,
                          f"{(training['engine_log_loss'] / training['sklearn_log_loss'] - 1) * 100:.2f}% worse"))
         p50 = self.wall("update profile 1000 targets", 50)
         if p50:
-            rows.append(("incremental update, 1,000 targets: p50 < 20 µs", us(p50), p50 < 20, f"{p50 / 20:.1f}x over"))
+            rows.append(("incremental update, 1,000 targets: p50 < 20 µs", us(p50), p50 < 20, over(p50, 20)))
         ingest = self.ingest.get("1000000")
         if ingest:
             rate = ingest["donations"] / ingest["seconds"]
             rows.append(("JSONL ingest ≥ 100,000 donations/s (release CLI, 1,000,000 donations)", f"{rate:,.0f} /s",
-                         rate >= 100_000, f"{100_000 / rate:.1f}x short"))
+                         rate >= 100_000, short(rate, 100_000)))
             peak = ingest["max_rss_kb"] / 1024
-            rows.append(("ingest peak memory < 150 MB for 1,000,000 donations", f"{peak:.0f} MB", peak < 150,
-                         f"{peak / 150:.1f}x over"))
+            rows.append(("ingest peak memory < 150 MB for 1,000,000 donations", f"{peak:.0f} MB", peak < 150, over(peak, 150)))
         self.emit("## Targets")
         self.emit()
         self.emit("| target | measured | verdict |")
@@ -207,7 +269,7 @@ class Report:
         derived = []
         wall = self.wall("train default model 1000 users 1000 donations", 50)
         if wall:
-            derived.append(f"- Default model fitting: 1,000 users in {us(wall)} on {self.machine.get('nproc')} cores = "
+            derived.append(f"- Default model fitting: 1,000 users in {us(wall)} on {self.machine.get('nproc', '?')} cores = "
                            f"**{1000 / (wall / 1e6):.1f} users/s**.")
         wall = self.wall("ingest jsonl 100000 donations", 50)
         if wall:
@@ -247,7 +309,7 @@ class Report:
         self.emit("| comparison | engine | peer | engine/peer | target |")
         self.emit("| --- | ---: | ---: | ---: | --- |")
         for row in self.peer["ratios"]:
-            target = "" if row["target"] is None else f"≤ {row['target']:.3g}"
+            target = "" if row["target"] is None else f"≤ {row['target']:.4g}"
             unit = row["unit"]
             self.emit(f"| {row['name']} | {fmt(row['engine'], ' ' + unit if unit else '', 4)} | "
                       f"{fmt(row['peer'], ' ' + unit if unit else '', 4)} | {row['ratio']:.3f} | {target} |")
@@ -274,11 +336,25 @@ class Report:
             with open(path) as handle:
                 text = handle.read().rstrip()
             title = os.path.basename(path)[len("profile-"):-len(".txt")]
+            if title.endswith("-perf"):
+                text = with_share_of_suggest(text)
             self.emit(f"### {title}")
             self.emit()
             self.emit("```")
             self.emit(text)
             self.emit("```")
+            self.emit()
+
+    def structure(self):
+        """What the code does on the measured paths: fixed facts about the engine, no measurements."""
+        self.emit("## What the hot paths do (read with the profiles above)")
+        self.emit()
+        shapes = self.engine.get("shapes") or [{"targets": 0, "columns": 0}]
+        big = max(shapes, key=lambda shape: shape["targets"])
+        largest = (f"{big['targets']:,} x {big['columns']:,} = {big['targets'] * big['columns'] * 4 / 1_048_576:,.0f} MB "
+                   f"of Float32 at {big['targets']:,} targets")
+        for paragraph in STRUCTURE:
+            self.emit(paragraph.replace("{largest}", largest))
             self.emit()
 
     def render(self):
@@ -288,6 +364,7 @@ class Report:
         self.ingest_table()
         self.peer_table()
         self.profiles()
+        self.structure()
         return "\n".join(self.lines) + "\n"
 
 

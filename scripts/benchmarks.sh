@@ -98,7 +98,7 @@ if runs profiles && command -v valgrind >/dev/null; then
     set +o pipefail   # `head` closes the pipes early
     echo "Engine functions, inclusive (share of all instructions collected):"
     callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | swift demangle --simplified \
-      | grep -E '/Sources/(Proactive|LinearAlgebra)' | grep -v -e '<compiler-generated>' -e '=>' | head -16 \
+      | grep -E '^ *[0-9,]+ \(.*/Sources/(Proactive|LinearAlgebra)' | grep -v -e '<compiler-generated>' -e '=>' | head -16 \
       | sed -E 's| \[/[^]]*\]$||; s|/[^ ]*/Sources/|Sources/|' | cut -c1-170
     echo
     echo "All functions, exclusive:"
@@ -118,24 +118,26 @@ if runs profiles && command -v valgrind >/dev/null; then
       "$bin/engine-peer" "$out/profile" --iterations 3000 --targets 10000 --skip-training >/dev/null 2>&1
     { set +o pipefail
       echo "Samples inclusive of callees (children), share of the whole run (scenario building included):"
-      perf report -i "$out/perf.suggest" --children --sort symbol -g none --stdio 2>/dev/null \
-        | grep -E 'SuggestScenario.suggest|ProfileModel\.(scores|logScores|scoringVector)|Softmax\.|SuggestionRanker\.(rank|suggest)|swift_retain|_stableSort' \
-        | swift demangle --simplified | sed -E 's/ +$//' | head -14; } > "$out/profile-suggest-10000-targets-perf.txt"
+      echo "   children     self  symbol"
+      perf report -i "$out/perf.suggest" --children --sort symbol -g none --stdio 2>/dev/null | swift demangle --simplified \
+        | grep -E '\] (SuggestScenario\.suggest|ProfileModel\.(scores|logScores)|(specialized )?static Softmax\.|(specialized )?SuggestionRanker\.(rank|suggest)|swift_retain$|RawGemv\.run)' \
+        | sed -E 's/[ -]+$//' | head -14; } > "$out/profile-suggest-10000-targets-perf.txt"
   fi
 fi
 
 # MARK: 5. Report
 load_end="$(cut -d' ' -f1 /proc/loadavg)"
-python3 - "$out/machine.json" "$load_start" "$load_end" <<'EOF'
+# The machine and its load are those of the run that measured the suite.
+runs suite || [ ! -f "$out/machine.json" ] && python3 - "$out/machine.json" "$load_start" "$load_end" <<'EOF'
 import json, os, platform, subprocess, sys, datetime
 path, load_start, load_end = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown")
 memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
-nproc = os.cpu_count()
+nproc = os.cpu_count()   # GNU nproc would honour OMP_NUM_THREADS=1
 swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
 json.dump({
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    "cpu": cpu, "nproc": int(subprocess.run(["nproc"], capture_output=True, text=True).stdout), "memory": f"{int(memory) / 1048576:.0f} GiB",
+    "cpu": cpu, "nproc": nproc, "memory": f"{int(memory) / 1048576:.0f} GiB",
     "kernel": f"{platform.system()} {platform.release()}", "swift": swift,
     "load_start": load_start, "load_end": load_end,
     "noisy": max(load_start, load_end) > 0.5 * nproc or bool(os.environ.get("BENCH_NOTE")),
