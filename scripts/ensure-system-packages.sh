@@ -2,7 +2,7 @@
 # Installs the C libraries Proactive links (OpenBLAS with CBLAS, LAPACKE) when
 # they are missing. Debian/Ubuntu; needs root or sudo only when installing.
 set -euo pipefail
-packages=(libopenblas-dev liblapacke-dev pkg-config)
+packages=(libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

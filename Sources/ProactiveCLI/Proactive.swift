@@ -5,6 +5,7 @@ struct Proactive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proactive",
         abstract: "Learn from app donations and suggest what the user wants now.",
-        subcommands: []
+        subcommands: [ImportCommand.self, ExportCommand.self, DonateCommand.self, DeleteCommand.self, StatsCommand.self,
+                      ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self]
     )
 }

@@ -87,6 +87,13 @@ public protocol FittedModel: Sendable {
     func scores(at moment: Moment) -> [ScoredTarget]
     /// Learns from one more event (online / prequential use).
     mutating func update(with event: Event)
+    /// `scores(at:)` for many moments at once (models may batch the work, e.g. one gemm);
+    /// agrees with scoring each moment alone up to rounding.
+    func scores(at moments: [Moment]) -> [[ScoredTarget]]
+}
+
+extension FittedModel {
+    public func scores(at moments: [Moment]) -> [[ScoredTarget]] { moments.map { scores(at: $0) } }
 }
 
 /// Hyperparameters plus the fitting procedure of one kind of model.

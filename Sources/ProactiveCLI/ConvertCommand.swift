@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveStore
+
+// MARK: - proactive convert
+
+/// Converts a device log (or a donation log) into canonical donation JSON Lines.
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert a device log into donation JSON Lines (for evaluation and sharing).",
+        discussion: """
+            Reads FILE in --format (android-usage, knowledgec or jsonl) exactly as `import` does and \
+            writes one canonical donation per line. A summary of what was kept, dropped and why goes \
+            to standard error.
+
+            Example:
+              proactive convert --format android-usage datasets/device-logs/app_usage \\
+                  --timezone America/New_York -o android.jsonl
+            """
+    )
+
+    @Argument(help: "The log to read (a SQLite file for android-usage and knowledgec; - for standard input with jsonl).")
+    var file: String
+
+    @Option(help: ArgumentHelp(stringLiteral: LogFormat.help))
+    var format: LogFormat = .jsonl
+
+    @OptionGroup var log: DeviceLogOptions
+
+    @Option(name: [.short, .customLong("output")], help: "Where to write the JSON Lines (- for standard output).")
+    var output: String
+
+    func validate() throws { try log.check(format: format, timeZoneForJSONLines: true) }
+
+    func run() throws {
+        let writer = try DonationLogWriter(path: output)
+        let summary = try log.read(path: file, format: format) { try writer.write($0) }
+        try writer.close()
+        summary.forEach(printError)
+        printError("wrote \(writer.written) donation\(writer.written == 1 ? "" : "s") to \(output)")
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveStore
+
+// MARK: - proactive donate
+
+struct DonateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "donate",
+        abstract: "Store one donation given by flags.",
+        discussion: """
+            Parameter values (--param NAME=VALUE):
+              - a JSON number, boolean or string is that value: shots=2, iced=true, zip='"95014"';
+              - @ID or @ID:DISPLAY is an entity: location=@cupertino:Cupertino;
+              - a JSON object {"id":...,"display":...} is an entity too;
+              - anything else is a string: item=latte.
+            Context values (--context KEY=VALUE) are always strings. The date defaults to now, \
+            written in this machine's UTC offset. Prints the stored donation as a JSON line.
+
+            Example:
+              proactive donate --app com.example.coffee --intent OrderCoffeeIntent \\
+                --param item=latte --param size=large --param shots=2 \\
+                --context focus=work --date 2026-11-20T07:15:00-08:00 --identifier order-1
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The donating app's bundle identifier.")
+    var app: String
+
+    @Option(help: "The intent class name ('open' for a plain app launch).")
+    var intent: String
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("An intent parameter (repeatable).", valueName: "name=value"))
+    var parameters: [String] = []
+
+    @Option(name: .customLong("context"), help: ArgumentHelp("A context value such as focus=work (repeatable).", valueName: "key=value"))
+    var contextValues: [String] = []
+
+    @Option(help: ArgumentHelp("When it happened: \(DateArgument.help). Default: now.", valueName: "date"),
+            transform: DateArgument.transform)
+    var date: DateArgument?
+
+    @Option(help: "The donation's own identifier (for deletion by identifier).")
+    var identifier: String?
+
+    @Option(help: "Group identifier (for deletion by group).")
+    var group: String?
+
+    @Option(help: "Whose history it is.")
+    var user: String = Donation.defaultUser
+
+    @Option(help: "How many identical donations this one stands for.")
+    var count: Int = 1
+
+    func validate() throws {
+        _ = try makeDonation(now: Date(timeIntervalSince1970: 0), offset: 0)
+    }
+
+    func run() throws {
+        let now = Date()
+        let donation = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
+        try storeOptions.openDonations().append(donation, duplicates: .fail)
+        print(DonationLineCodec.encode(donation))
+    }
+
+    // MARK: Building the donation
+
+    func makeDonation(now: Date, offset: Int) throws -> Donation {
+        var parameterValues: [String: ParameterValue] = [:]
+        for setting in parameters {
+            let (name, text) = try Self.split(setting, option: "--param")
+            guard parameterValues[name] == nil else { throw ValidationError("--param \(name) is given twice") }
+            parameterValues[name] = Self.parameterValue(text)
+        }
+        var context: [String: String] = [:]
+        for setting in contextValues {
+            let (key, value) = try Self.split(setting, option: "--context")
+            guard context[key] == nil else { throw ValidationError("--context \(key) is given twice") }
+            context[key] = value
+        }
+        for (option, value) in [("--app", app), ("--intent", intent), ("--user", user), ("--identifier", identifier ?? "x"), ("--group", group ?? "x")]
+        where value.isEmpty {
+            throw ValidationError("\(option) needs a non-empty value")
+        }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1, found \(count)") }
+        return Donation(user: user, app: app, intent: intent, parameters: parameterValues,
+                        date: date?.date ?? now, utcOffset: date == nil ? offset : date?.utcOffset,
+                        identifier: identifier, group: group, context: context, count: count)
+    }
+
+    private static func split(_ setting: String, option: String) throws -> (String, String) {
+        let parts = setting.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else {
+            throw ValidationError("\(option) wants NAME=VALUE, found \"\(setting)\"")
+        }
+        return (parts[0], parts[1])
+    }
+
+    /// Reads a parameter value by the rules in the discussion.
+    static func parameterValue(_ text: String) -> ParameterValue {
+        if text.hasPrefix("@"), text.count > 1 {
+            let body = text.dropFirst()
+            if let colon = body.firstIndex(of: ":") {
+                return .entity(id: String(body[..<colon]), display: String(body[body.index(after: colon)...]))
+            }
+            return .entity(id: String(body), display: nil)
+        }
+        if let json = try? JSONParser.parse(text), let value = try? ParameterValue(json: json) {
+            return value
+        }
+        return .string(text)
+    }
+}

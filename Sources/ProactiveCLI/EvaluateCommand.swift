@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveStore
+
+// MARK: - proactive evaluate
+
+/// Scores models on a train/test split exactly as FORMATS.md's evaluation contract says.
+struct EvaluateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Measure how well a model ranks each test donation's target (hit@1, hit@4, MRR, log-loss).",
+        discussion: """
+            Per-user models learn from --train, then each --test donation, in log order, is ranked at its \
+            own date and context using only what came before it (recent events include earlier test \
+            donations); the 1-based rank of its true target is recorded (0 = not ranked). With --online \
+            the model learns from each test donation after ranking it. Users are evaluated in parallel.
+
+            --compare runs every baseline and the default model on the same split and prints one table. \
+            --ranks-out writes one rank per test donation (with --compare: FILE for the default model and \
+            FILE with .MODEL before its extension for the others); --report writes JSON with events, \
+            hit@1, hit@4, mrr, ranks_file, log_loss, unranked, model and wall_seconds.
+
+            Models: \(ModelRegistry.builtIn.entries.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")).
+
+            Example:
+              proactive evaluate --train train.jsonl --test test.jsonl --online --compare \\
+                  --timezone America/New_York --report report.json --ranks-out ranks.txt
+            """
+    )
+
+    @Option(help: "Training log (JSON Lines).")
+    var train: String
+
+    @Option(help: "Test log (JSON Lines), walked in order.")
+    var test: String
+
+    @Flag(help: "Learn from each test donation after ranking it (prequential).")
+    var online = false
+
+    @Option(help: "The model to evaluate (default: \(ModelRegistry.builtIn.defaultName); `default` names it too).")
+    var model: String?
+
+    @Flag(help: "Evaluate every baseline and the default model; print one table.")
+    var compare = false
+
+    @Option(help: "Write one rank per test donation to this file.")
+    var ranksOut: String?
+
+    @Option(help: "Write a JSON report to this file.")
+    var report: String?
+
+    @Option(help: "Intent definitions (JSON) deciding which donations are the same target.")
+    var definitions: String?
+
+    @Option(name: .customLong("timezone"), help: "Read every donation's local time in this IANA zone (e.g. America/New_York).")
+    var timeZoneName: String?
+
+    @Flag(help: "No progress on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if compare, model != nil { throw ValidationError("--compare runs every model; leave out --model") }
+        if let model, ModelRegistry.builtIn.entry(named: model) == nil {
+            throw ValidationError("--model: unknown model \"\(model)\"; known: \(ModelRegistry.builtIn.names.joined(separator: ", "))")
+        }
+        _ = try parseTimeZone(timeZoneName)
+    }
+
+    func run() async throws {
+        let registry = ModelRegistry.builtIn
+        let entries = compare ? registry.comparison : [registry.entry(named: model ?? registry.defaultName)!]
+        let trainLog = try loadDonationLog(train)
+        let testLog = try loadDonationLog(test)
+        let resolver = TargetResolver(definitions: try loadDefinitions(definitions))
+        let options = EvaluationOptions(online: online, timeZone: try parseTimeZone(timeZoneName))
+        let clock = ContinuousClock()
+
+        var rows: [EvaluationReport] = []
+        for entry in entries {
+            let printer = ProgressPrinter(label: entry.name, enabled: !quiet)
+            let start = clock.now
+            let result = await Evaluation.run(train: trainLog, test: testLog, model: entry, resolver: resolver,
+                                              options: options, progress: { printer.show($0) })
+            let elapsed = clock.now - start
+            printer.finish()
+            var ranksFile: String?
+            if let ranksOut {
+                ranksFile = entry.name == registry.defaultName || !compare ? ranksOut : Self.path(ranksOut, insertingModel: entry.name)
+                try writeTextFile(RanksFile.format(result.ranks), to: ranksFile!)
+            }
+            for (user, reason) in result.fitFailures.sorted(by: { $0.key < $1.key }) {
+                printError("\(entry.name): user \(user): model could not be fitted (\(reason)); their test donations count as unranked")
+            }
+            rows.append(EvaluationReport(result: result, wallSeconds: Self.seconds(elapsed), ranksFile: ranksFile,
+                                         trainPath: train, testPath: test))
+        }
+
+        print(EvaluationReport.table(rows))
+        if let report {
+            let main = rows.first { $0.result.model == registry.defaultName } ?? rows[0]
+            try writeTextFile(main.json(comparison: compare ? rows : nil) + "\n", to: report)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+
+    /// `ranks.txt` + `mfu` -> `ranks.mfu.txt`.
+    static func path(_ path: String, insertingModel model: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let ext = url.pathExtension
+        guard !ext.isEmpty else { return path + "." + model }
+        return String(path.dropLast(ext.count + 1)) + "." + model + "." + ext
+    }
+}
+
+// MARK: - Progress
+
+/// Prints evaluation progress to standard error: rewritten in place on a
+/// terminal, every quarter otherwise.
+final class ProgressPrinter: @unchecked Sendable {
+    private let label: String
+    private let enabled: Bool
+    private let terminal = isatty(2) == 1
+    private let lock = NSLock()
+    private var lastQuarter = -1
+
+    init(label: String, enabled: Bool) {
+        self.label = label
+        self.enabled = enabled
+    }
+
+    func show(_ progress: EvaluationProgress) {
+        guard enabled else { return }
+        let line = "\(label): \(progress.eventsDone)/\(progress.eventsTotal) test donations, \(progress.usersDone)/\(progress.usersTotal) users"
+        lock.lock()
+        defer { lock.unlock() }
+        if terminal {
+            ImportProgressPrinter.writeError("\r" + line)
+        } else {
+            let quarter = progress.eventsTotal == 0 ? 4 : progress.eventsDone * 4 / progress.eventsTotal
+            guard quarter > lastQuarter else { return }
+            lastQuarter = quarter
+            printError(line)
+        }
+    }
+
+    func finish() {
+        if enabled, terminal { ImportProgressPrinter.writeError("\n") }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import ProactiveStore
+
+// MARK: - proactive export
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write stored donations as JSON Lines.",
+        discussion: """
+            Writes one canonical line per donation (the format `import` reads, FORMATS.md), \
+            ordered by user, then date, then the order they were stored. Importing a canonical \
+            file in that order and exporting it gives the same bytes. Streams: memory does not \
+            grow with the store. A file given with --output is replaced only once it is complete.
+
+            Example:
+              proactive export --user u1 --after 2026-11-01 --before 2026-12-01 --output november.jsonl
+              proactive export --app com.example.weather | head
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var filter: FilterOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output ('-').", valueName: "file"))
+    var output: String = "-"
+
+    func run() throws {
+        let exporter = DonationExporter(store: try storeOptions.openDonations(.mustExist))
+        if output == "-" {
+            try exporter.exportToStandardOutput(matching: filter.filter)
+        } else {
+            let count = try exporter.export(matching: filter.filter, toPath: output)
+            print("exported \(count) donations to \(output)")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+// MARK: - Blend configuration
+
+/// Hyperparameters of the default model (see `BlendModel`). Nothing here is
+/// tuned to one person: the weights that matter are fitted per user.
+public struct BlendConfiguration: Sendable, Hashable {
+    public var profile: ProfileConfiguration
+    public var logistic: LogisticConfiguration
+    /// Include the logistic component (costlier to fit, helps with rich context).
+    public var includeLogistic: Bool
+    /// The share of the most recent training events whose rows see the logistic
+    /// component fitted on the events before them.
+    public var holdoutShare: Double
+    /// Frecency half-lives (days) of the short and long recency features and transitions (long).
+    public var shortHalfLifeDays: Double
+    public var longHalfLifeDays: Double
+    /// A previous target within this many minutes counts as "just used" (gap-split features).
+    public var transitionWindowMinutes: Double
+    /// L2 pull of the blend weights toward their defaults (on the sum of row log-losses).
+    public var weightL2: Double
+    /// Rows (past events with their candidate features) kept for refitting the weights.
+    public var maxRows: Int
+    /// Upper bound on stored row values (rows x targets x features), bounding memory.
+    public var maxRowValues: Int
+    /// Blend weights are refitted after this many learned events.
+    public var refitEvery: Int
+
+    public init(profile: ProfileConfiguration = ProfileConfiguration(), logistic: LogisticConfiguration = LogisticConfiguration(),
+                includeLogistic: Bool = true, holdoutShare: Double = 0.2, shortHalfLifeDays: Double = 1,
+                longHalfLifeDays: Double = 14, transitionWindowMinutes: Double = 30, weightL2: Double = 1,
+                maxRows: Int = 2000, maxRowValues: Int = 8_000_000, refitEvery: Int = 25) {
+        self.profile = profile
+        self.logistic = logistic
+        self.includeLogistic = includeLogistic
+        self.holdoutShare = holdoutShare
+        self.shortHalfLifeDays = shortHalfLifeDays
+        self.longHalfLifeDays = longHalfLifeDays
+        self.transitionWindowMinutes = transitionWindowMinutes
+        self.weightL2 = weightL2
+        self.maxRows = maxRows
+        self.maxRowValues = maxRowValues
+        self.refitEvery = refitEvery
+    }
+
+    /// The same configuration with every component reading dates in `timeZoneIdentifier`.
+    public func inTimeZone(_ timeZoneIdentifier: String?) -> BlendConfiguration {
+        var copy = self
+        copy.profile.encoder.timeZoneIdentifier = timeZoneIdentifier
+        copy.logistic.encoder.timeZoneIdentifier = timeZoneIdentifier
+        return copy
+    }
+
+    /// - Throws: `ConfigurationError` naming the first invalid field.
+    public func validate() throws(ConfigurationError) {
+        try profile.validate()
+        try logistic.validate()
+        guard profile.encoder == logistic.encoder else {
+            throw ConfigurationError(field: "logistic.encoder", reason: "must equal profile.encoder (the components share features)")
+        }
+        guard holdoutShare > 0, holdoutShare < 1 else {
+            throw ConfigurationError(field: "holdoutShare", reason: "must be in (0, 1), got \(holdoutShare)")
+        }
+        for (field, value) in [("shortHalfLifeDays", shortHalfLifeDays), ("longHalfLifeDays", longHalfLifeDays),
+                               ("transitionWindowMinutes", transitionWindowMinutes), ("weightL2", weightL2)] {
+            guard value > 0, value.isFinite else { throw ConfigurationError(field: field, reason: "must be positive, got \(value)") }
+        }
+        guard maxRows >= 1 else { throw ConfigurationError(field: "maxRows", reason: "must be at least 1, got \(maxRows)") }
+        guard maxRowValues >= 1 else { throw ConfigurationError(field: "maxRowValues", reason: "must be at least 1") }
+        guard refitEvery >= 1 else { throw ConfigurationError(field: "refitEvery", reason: "must be at least 1, got \(refitEvery)") }
+    }
+}

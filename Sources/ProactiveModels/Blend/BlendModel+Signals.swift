@@ -1,0 +1,87 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Candidate signals
+
+extension BlendModel {
+    /// Every target's signals at `moment`: targets x `BlendFeature.count`, row-major,
+    /// in the profile's target order.
+    ///
+    /// Recency uses the learned events plus any of `moment.recent` newer than
+    /// them (so a moment may carry uses the model has not learned).
+    /// - Complexity: one profile `dgemm` (targets x width x 5), one logistic
+    ///   `dgemv`, and O(targets) for the rest.
+    public func signals(at moment: Moment) -> [Double] {
+        let space = profile.space
+        let targets = space.targetCount
+        let features = BlendFeature.count
+        var signals = [Double](repeating: 0, count: targets * features)
+        guard targets > 0 else { return signals }
+        func set(_ t: Int, _ feature: BlendFeature, _ value: Double) { signals[t * features + feature.rawValue] = value }
+
+        // Profile evidence, one column per group.
+        let groups = profile.groupLogScores(at: moment)
+        let groupCount = ProfileGroup.allCases.count
+        for t in 0 ..< targets {
+            for g in 0 ..< groupCount { signals[t * features + BlendFeature.profilePrior.rawValue + g] = groups[t * groupCount + g] }
+        }
+
+        // Logistic log-probabilities.
+        if let logistic {
+            var logScores = logistic.logScores(at: moment)
+            let normaliser = Softmax.logSumExp(logScores)
+            for i in logScores.indices { logScores[i] -= normaliser }
+            if logistic.space.targets == space.targets {
+                for t in 0 ..< targets { set(t, .logistic, logScores[t]) }
+            } else {
+                let floor = -Foundation.log(Double(max(targets, 1)))
+                for t in 0 ..< targets {
+                    set(t, .logistic, logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor)
+                }
+            }
+        }
+
+        // Recency state, with the moment's own recent uses laid over it.
+        var usage = usage
+        usage.grow(to: targets)
+        for event in moment.recent.sorted(by: { $0.date < $1.date }) where event.date <= moment.date {
+            if let index = space.index(of: event.target) { usage.touch(target: index.rawValue, time: event.date.timeIntervalSince1970) }
+        }
+        let now = moment.date.timeIntervalSince1970
+        let shortFactor = usage.short.factor(at: now)
+        let longFactor = usage.long.factor(at: now)
+        var longTotal = 0.0
+        for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
+        let epsilon = 0.01
+        for t in 0 ..< targets {
+            set(t, .frecencyShort, Foundation.log(usage.short.values[t] * shortFactor + epsilon))
+            let long = usage.long.values[t] * longFactor
+            set(t, .frecencyLong, Foundation.log(long + epsilon))
+            let age = max(0, now - usage.lastUse[t]) / 60
+            set(t, .logAge, Foundation.log1p(min(age, 525_600)) / 10)
+        }
+
+        // Transitions from the previous target, split by how long ago it was used.
+        let gap = now - usage.lastTime
+        let window = configuration.transitionWindowMinutes * 60
+        if let previous = usage.lastTarget, gap >= 0 {
+            let feature: BlendFeature = gap < window ? .transitionRecent : .transitionStale
+            for t in 0 ..< targets {
+                let fallback = (usage.long.values[t] * longFactor + epsilon) / (longTotal + epsilon * Double(targets))
+                set(t, feature, Foundation.log(usage.transitionProbability(from: previous, to: t, fallback: fallback)))
+            }
+            set(previous, BlendFeature.repeatBucket(gap: gap), 1)
+        }
+
+        // Position among the most recently used targets.
+        let recent = usage.mostRecent(8)
+        var ranked = [Bool](repeating: false, count: targets)
+        for (position, t) in recent.enumerated() {
+            set(t, BlendFeature(rawValue: BlendFeature.rank0.rawValue + position)!, 1)
+            ranked[t] = true
+        }
+        for t in 0 ..< targets where !ranked[t] { set(t, .rankOlder, 1) }
+        if recent.count > 1, gap >= 0, gap < window { set(recent[1], .backToPrevious, 1) }
+        return signals
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Blend (the default model)
+
+/// The engine's default model: a log-linear blend of the profile model's
+/// per-group evidence, the logistic model, recency and frequency, first-order
+/// transitions and "going back" signals (see `BlendFeature`), with one weight
+/// per signal fitted per user by maximum likelihood on the user's own
+/// held-back history (`BlendTrainer`):
+///
+///     P(t | moment) = softmax_t( Σ_f w_f · signal_f(t, moment) )
+///
+/// With no history to fit on, the weights are those of the plain profile model.
+///
+/// Online learning (`update(with:)`) is cheap except on schedule: the profile
+/// and recency state learn each event at once (O(features)); the event's
+/// signals are first recorded as a new row; the blend weights are refitted
+/// every `refitEvery` events (warm-started, on the last `maxRows` rows) and
+/// the logistic component refits on its own schedule (`LogisticConfiguration.refitEvery`,
+/// `refitAfterDays`).
+public struct BlendModel: FittedModel {
+    public let configuration: BlendConfiguration
+    public var name: String { "blend" }
+    public internal(set) var profile: ProfileModel
+    public internal(set) var logistic: LogisticModel?
+    public internal(set) var usage: UsageTracker
+    /// One weight per `BlendFeature`.
+    public internal(set) var weights: [Double]
+    public internal(set) var rows: BlendRows
+    public internal(set) var eventsSinceWeightFit: Int = 0
+    /// While fitting: the logistic component is a fixed earlier fit and is not updated.
+    var logisticFrozen = false
+
+    init(configuration: BlendConfiguration, profile: ProfileModel, logistic: LogisticModel?, weights: [Double], rows: BlendRows) {
+        self.configuration = configuration
+        self.profile = profile
+        self.logistic = logistic
+        self.weights = weights
+        self.rows = rows
+        usage = UsageTracker(targetCount: 0, shortHalfLifeDays: configuration.shortHalfLifeDays,
+                             longHalfLifeDays: configuration.longHalfLifeDays)
+        rebuildUsage()
+    }
+
+    /// The vocabulary (the profile's; every known target is scored).
+    public var space: FeatureSpace { profile.space }
+
+    /// Replays the profile's log into a fresh usage tracker.
+    mutating func rebuildUsage() {
+        usage = UsageTracker(targetCount: profile.space.targetCount, shortHalfLifeDays: configuration.shortHalfLifeDays,
+                             longHalfLifeDays: configuration.longHalfLifeDays)
+        for event in profile.log.events { usage.record(target: event.target.rawValue, time: event.time, weight: event.weight) }
+    }
+
+    // MARK: Scoring
+
+    /// Σ_f w_f · signal_f for every target (index order).
+    public func logScores(at moment: Moment) -> [Double] {
+        let targets = profile.space.targetCount
+        guard targets > 0 else { return [] }
+        let signals = signals(at: moment)
+        let features = BlendFeature.count
+        return (0 ..< targets).map { t in
+            var score = 0.0
+            for f in 0 ..< features { score += weights[f] * signals[t * features + f] }
+            return score
+        }
+    }
+
+    public func scores(at moment: Moment) -> [ScoredTarget] {
+        Softmax.ranked(logScores: logScores(at: moment), targets: profile.space.targets)
+    }
+
+    // MARK: Learning
+
+    public mutating func update(with event: Event) {
+        learn(event, collectRow: true)
+        eventsSinceWeightFit += 1
+        if eventsSinceWeightFit >= configuration.refitEvery { refitWeights() }
+    }
+
+    /// Records the event's row (when its target is known), then teaches every component.
+    mutating func learn(_ event: Event, collectRow: Bool) {
+        if collectRow, let label = profile.space.index(of: event.target) {
+            let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
+            rows.append(features: signals(at: moment), candidates: profile.space.targetCount, label: label.rawValue,
+                        maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
+        }
+        let time = event.date.timeIntervalSince1970
+        let inOrder = time >= usage.lastTime
+        profile.update(with: event)
+        if inOrder {
+            usage.record(target: profile.space.index(of: event.target)!.rawValue, time: time, weight: event.weight)
+        } else {
+            rebuildUsage()
+        }
+        if !logisticFrozen { logistic?.update(with: event) }
+    }
+
+    /// Refits the blend weights on the stored rows (warm start from the current weights).
+    public mutating func refitWeights() {
+        weights = rows.fitWeights(start: weights, prior: BlendFeature.defaultWeights, l2: configuration.weightL2)
+        eventsSinceWeightFit = 0
+    }
+
+    /// Forgets one event: exactly in the profile (see `ProfileModel.remove`),
+    /// by refit in the logistic component; recency state is replayed from the
+    /// remaining events and the stored rows are dropped (they were computed
+    /// with the event). The weights stay until the next refit; refit the user
+    /// (`BlendTrainer.fit`) to remove every trace of the event from them.
+    /// - Returns: `false` when no such event was learned.
+    @discardableResult
+    public mutating func remove(_ event: Event) -> Bool {
+        guard profile.remove(event) else { return false }
+        logistic?.remove(event)
+        rebuildUsage()
+        rows.removeAll()
+        return true
+    }
+}

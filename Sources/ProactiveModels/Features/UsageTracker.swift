@@ -1,0 +1,128 @@
+import Foundation
+
+// MARK: - Decayed sums
+
+/// Per-slot sums of weights decaying with a half-life, stored scaled by
+/// 2^(time/h - anchor) so adding is O(1) and reading at any time is one factor.
+/// The anchor moves in whole half-lives (an exact power-of-two rescale).
+public struct DecayedSums: Sendable, Equatable {
+    public let halfLifeSeconds: Double
+    public private(set) var anchor: Double = 0
+    public private(set) var values: [Double]
+    private var anchored = false
+
+    public init(halfLifeDays: Double, count: Int = 0) {
+        halfLifeSeconds = halfLifeDays * 86_400
+        values = [Double](repeating: 0, count: count)
+    }
+
+    public mutating func grow(to count: Int) {
+        if values.count < count { values += [Double](repeating: 0, count: count - values.count) }
+    }
+
+    public mutating func add(_ weight: Double, at slot: Int, time: Double) {
+        let exponent = time / halfLifeSeconds
+        if !anchored {
+            anchor = exponent.rounded(.down)
+            anchored = true
+        }
+        if exponent - anchor > 600 {
+            let shift = (exponent - anchor - 300).rounded(.down)
+            anchor += shift
+            for i in values.indices { values[i] = Foundation.scalbn(values[i], -Int(shift)) }
+        }
+        values[slot] += weight * Foundation.exp2(exponent - anchor)
+    }
+
+    /// The factor turning stored values into values decayed to `time`.
+    public func factor(at time: Double) -> Double { Foundation.exp2(anchor - time / halfLifeSeconds) }
+
+    public func value(at slot: Int, time: Double) -> Double { values[slot] * factor(at: time) }
+}
+
+// MARK: - Usage tracker
+
+/// Recency, frequency and transitions of each target, learned in time order:
+/// when each target was last used, its decayed frequency over a short and a
+/// long half-life, and decayed counts of which target followed which.
+public struct UsageTracker: Sendable, Equatable {
+    public private(set) var lastUse: [Double]
+    public private(set) var lastTarget: Int?
+    public private(set) var lastTime: Double = -.infinity
+    public private(set) var short: DecayedSums
+    public private(set) var long: DecayedSums
+    /// transitions[previous][next]: scaled like `long` (same half-life, own anchor per row is not needed).
+    public private(set) var transitions: [[Int: Double]]
+    public private(set) var transitionTotals: DecayedSums
+
+    public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double) {
+        lastUse = [Double](repeating: -.infinity, count: targetCount)
+        short = DecayedSums(halfLifeDays: shortHalfLifeDays, count: targetCount)
+        long = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount)
+        transitions = [[Int: Double]](repeating: [:], count: targetCount)
+        transitionTotals = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount)
+    }
+
+    public var targetCount: Int { lastUse.count }
+
+    public mutating func grow(to count: Int) {
+        guard count > lastUse.count else { return }
+        lastUse += [Double](repeating: -.infinity, count: count - lastUse.count)
+        short.grow(to: count)
+        long.grow(to: count)
+        transitions += [[Int: Double]](repeating: [:], count: count - transitions.count)
+        transitionTotals.grow(to: count)
+    }
+
+    /// Records a use. Uses must come in time order (a caller replays from its log otherwise).
+    public mutating func record(target: Int, time: Double, weight: Double) {
+        grow(to: target + 1)
+        short.add(weight, at: target, time: time)
+        long.add(weight, at: target, time: time)
+        if let previous = lastTarget {
+            let anchorBefore = transitionTotals.anchor
+            transitionTotals.add(weight, at: previous, time: time)
+            let rescale = Foundation.exp2(anchorBefore - transitionTotals.anchor)
+            if rescale != 1 {
+                for row in transitions.indices { for key in transitions[row].keys { transitions[row][key]! *= rescale } }
+            }
+            transitions[previous][target, default: 0] += weight * Foundation.exp2(time / transitionTotals.halfLifeSeconds - transitionTotals.anchor)
+        }
+        lastUse[target] = max(lastUse[target], time)
+        lastTarget = target
+        lastTime = time
+    }
+
+    /// Marks a use seen in a moment's recent events without counting it
+    /// (recency and previous target only).
+    public mutating func touch(target: Int, time: Double) {
+        guard target < lastUse.count, time >= lastTime else { return }
+        lastUse[target] = max(lastUse[target], time)
+        lastTarget = target
+        lastTime = time
+    }
+
+    /// The `limit` most recently used targets, newest first (ties by index).
+    public func mostRecent(_ limit: Int) -> [Int] {
+        var best: [Int] = []
+        for target in lastUse.indices where lastUse[target] > -.infinity {
+            var position = best.count
+            while position > 0, lastUse[best[position - 1]] < lastUse[target] { position -= 1 }
+            if position < limit {
+                best.insert(target, at: position)
+                if best.count > limit { best.removeLast() }
+            }
+        }
+        return best
+    }
+
+    /// P(next | previous) with the decayed transition counts, smoothed toward `fallback` with strength 1.
+    public func transitionProbability(from previous: Int, to next: Int, fallback: Double) -> Double {
+        let total = transitionTotals.values[previous]
+        guard total > 0 else { return fallback }
+        let count = transitions[previous][next] ?? 0
+        // Both stored with the same anchor, so the ratio needs no decay factor.
+        let factor = transitionTotals.factor(at: lastTime)
+        return (count * factor + fallback) / (total * factor + 1)
+    }
+}

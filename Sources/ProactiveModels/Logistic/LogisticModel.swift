@@ -1,0 +1,154 @@
+import Foundation
+import LinearAlgebra
+import ProactiveCore
+
+// MARK: - Logistic model
+
+/// Multinomial logistic regression on the moment features:
+/// P(t | x) = softmax_t(W_t · x), W fitted by L-BFGS with L2 (see `SoftmaxObjective`).
+///
+/// Online learning is lazy: `update(with:)` records the event (so the
+/// previous-target feature and the vocabulary are current at once) and refits,
+/// warm-started from the current weights, after `refitEvery` new events or at
+/// the first new event `refitAfterDays` after the last fit. `remove(_:)`
+/// forgets an event by refitting without it (an exact refit, not an approximation).
+public struct LogisticModel: FittedModel {
+    public let configuration: LogisticConfiguration
+    public let encoder: MomentEncoder
+    public var name: String { "logistic" }
+    public internal(set) var space: FeatureSpace
+    /// The events the weights are fitted on (plus those learned since the last fit).
+    public internal(set) var log: EventLog
+    /// targets x layout.dimension, row-major.
+    public internal(set) var weights: [Double]
+    /// Events learned since the last fit, and the newest event time at that fit.
+    public internal(set) var eventsSinceFit: Int = 0
+    public internal(set) var lastFitTime: Double?
+    /// Iterations of the last fit (diagnostics).
+    public internal(set) var lastIterations: Int = 0
+
+    init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog) {
+        self.configuration = configuration
+        encoder = MomentEncoder(configuration.encoder)
+        self.space = space
+        self.log = log
+        weights = [Double](repeating: 0, count: space.targetCount * encoder.layout(for: space).dimension)
+    }
+
+    public var layout: FeatureLayout { encoder.layout(for: space) }
+
+    // MARK: Fitting
+
+    /// Refits on the whole log, starting from the current weights.
+    public mutating func refit() {
+        eventsSinceFit = 0
+        lastFitTime = log.last?.time
+        guard !log.isEmpty else { return }
+        let design = DesignMatrix(log: log, space: space, encoder: encoder, halfLifeDays: configuration.halfLifeDays)
+        let result = LogisticTrainer.optimize(design: design, targets: space.targetCount, start: weights, configuration: configuration)
+        weights = result.x
+        lastIterations = result.iterations
+    }
+
+    /// The weights re-laid into `other` (unknown entries zero), for warm starts.
+    public func weights(mappedInto other: FeatureSpace) -> [Double] {
+        space.remap(weights, encoder: encoder, to: other)
+    }
+
+    public mutating func update(with event: Event) {
+        let old = space
+        space.insert(event.target)
+        let columns = space.insertColumns(for: event.context)
+        if space != old { weights = old.remap(weights, encoder: encoder, to: space) }
+        log.insert(LoggedEvent(target: space.index(of: event.target)!, time: event.date.timeIntervalSince1970,
+                               utcOffset: event.utcOffset, context: columns, weight: event.weight), space: space)
+        eventsSinceFit += 1
+        let dueByTime = lastFitTime.map { event.date.timeIntervalSince1970 - $0 >= configuration.refitAfterDays * 86_400 } ?? true
+        if eventsSinceFit >= configuration.refitEvery || dueByTime { refit() }
+    }
+
+    /// Forgets an event (matched by target, date, context, weight) and refits.
+    /// Targets and context values left without events leave the vocabulary.
+    /// - Returns: `false` when no such event was learned.
+    @discardableResult
+    public mutating func remove(_ event: Event) -> Bool {
+        guard let target = space.index(of: event.target) else { return false }
+        var columns: [ContextColumn] = []
+        for (key, value) in event.context {
+            guard let column = space.column(key: key, value: value) else { return false }
+            columns.append(column)
+        }
+        let logged = LoggedEvent(target: target, time: event.date.timeIntervalSince1970, utcOffset: event.utcOffset,
+                                 context: columns.sorted(), weight: event.weight)
+        guard let position = log.position(of: logged) else { return false }
+        log.remove(at: position)
+        var targetUsed = [Bool](repeating: false, count: space.targetCount)
+        var columnUsed = [Bool](repeating: false, count: space.contextCount)
+        for event in log.events {
+            targetUsed[event.target.rawValue] = true
+            for column in event.context { columnUsed[column.rawValue] = true }
+        }
+        let filtered = space.filtered(keepingTarget: { targetUsed[$0.rawValue] }, keepingColumn: { columnUsed[$0.rawValue] })
+        if filtered.space != space {
+            weights = space.remap(weights, encoder: encoder, to: filtered.space)
+            log.remap(targets: filtered.targetMap, columns: filtered.columnMap)
+            space = filtered.space
+        }
+        refit()
+        return true
+    }
+
+    // MARK: Scoring
+
+    func featureVector(for moment: Moment) -> [Double] {
+        let previous = MomentEncoder.previous(of: moment, in: space) ?? latestEvent(atOrBefore: moment.date)
+        return encoder.encode(moment, in: space, fallbackPrevious: previous)
+    }
+
+    func latestEvent(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
+        let time = date.timeIntervalSince1970
+        guard let last = log.events.lastIndex(where: { $0.time <= time }) else { return nil }
+        return (log[last].target, log[last].date)
+    }
+
+    /// W · x for every target (index order).
+    public func logScores(at moment: Moment) -> [Double] {
+        let rows = space.targetCount
+        guard rows > 0 else { return [] }
+        let x = featureVector(for: moment)
+        var scores = [Double](repeating: 0, count: rows)
+        weights.withUnsafeBufferPointer { a in
+            x.withUnsafeBufferPointer { xBuffer in
+                scores.withUnsafeMutableBufferPointer { y in
+                    BLASKernels.dgemv(rows: rows, columns: x.count, a: a, x: xBuffer, y: y)
+                }
+            }
+        }
+        return scores
+    }
+
+    public func scores(at moment: Moment) -> [ScoredTarget] {
+        Softmax.ranked(logScores: logScores(at: moment), targets: space.targets)
+    }
+
+    /// Scores many moments with one `dgemm`; equal to `scores(at:)` per moment up to rounding.
+    public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
+        let rows = space.targetCount
+        guard rows > 0, !moments.isEmpty else { return moments.map { _ in [] } }
+        let columns = layout.dimension
+        var xs = [Double]()
+        xs.reserveCapacity(moments.count * columns)
+        for moment in moments { xs.append(contentsOf: featureVector(for: moment)) }
+        var product = [Double](repeating: 0, count: moments.count * rows)
+        xs.withUnsafeBufferPointer { b in
+            weights.withUnsafeBufferPointer { a in
+                product.withUnsafeMutableBufferPointer { c in
+                    BLASKernels.dgemm(m: moments.count, n: rows, k: columns, a: b, b: a, transposeB: true, c: c)
+                }
+            }
+        }
+        return (0 ..< moments.count).map { i in
+            Softmax.ranked(logScores: Array(product[i * rows ..< (i + 1) * rows]), targets: space.targets)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+// MARK: - Writing
+
+/// Little-endian binary writer for model files. Doubles and Floats are written
+/// by bit pattern, so values round-trip exactly.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public mutating func write(_ value: UInt8) { bytes.append(value) }
+    public mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+
+    public mutating func write<T: FixedWidthInteger>(_ value: T) {
+        var little = value.littleEndian
+        withUnsafeBytes(of: &little) { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func write(_ value: Int) { write(Int64(value)) }
+    public mutating func write(_ value: Double) { write(value.bitPattern) }
+
+    public mutating func write(_ value: Double?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+
+    public mutating func write(_ value: String) {
+        let utf8 = Array(value.utf8)
+        write(UInt32(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+
+    public mutating func write(_ value: String?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+
+    public mutating func write(_ values: [Double]) {
+        write(UInt64(values.count))
+        bytes.reserveCapacity(bytes.count + values.count * 8)
+        for value in values { write(value.bitPattern) }
+    }
+
+    public mutating func write(_ values: [Float]) {
+        write(UInt64(values.count))
+        bytes.reserveCapacity(bytes.count + values.count * 4)
+        for value in values { write(value.bitPattern) }
+    }
+
+    public mutating func write(_ values: [Int]) {
+        write(UInt64(values.count))
+        for value in values { write(Int64(value)) }
+    }
+
+    public mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
+}
+
+// MARK: - Reading
+
+/// The reading side of `ByteWriter`. Every read checks the remaining length
+/// and throws `ModelFormatError.truncated` naming the field instead of trapping.
+public struct ByteReader: Sendable {
+    public let bytes: [UInt8]
+    public private(set) var offset: Int
+    private let end: Int
+
+    public init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
+        self.bytes = bytes
+        self.offset = offset
+        self.end = end ?? bytes.count
+    }
+
+    public var remaining: Int { end - offset }
+
+    mutating func take(_ count: Int, _ field: String) throws(ModelFormatError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else { throw .truncated(field: field, offset: offset) }
+        defer { offset += count }
+        return bytes[offset ..< offset + count]
+    }
+
+    public mutating func read<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(ModelFormatError) -> T {
+        let slice = try take(MemoryLayout<T>.size, field)
+        var value: T = 0
+        for (shift, byte) in slice.enumerated() { value |= T(truncatingIfNeeded: byte) << (8 * shift) }
+        return value
+    }
+
+    public mutating func readBool(_ field: String) throws(ModelFormatError) -> Bool {
+        switch try read(UInt8.self, field) {
+        case 0: return false
+        case 1: return true
+        case let other: throw .invalid(field: field, reason: "flag byte \(other) is neither 0 nor 1")
+        }
+    }
+
+    public mutating func readInt(_ field: String) throws(ModelFormatError) -> Int { Int(try read(Int64.self, field)) }
+
+    public mutating func readDouble(_ field: String) throws(ModelFormatError) -> Double {
+        Double(bitPattern: try read(UInt64.self, field))
+    }
+
+    public mutating func readOptionalDouble(_ field: String) throws(ModelFormatError) -> Double? {
+        try readBool(field) ? try readDouble(field) : nil
+    }
+
+    public mutating func readString(_ field: String) throws(ModelFormatError) -> String {
+        let count = Int(try read(UInt32.self, field))
+        let slice = try take(count, field)
+        guard let text = String(validating: slice, as: UTF8.self) else {
+            throw .invalid(field: field, reason: "not valid UTF-8")
+        }
+        return text
+    }
+
+    public mutating func readOptionalString(_ field: String) throws(ModelFormatError) -> String? {
+        try readBool(field) ? try readString(field) : nil
+    }
+
+    /// An element count, checked against the bytes left (each element needs at least `elementSize`).
+    public mutating func readCount(_ field: String, elementSize: Int) throws(ModelFormatError) -> Int {
+        let count = try read(UInt64.self, field)
+        guard count <= UInt64(remaining / max(1, elementSize)) else { throw .truncated(field: field, offset: offset) }
+        return Int(count)
+    }
+
+    public mutating func readDoubles(_ field: String) throws(ModelFormatError) -> [Double] {
+        let count = try readCount(field, elementSize: 8)
+        var values = [Double]()
+        values.reserveCapacity(count)
+        for _ in 0 ..< count { values.append(Double(bitPattern: try read(UInt64.self, field))) }
+        return values
+    }
+
+    public mutating func readFloats(_ field: String) throws(ModelFormatError) -> [Float] {
+        let count = try readCount(field, elementSize: 4)
+        var values = [Float]()
+        values.reserveCapacity(count)
+        for _ in 0 ..< count { values.append(Float(bitPattern: try read(UInt32.self, field))) }
+        return values
+    }
+
+    public mutating func readInts(_ field: String) throws(ModelFormatError) -> [Int] {
+        let count = try readCount(field, elementSize: 8)
+        var values = [Int]()
+        values.reserveCapacity(count)
+        for _ in 0 ..< count { values.append(Int(try read(Int64.self, field))) }
+        return values
+    }
+}
+
+// MARK: - Checksum
+
+/// FNV-1a, 64-bit: the checksum of model files (detects corruption, not tampering).
+public enum FNV1a64 {
+    public static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Configurations
+
+extension EncoderConfiguration {
+    func encode(into writer: inout ByteWriter) {
+        writer.write(timeKernels)
+        writer.write(timeConcentration)
+        writer.write(previousHalfLifeMinutes)
+        writer.write(timeZoneIdentifier)
+    }
+
+    init(reader: inout ByteReader) throws(ModelFormatError) {
+        self.init(timeKernels: try reader.readInt("encoder.timeKernels"),
+                  timeConcentration: try reader.readDouble("encoder.timeConcentration"),
+                  previousHalfLifeMinutes: try reader.readDouble("encoder.previousHalfLifeMinutes"),
+                  timeZoneIdentifier: try reader.readOptionalString("encoder.timeZoneIdentifier"))
+    }
+}
+
+extension ProfileConfiguration {
+    func encode(into writer: inout ByteWriter) {
+        encoder.encode(into: &writer)
+        writer.write(halfLifeDays)
+        writer.write(smoothing)
+        writer.write(priorSmoothing)
+    }
+
+    init(reader: inout ByteReader) throws(ModelFormatError) {
+        self.init(encoder: try EncoderConfiguration(reader: &reader), halfLifeDays: try reader.readOptionalDouble("profile.halfLifeDays"),
+                  smoothing: try reader.readDouble("profile.smoothing"), priorSmoothing: try reader.readDouble("profile.priorSmoothing"))
+        do { try validate() } catch { throw .invalid(field: "profile configuration", reason: error.description) }
+    }
+}
+
+extension LogisticConfiguration {
+    func encode(into writer: inout ByteWriter) {
+        encoder.encode(into: &writer)
+        writer.write(l2)
+        writer.write(halfLifeDays)
+        writer.write(maxIterations)
+        writer.write(gradientTolerance)
+        writer.write(refitEvery)
+        writer.write(refitAfterDays)
+    }
+
+    init(reader: inout ByteReader) throws(ModelFormatError) {
+        self.init(encoder: try EncoderConfiguration(reader: &reader), l2: try reader.readDouble("logistic.l2"),
+                  halfLifeDays: try reader.readOptionalDouble("logistic.halfLifeDays"),
+                  maxIterations: try reader.readInt("logistic.maxIterations"),
+                  gradientTolerance: try reader.readDouble("logistic.gradientTolerance"),
+                  refitEvery: try reader.readInt("logistic.refitEvery"), refitAfterDays: try reader.readDouble("logistic.refitAfterDays"))
+        do { try validate() } catch { throw .invalid(field: "logistic configuration", reason: error.description) }
+    }
+}
+
+extension BlendConfiguration {
+    func encode(into writer: inout ByteWriter) {
+        profile.encode(into: &writer)
+        logistic.encode(into: &writer)
+        writer.write(includeLogistic)
+        for value in [holdoutShare, shortHalfLifeDays, longHalfLifeDays, transitionWindowMinutes, weightL2] { writer.write(value) }
+        writer.write(maxRows)
+        writer.write(maxRowValues)
+        writer.write(refitEvery)
+    }
+
+    init(reader: inout ByteReader) throws(ModelFormatError) {
+        self.init(profile: try ProfileConfiguration(reader: &reader), logistic: try LogisticConfiguration(reader: &reader),
+                  includeLogistic: try reader.readBool("blend.includeLogistic"), holdoutShare: try reader.readDouble("blend.holdoutShare"),
+                  shortHalfLifeDays: try reader.readDouble("blend.shortHalfLifeDays"),
+                  longHalfLifeDays: try reader.readDouble("blend.longHalfLifeDays"),
+                  transitionWindowMinutes: try reader.readDouble("blend.transitionWindowMinutes"),
+                  weightL2: try reader.readDouble("blend.weightL2"), maxRows: try reader.readInt("blend.maxRows"),
+                  maxRowValues: try reader.readInt("blend.maxRowValues"), refitEvery: try reader.readInt("blend.refitEvery"))
+        do { try validate() } catch { throw .invalid(field: "blend configuration", reason: error.description) }
+    }
+}
+
+// MARK: - Vocabulary and event log
+
+extension FeatureSpace {
+    func encode(into writer: inout ByteWriter) {
+        writer.write(UInt64(targetCount))
+        for target in targets { writer.write(target.rawValue) }
+        writer.write(UInt64(contextCount))
+        for value in contextValues {
+            writer.write(value.key)
+            writer.write(value.value)
+        }
+    }
+
+    init(reader: inout ByteReader) throws(ModelFormatError) {
+        self.init()
+        let targetCount = try reader.readCount("vocabulary.targets", elementSize: 4)
+        for _ in 0 ..< targetCount { insert(TargetKey(rawValue: try reader.readString("vocabulary.target"))) }
+        guard self.targetCount == targetCount else { throw .invalid(field: "vocabulary.targets", reason: "duplicate target keys") }
+        let contextCount = try reader.readCount("vocabulary.context", elementSize: 8)
+        for _ in 0 ..< contextCount {
+            let key = try reader.readString("vocabulary.context.key")
+            insert(ContextValue(key: key, value: try reader.readString("vocabulary.context.value")))
+        }
+        guard self.contextCount == contextCount else { throw .invalid(field: "vocabulary.context", reason: "duplicate context values") }
+    }
+}
+
+extension EventLog {
+    func encode(into writer: inout ByteWriter) {
+        writer.write(UInt64(count))
+        for event in events {
+            writer.write(Int32(event.target.rawValue))
+            writer.write(event.time)
+            writer.write(event.utcOffset != nil)
+            writer.write(Int32(event.utcOffset ?? 0))
+            writer.write(UInt32(event.context.count))
+            for column in event.context { writer.write(Int32(column.rawValue)) }
+            writer.write(event.weight)
+        }
+    }
+
+    /// Reads a log and checks every index against `space` and the canonical order.
+    init(reader: inout ByteReader, space: FeatureSpace) throws(ModelFormatError) {
+        let count = try reader.readCount("log", elementSize: 29)
+        var events: [LoggedEvent] = []
+        events.reserveCapacity(count)
+        for _ in 0 ..< count {
+            let target = Int(try reader.read(Int32.self, "log.target"))
+            guard (0 ..< space.targetCount).contains(target) else {
+                throw .invalid(field: "log.target", reason: "index \(target) outside 0..<\(space.targetCount)")
+            }
+            let time = try reader.readDouble("log.time")
+            guard time.isFinite else { throw .invalid(field: "log.time", reason: "not finite") }
+            let hasOffset = try reader.readBool("log.utcOffset")
+            let offset = Int(try reader.read(Int32.self, "log.utcOffset"))
+            let columnCount = Int(try reader.read(UInt32.self, "log.context"))
+            guard columnCount <= space.contextCount else { throw .invalid(field: "log.context", reason: "too many values") }
+            var columns: [ContextColumn] = []
+            for _ in 0 ..< columnCount {
+                let column = Int(try reader.read(Int32.self, "log.context.column"))
+                guard (0 ..< space.contextCount).contains(column) else {
+                    throw .invalid(field: "log.context", reason: "column \(column) outside 0..<\(space.contextCount)")
+                }
+                columns.append(ContextColumn(column))
+            }
+            let weight = try reader.readDouble("log.weight")
+            guard weight.isFinite, weight > 0 else { throw .invalid(field: "log.weight", reason: "must be positive") }
+            events.append(LoggedEvent(target: TargetIndex(target), time: time, utcOffset: hasOffset ? offset : nil,
+                                      context: columns.sorted(), weight: weight))
+        }
+        self.init(events: events, space: space)
+        guard self.events == events else { throw .invalid(field: "log", reason: "events are not in canonical order") }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+// MARK: - Errors
+
+/// Why bytes could not be read as a saved model. Never a crash: every
+/// malformed input ends here.
+public enum ModelFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The bytes do not start with the model magic.
+    case notAModel
+    /// Written by another format version.
+    case unsupportedVersion(found: Int, supported: Int)
+    /// The file ends inside `field`.
+    case truncated(field: String, offset: Int)
+    /// The payload's checksum does not match (corrupt file).
+    case checksumMismatch(stored: UInt64, computed: UInt64)
+    /// A model of another kind than the one asked for.
+    case wrongKind(expected: String, found: String)
+    /// A kind this build does not know.
+    case unknownKind(String)
+    /// A value that cannot be right (index out of range, bad shape, bad configuration).
+    case invalid(field: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notAModel: return "not a Proactive model file (bad magic)"
+        case let .unsupportedVersion(found, supported):
+            return "model format version \(found) is not supported (this build reads version \(supported)); retrain"
+        case let .truncated(field, offset): return "model file truncated in \(field) at byte \(offset)"
+        case let .checksumMismatch(stored, computed):
+            return "model file corrupt: checksum \(String(stored, radix: 16)) stored, \(String(computed, radix: 16)) computed"
+        case let .wrongKind(expected, found): return "expected a \(expected) model, found \(found)"
+        case let .unknownKind(kind): return "unknown model kind \"\(kind)\""
+        case let .invalid(field, reason): return "model file invalid: \(field): \(reason)"
+        }
+    }
+}
+
+// MARK: - Persistent models
+
+/// A model that can be saved as bytes and read back exactly (scores identical to the last bit).
+public protocol PersistentModel: FittedModel {
+    /// The kind tag in the file header (`profile`, `logistic`, `blend`).
+    static var kind: String { get }
+    /// Writes the model's configuration, vocabulary and arrays.
+    func encodePayload(into writer: inout ByteWriter)
+    /// Reads what `encodePayload` wrote, validating shapes and indices.
+    init(payload reader: inout ByteReader) throws(ModelFormatError)
+}
+
+/// The model file format:
+///
+///     "PRXM" | format version (UInt16) | kind (UInt32 length + UTF-8) |
+///     payload length (UInt64) | payload | FNV-1a 64 of everything before it (UInt64)
+///
+/// All integers little-endian. The file write itself (temporary file, then
+/// rename) is the caller's job; this type only makes and checks bytes.
+public enum ModelArchive {
+    public static let magic: [UInt8] = Array("PRXM".utf8)
+    public static let formatVersion = 1
+
+    /// The bytes of `model`, ready to be written to a file.
+    public static func encode<Model: PersistentModel>(_ model: Model) -> [UInt8] {
+        var payload = ByteWriter()
+        model.encodePayload(into: &payload)
+        var writer = ByteWriter()
+        writer.append(magic)
+        writer.write(UInt16(formatVersion))
+        writer.write(Model.kind)
+        writer.write(UInt64(payload.bytes.count))
+        writer.append(payload.bytes)
+        writer.write(FNV1a64.hash(writer.bytes))
+        return writer.bytes
+    }
+
+    /// Checks the envelope. - Returns: the kind and a reader positioned on the payload.
+    /// - Throws: `ModelFormatError` for a foreign, truncated or corrupt file.
+    public static func open(_ bytes: [UInt8]) throws(ModelFormatError) -> (kind: String, payload: ByteReader) {
+        guard bytes.count >= magic.count, Array(bytes[0 ..< magic.count]) == magic else { throw .notAModel }
+        var reader = ByteReader(bytes, offset: magic.count)
+        let version = Int(try reader.read(UInt16.self, "format version"))
+        guard version == formatVersion else { throw .unsupportedVersion(found: version, supported: formatVersion) }
+        let kind = try reader.readString("kind")
+        let length = try reader.read(UInt64.self, "payload length")
+        guard length <= UInt64(reader.remaining), reader.remaining - Int(length) >= 8 else {
+            throw .truncated(field: "payload", offset: reader.offset)
+        }
+        let payloadStart = reader.offset
+        let payloadEnd = payloadStart + Int(length)
+        var trailer = ByteReader(bytes, offset: payloadEnd)
+        let stored = try trailer.read(UInt64.self, "checksum")
+        let computed = FNV1a64.hash(bytes[0 ..< payloadEnd])
+        guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+        guard trailer.remaining == 0 else { throw .invalid(field: "file", reason: "\(trailer.remaining) bytes after the checksum") }
+        return (kind, ByteReader(bytes, offset: payloadStart, end: payloadEnd))
+    }
+
+    /// Reads a model of a known type. - Throws: `ModelFormatError` (also `.wrongKind`).
+    public static func decode<Model: PersistentModel>(_: Model.Type, from bytes: [UInt8]) throws(ModelFormatError) -> Model {
+        var (kind, payload) = try open(bytes)
+        guard kind == Model.kind else { throw .wrongKind(expected: Model.kind, found: kind) }
+        let model = try Model(payload: &payload)
+        guard payload.remaining == 0 else { throw .invalid(field: "payload", reason: "\(payload.remaining) unread bytes") }
+        return model
+    }
+
+    /// Reads any model this build knows, by the kind in its header.
+    public static func decodeAny(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
+        let kind = try open(bytes).kind
+        switch kind {
+        case ProfileModel.kind: return try decode(ProfileModel.self, from: bytes)
+        case LogisticModel.kind: return try decode(LogisticModel.self, from: bytes)
+        case BlendModel.kind: return try decode(BlendModel.self, from: bytes)
+        default: throw .unknownKind(kind)
+        }
+    }
+}
+
+extension PersistentModel {
+    /// The model as file bytes (see `ModelArchive`).
+    public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+
+    /// Reads a model written by `serialized()`.
+    /// - Throws: `ModelFormatError` for foreign, truncated, corrupt or wrong-kind bytes.
+    public init(serialized bytes: [UInt8]) throws(ModelFormatError) {
+        self = try ModelArchive.decode(Self.self, from: bytes)
+    }
+}

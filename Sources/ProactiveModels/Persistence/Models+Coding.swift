@@ -1,0 +1,100 @@
+import Foundation
+
+// MARK: - Profile
+
+extension ProfileModel: PersistentModel {
+    public static let kind = "profile"
+
+    public func encodePayload(into writer: inout ByteWriter) {
+        configuration.encode(into: &writer)
+        space.encode(into: &writer)
+        log.encode(into: &writer)
+        writer.write(anchor)
+        writer.write(counts)
+    }
+
+    public init(payload reader: inout ByteReader) throws(ModelFormatError) {
+        let configuration = try ProfileConfiguration(reader: &reader)
+        let space = try FeatureSpace(reader: &reader)
+        let log = try EventLog(reader: &reader, space: space)
+        let anchor = try reader.readDouble("profile.anchor")
+        let counts = try reader.readDoubles("profile.counts")
+        let dimension = MomentEncoder(configuration.encoder).layout(for: space).dimension
+        guard counts.count == space.targetCount * dimension else {
+            throw .invalid(field: "profile.counts", reason: "\(counts.count) values for \(space.targetCount) x \(dimension)")
+        }
+        guard anchor.isFinite, anchor == anchor.rounded() else { throw .invalid(field: "profile.anchor", reason: "not a whole number") }
+        self.init(configuration: configuration, space: space, log: log, counts: counts, anchor: anchor)
+        guard eventCounts.allSatisfy({ $0 > 0 }) else { throw .invalid(field: "profile.log", reason: "a target without events") }
+    }
+}
+
+// MARK: - Logistic
+
+extension LogisticModel: PersistentModel {
+    public static let kind = "logistic"
+
+    public func encodePayload(into writer: inout ByteWriter) {
+        configuration.encode(into: &writer)
+        space.encode(into: &writer)
+        log.encode(into: &writer)
+        writer.write(weights)
+        writer.write(eventsSinceFit)
+        writer.write(lastFitTime)
+        writer.write(lastIterations)
+    }
+
+    public init(payload reader: inout ByteReader) throws(ModelFormatError) {
+        let configuration = try LogisticConfiguration(reader: &reader)
+        let space = try FeatureSpace(reader: &reader)
+        let log = try EventLog(reader: &reader, space: space)
+        self.init(configuration: configuration, space: space, log: log)
+        let weights = try reader.readDoubles("logistic.weights")
+        guard weights.count == self.weights.count else {
+            throw .invalid(field: "logistic.weights", reason: "\(weights.count) values, expected \(self.weights.count)")
+        }
+        self.weights = weights
+        eventsSinceFit = try reader.readInt("logistic.eventsSinceFit")
+        lastFitTime = try reader.readOptionalDouble("logistic.lastFitTime")
+        lastIterations = try reader.readInt("logistic.lastIterations")
+    }
+}
+
+// MARK: - Blend
+
+extension BlendModel: PersistentModel {
+    public static let kind = "blend"
+
+    public func encodePayload(into writer: inout ByteWriter) {
+        configuration.encode(into: &writer)
+        writer.write(weights)
+        writer.write(rows.values)
+        writer.write(rows.candidateCounts)
+        writer.write(rows.labels)
+        writer.write(eventsSinceWeightFit)
+        profile.encodePayload(into: &writer)
+        writer.write(logistic != nil)
+        logistic?.encodePayload(into: &writer)
+    }
+
+    public init(payload reader: inout ByteReader) throws(ModelFormatError) {
+        let configuration = try BlendConfiguration(reader: &reader)
+        let weights = try reader.readDoubles("blend.weights")
+        guard weights.count == BlendFeature.count, weights.allSatisfy(\.isFinite) else {
+            throw .invalid(field: "blend.weights", reason: "expected \(BlendFeature.count) finite weights, found \(weights.count)")
+        }
+        let values = try reader.readFloats("blend.rows.values")
+        let candidateCounts = try reader.readInts("blend.rows.candidates")
+        let labels = try reader.readInts("blend.rows.labels")
+        guard candidateCounts.count == labels.count,
+              zip(candidateCounts, labels).allSatisfy({ $0 > 0 && $0 <= 1 << 24 && (0 ..< $0).contains($1) }),
+              candidateCounts.reduce(0, +) * BlendFeature.count == values.count
+        else { throw .invalid(field: "blend.rows", reason: "row shapes do not match their values") }
+        let sinceFit = try reader.readInt("blend.eventsSinceWeightFit")
+        let profile = try ProfileModel(payload: &reader)
+        let logistic = try reader.readBool("blend.logistic") ? try LogisticModel(payload: &reader) : nil
+        self.init(configuration: configuration, profile: profile, logistic: logistic, weights: weights,
+                  rows: BlendRows(values: values, candidateCounts: candidateCounts, labels: labels))
+        eventsSinceWeightFit = sinceFit
+    }
+}

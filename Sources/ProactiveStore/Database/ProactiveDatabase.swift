@@ -1,0 +1,176 @@
+import Foundation
+import GRDB
+
+// MARK: - The store file
+
+/// The Proactive SQLite file: one GRDB connection (a `DatabasePool` in WAL
+/// mode for files, a `DatabaseQueue` in memory) plus the versioned schema.
+///
+/// ```swift
+/// let database = try ProactiveDatabase(path: "proactive.sqlite")
+/// let donations = SQLiteDonationStore(database: database)
+/// ```
+///
+/// Every connection runs with foreign keys on, `secure_delete = ON` (deleted
+/// donations are overwritten, not left in free pages), `synchronous =
+/// NORMAL` (in WAL mode a commit survives a crash of the process; only an
+/// OS crash may lose the last transactions) and a busy timeout of
+/// `busyTimeout` seconds so a second process waits instead of failing.
+///
+/// ## Adding tables (relevant shortcuts, timelines, Focus filters, ...)
+/// 1. Write a `SchemaMigration` in `Sources/ProactiveStore/Database/`
+///    (see `DonationSchema.v1`) with a new, never reused name such as
+///    `"v3_relevant_shortcuts"`. Create tables with constraints in SQL
+///    (NOT NULL, CHECK, UNIQUE, foreign keys) and `STRICT`.
+/// 2. Append it to `ProactiveDatabase.migrations` (the order is the
+///    version order).
+/// 3. Build your store type on `ProactiveDatabase` (take one in `init`, use
+///    `writer`), like `SQLiteDonationStore`.
+/// Never edit a migration that has shipped: stores in the wild already ran
+/// it. Change the schema with a further migration instead.
+///
+/// Opening refuses files that belong to someone else (a SQLite file with
+/// tables but without Proactive's `application_id`), files that are not SQLite
+/// at all, and stores written by a newer Proactive (migrations this build
+/// does not know): each gives a `StoreError` that says so.
+public struct ProactiveDatabase: Sendable {
+    /// The connection; stores run their SQL through it.
+    public let writer: any DatabaseWriter
+    /// The file path, nil for an in-memory database.
+    public let path: String?
+
+    /// Written to the SQLite header (`PRAGMA application_id`) by the first
+    /// migration: "PROA".
+    public static let applicationID: Int32 = 0x5052_4F41
+    /// Seconds a connection waits for another writer before failing.
+    public static let busyTimeout: TimeInterval = 10
+
+    /// Every migration, in version order. Append new ones; never reorder or edit.
+    public static let migrations: [SchemaMigration] = [
+        DonationSchema.v1,
+        DonationSchema.v2UserSettings,
+    ]
+
+    /// Whether opening may create a missing file.
+    public enum OpenMode: Sendable {
+        case createIfMissing
+        /// For read-only commands (`export`, `stats`): a missing file is an error.
+        case mustExist
+    }
+
+    // MARK: Opening
+
+    /// Opens (and creates or migrates) the store file at `path`.
+    /// - Throws: `StoreError` with code `.missingStore`, `.notAProactiveStore`,
+    ///   `.newerSchema` or `.database`, naming the path.
+    public init(path: String, mode: OpenMode = .createIfMissing) throws(StoreError) {
+        if mode == .mustExist, !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(.missingStore, "no store at \(path) (import or donate something first, or pass --store)")
+        }
+        let pool = try StoreError.wrap("opening the store \(path)") {
+            try DatabasePool(path: path, configuration: Self.configuration())
+        }
+        try self.init(writer: pool, path: path)
+    }
+
+    /// A private in-memory database with the full schema (tests, scratch work).
+    public static func inMemory() throws(StoreError) -> ProactiveDatabase {
+        let queue = try StoreError.wrap("creating an in-memory store") { try DatabaseQueue(configuration: configuration()) }
+        return try ProactiveDatabase(writer: queue, path: nil)
+    }
+
+    private init(writer: any DatabaseWriter, path: String?) throws(StoreError) {
+        self.writer = writer
+        self.path = path
+        try migrate()
+    }
+
+    static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "Proactive"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL")
+        }
+        return configuration
+    }
+
+    // MARK: Migrations
+
+    /// The migrator with every registered migration.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for migration in migrations {
+            migrator.registerMigration(migration.name, migrate: migration.apply)
+        }
+        return migrator
+    }
+
+    private var displayName: String { path ?? "in-memory store" }
+
+    private func migrate() throws(StoreError) {
+        let migrator = Self.migrator
+        let name = displayName
+        try StoreError.wrap("opening the store \(name)") {
+            try writer.write { db in try Self.checkIdentity(db, migrator: migrator, name: name) }
+            try migrator.migrate(writer)
+        }
+    }
+
+    /// Refuses foreign files and newer schemas before any migration runs.
+    private static func checkIdentity(_ db: Database, migrator: DatabaseMigrator, name: String) throws {
+        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let tables = try String.fetchAll(db, sql: """
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
+            """)
+        if applicationID != Self.applicationID {
+            guard applicationID == 0, tables.isEmpty else {
+                let owner = applicationID == 0 ? "tables \(tables.prefix(5).joined(separator: ", "))" : String(format: "application_id 0x%08X", applicationID)
+                throw StoreError(.notAProactiveStore, "\(name) is not a Proactive store (it holds \(owner)); choose another file with --store")
+            }
+            return  // a new, empty file
+        }
+        if try migrator.hasBeenSuperseded(db) {
+            let known = Set(migrations.map(\.name))
+            let unknown = try migrator.appliedIdentifiers(db).subtracting(known).sorted()
+            throw StoreError(.newerSchema, "\(name) was written by a newer version of Proactive (schema \(unknown.joined(separator: ", ")) is unknown to this build); upgrade proactive to open it")
+        }
+    }
+
+    /// The names of the migrations applied to this file, oldest first.
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        let migrator = Self.migrator
+        return try StoreError.wrap("reading the schema version of \(displayName)") {
+            try writer.read { db in try migrator.appliedMigrations(db) }
+        }
+    }
+
+    // MARK: Health
+
+    /// Runs `PRAGMA integrity_check` and `PRAGMA foreign_key_check`.
+    /// - Returns: the problems found; empty when the file is sound.
+    public func integrityProblems() throws(StoreError) -> [String] {
+        try StoreError.wrap("checking the integrity of \(displayName)") {
+            try writer.read { db in
+                var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+                let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+                problems += violations.map { "foreign key violation in table \($0[0] as String? ?? "?"), row \($0[1] as Int64? ?? -1)" }
+                return problems
+            }
+        }
+    }
+}
+
+// MARK: - Migration
+
+/// One named schema step. Names are versions: `"v<N>_<what>"`.
+public struct SchemaMigration: Sendable {
+    public let name: String
+    public let apply: @Sendable (Database) throws -> Void
+
+    public init(name: String, apply: @escaping @Sendable (Database) throws -> Void) {
+        self.name = name
+        self.apply = apply
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Appending
+
+/// Something donations can be appended to: a store (each call is its own
+/// transaction) or an open transaction (`DonationStore.inOneTransaction`).
+public protocol DonationAppender {
+    /// Appends a batch. On a store the batch is one transaction: all rows or none.
+    /// - Parameter duplicates: what to do with a donation whose `(app, identifier)`
+    ///   is already stored or appears earlier in the batch.
+    /// - Throws: `StoreError` (`.invalidDonation`, `.duplicateIdentifier` with
+    ///   `.fail`, `.database`); nothing from the batch is stored.
+    /// - Complexity: O(n log m) for n donations into a store of m.
+    @discardableResult
+    func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult
+}
+
+// MARK: - Store
+
+/// Where donations live: per-user histories, deletable the ways apps delete
+/// them, countable, exportable in a stable order.
+///
+/// ```swift
+/// let store = try SQLiteDonationStore(path: "proactive.sqlite")   // or InMemoryDonationStore()
+/// try store.append([donation], duplicates: .skip)
+/// let history = try store.donations(forUser: "u1", in: DateSpan(start: lastWeek))
+/// try store.delete(.group("san-diego", app: "com.example.weather"))
+/// ```
+///
+/// Both implementations pass the same conformance suite: same validation,
+/// same order, same counts, same errors. Dates are stored at millisecond
+/// resolution. Every method throws only `StoreError`.
+public protocol DonationStore: DonationAppender, Sendable {
+    /// Runs `body` in one transaction: everything appended through the
+    /// appender it receives is stored when `body` returns, nothing if it
+    /// throws (its error is rethrown unchanged) or if the process dies first.
+    /// `body` must not call the store itself (that would deadlock).
+    func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result
+
+    /// Deletes what `deletion` names and returns how many rows went.
+    @discardableResult
+    func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int
+
+    /// One user's donations in `dates`, oldest first (ties in insertion order).
+    func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation]
+
+    /// Up to `limit` donations matching `filter` in export order (user, date,
+    /// insertion order), starting after `cursor` (nil: from the start).
+    /// Pages never skip or repeat a donation that stays in the store.
+    /// - Throws: `.invalidRequest` when `limit < 1`.
+    func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage
+
+    /// Counts per app, intent and user, and the date span, of what `filter` matches.
+    func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics
+
+    /// Every user with at least one donation, sorted.
+    func users() throws(StoreError) -> [String]
+
+    /// The IANA time zone configured for `user`, if any.
+    func timeZone(forUser user: String) throws(StoreError) -> String?
+
+    /// Configures (or with nil, clears) the time zone whose clock `user`'s
+    /// donations are read in.
+    /// - Throws: `.invalidRequest` for an empty user or an unknown zone.
+    func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError)
+}
+
+// MARK: - Conveniences
+
+extension DonationStore {
+    /// Appends one donation.
+    @discardableResult
+    public func append(_ donation: Donation, duplicates: DuplicatePolicy = .fail) throws(StoreError) -> AppendResult {
+        try append([donation], duplicates: duplicates)
+    }
+
+    /// Visits every donation matching `filter` in export order, reading
+    /// `pageSize` at a time (memory stays bounded by one page).
+    public func forEachDonation(matching filter: DonationFilter = .everything, pageSize: Int = 1000,
+                                _ body: (Donation) throws -> Void) throws {
+        var cursor: DonationCursor?
+        repeat {
+            let page = try page(matching: filter, after: cursor, limit: pageSize)
+            for donation in page.donations { try body(donation) }
+            cursor = page.next
+        } while cursor != nil
+    }
+
+    /// Total rows matching `filter`.
+    public func count(matching filter: DonationFilter = .everything) throws(StoreError) -> Int {
+        try statistics(matching: filter).rows
+    }
+
+    /// The time zone configured for `user` as a `TimeZone` (nil when none is set).
+    public func configuredTimeZone(forUser user: String) throws(StoreError) -> TimeZone? {
+        try timeZone(forUser: user).flatMap(TimeZone.init(identifier:))
+    }
+}
+
+// MARK: - Shared checks
+
+enum DonationStoreChecks {
+    static func validatePageLimit(_ limit: Int) throws(StoreError) {
+        guard limit >= 1 else { throw StoreError(.invalidRequest, "a page needs a limit >= 1, found \(limit)") }
+    }
+
+    static func validateTimeZone(_ identifier: String?, user: String) throws(StoreError) {
+        guard !user.isEmpty else { throw StoreError(.invalidRequest, "a time zone needs a non-empty user") }
+        if let identifier, TimeZone(identifier: identifier) == nil {
+            throw StoreError(.invalidRequest, "unknown time zone \"\(identifier)\" (use an IANA name such as America/New_York)")
+        }
+    }
+
+    static func duplicate(_ record: DonationRecord) -> StoreError {
+        StoreError(.duplicateIdentifier, "app \(record.app) already has a donation with identifier \"\(record.identifier ?? "")\"")
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import GRDB
+import ProactiveCore
+
+// MARK: - SQLite store
+
+/// The donation store on a `ProactiveDatabase` file (GRDB, WAL).
+///
+/// Each `append` or `delete` is one transaction; appends reuse one prepared
+/// statement per transaction. Duplicate identifiers are skipped with an
+/// upsert (`ON CONFLICT (app, identifier) DO NOTHING`), so only the UNIQUE
+/// index can cause a skip; any other constraint violation is an error.
+public struct SQLiteDonationStore: DonationStore {
+    public let database: ProactiveDatabase
+
+    public init(database: ProactiveDatabase) {
+        self.database = database
+    }
+
+    /// Opens (creating or migrating) the store file at `path`.
+    public init(path: String, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws(StoreError) {
+        self.init(database: try ProactiveDatabase(path: path, mode: mode))
+    }
+
+    private var writer: any DatabaseWriter { database.writer }
+
+    // MARK: Appending
+
+    public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+        let records = try donations.map { donation throws(StoreError) in try DonationRecord(donation) }
+        if records.isEmpty { return AppendResult() }
+        return try StoreError.wrap("appending \(records.count) donations") {
+            try writer.write { db in try Self.insert(records, into: db, duplicates: duplicates) }
+        }
+    }
+
+    public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
+        // Errors thrown by `body` pass through unchanged; only GRDB's own are wrapped.
+        var bodyError: (any Error)?
+        let result: Result? = try StoreError.wrap("committing a transaction") {
+            try writer.writeWithoutTransaction { db in
+                var result: Result?
+                try db.inTransaction {
+                    do {
+                        result = try body(TransactionAppender(db: db))
+                        return .commit
+                    } catch {
+                        bodyError = error
+                        return .rollback
+                    }
+                }
+                return result
+            }
+        }
+        if let bodyError { throw bodyError }
+        return result!
+    }
+
+    /// Appends inside a transaction someone else opened.
+    private struct TransactionAppender: DonationAppender {
+        let db: Database
+
+        func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+            let records = try donations.map { donation throws(StoreError) in try DonationRecord(donation) }
+            return try StoreError.wrap("appending \(records.count) donations") {
+                // A savepoint keeps the batch all-or-nothing inside the outer transaction.
+                var result = AppendResult()
+                try db.inSavepoint {
+                    result = try SQLiteDonationStore.insert(records, into: db, duplicates: duplicates)
+                    return .commit
+                }
+                return result
+            }
+        }
+    }
+
+    private static let insertSQL = "INSERT INTO donation (\(DonationRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let insertSkippingSQL = insertSQL + " ON CONFLICT (app, identifier) WHERE identifier IS NOT NULL DO NOTHING"
+
+    /// Inserts records with one cached statement; the caller owns the transaction.
+    fileprivate static func insert(_ records: [DonationRecord], into db: Database, duplicates: DuplicatePolicy) throws -> AppendResult {
+        let statement = try db.cachedStatement(sql: duplicates == .skip ? insertSkippingSQL : insertSQL)
+        var result = AppendResult()
+        for record in records {
+            do {
+                try statement.execute(arguments: record.arguments)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw DonationStoreChecks.duplicate(record)
+            }
+            if db.changesCount == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+        }
+        return result
+    }
+
+    // MARK: Deleting
+
+    public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
+        let (sql, arguments): (String, StatementArguments)
+        switch deletion {
+        case let .identifiers(identifiers, app):
+            if identifiers.isEmpty { return 0 }
+            var list = ""
+            JSONWriter.append(.array(identifiers.map { .string($0) }), to: &list)
+            sql = "DELETE FROM donation WHERE app = ? AND identifier IN (SELECT value FROM json_each(?))"
+            arguments = [app, list]
+        case let .group(group, app):
+            sql = "DELETE FROM donation WHERE app = ? AND group_id = ?"
+            arguments = [app, group]
+        case let .matching(filter):
+            let clause = Self.whereClause(filter)
+            sql = "DELETE FROM donation" + clause.sql
+            arguments = clause.arguments
+        }
+        return try StoreError.wrap("deleting \(deletion)") {
+            try writer.write { db in
+                try db.execute(sql: sql, arguments: arguments)
+                return db.changesCount
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    public func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
+        let clause = Self.whereClause(DonationFilter(user: user, dates: dates))
+        let sql = "SELECT \(DonationRecord.columns) FROM donation\(clause.sql) ORDER BY date_ms, id"
+        let records = try StoreError.wrap("reading the donations of user \(user)") {
+            try writer.read { db in try Row.fetchAll(db, sql: sql, arguments: clause.arguments).map(DonationRecord.init(row:)) }
+        }
+        return try records.map { record throws(StoreError) in try record.donation() }
+    }
+
+    public func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
+        try DonationStoreChecks.validatePageLimit(limit)
+        var clause = Self.whereClause(filter)
+        if let cursor {
+            clause.add("(user, date_ms, id) > (?, ?, ?)", [cursor.user, cursor.dateMilliseconds, cursor.rowID])
+        }
+        let sql = "SELECT \(DonationRecord.columns), id FROM donation\(clause.sql) ORDER BY user, date_ms, id LIMIT ?"
+        let rows = try StoreError.wrap("reading a page of donations") {
+            try writer.read { db in
+                try Row.fetchAll(db, sql: sql, arguments: clause.arguments + [limit]).map { row in
+                    (DonationRecord(row: row), row[10] as Int64)
+                }
+            }
+        }
+        let donations = try rows.map { row throws(StoreError) in try row.0.donation() }
+        let next = rows.count < limit ? nil : rows.last.map { DonationCursor(user: $0.0.user, dateMilliseconds: $0.0.dateMilliseconds, rowID: $0.1) }
+        return DonationPage(donations: donations, next: next)
+    }
+
+    public func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {
+        let clause = Self.whereClause(filter)
+        func tallies(_ db: Database, _ columns: String, app: Bool) throws -> [DonationStatistics.Tally] {
+            let sql = "SELECT \(columns), COUNT(*), SUM(count) FROM donation\(clause.sql) GROUP BY \(columns)"
+            return try Row.fetchAll(db, sql: sql, arguments: clause.arguments).map { row in
+                app ? .init(app: row[0], name: row[1], rows: row[2], donations: row[3])
+                    : .init(name: row[0], rows: row[1], donations: row[2])
+            }
+        }
+        return try StoreError.wrap("counting donations") {
+            try writer.read { db in
+                let totals = try Row.fetchOne(db, sql: """
+                    SELECT COUNT(*), COALESCE(SUM(count), 0), MIN(date_ms), MAX(date_ms) FROM donation\(clause.sql)
+                    """, arguments: clause.arguments)!
+                return DonationStatistics(
+                    rows: totals[0], donations: totals[1],
+                    firstDate: (totals[2] as Int64?).map(DonationRecord.date), lastDate: (totals[3] as Int64?).map(DonationRecord.date),
+                    byApp: DonationStatistics.sorted(try tallies(db, "app", app: false)),
+                    byIntent: DonationStatistics.sorted(try tallies(db, "app, intent", app: true)),
+                    byUser: DonationStatistics.sorted(try tallies(db, "user", app: false)))
+            }
+        }
+    }
+
+    public func users() throws(StoreError) -> [String] {
+        try StoreError.wrap("listing users") {
+            try writer.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT user FROM donation ORDER BY user") }
+        }
+    }
+
+    // MARK: User settings
+
+    public func timeZone(forUser user: String) throws(StoreError) -> String? {
+        try StoreError.wrap("reading the time zone of user \(user)") {
+            try writer.read { db in
+                try String.fetchOne(db, sql: "SELECT time_zone FROM user_setting WHERE user = ?", arguments: [user])
+            }
+        }
+    }
+
+    public func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
+        try DonationStoreChecks.validateTimeZone(identifier, user: user)
+        try StoreError.wrap("setting the time zone of user \(user)") {
+            try writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO user_setting (user, time_zone) VALUES (?, ?)
+                    ON CONFLICT (user) DO UPDATE SET time_zone = excluded.time_zone
+                    """, arguments: [user, identifier])
+            }
+        }
+    }
+
+    // MARK: SQL building
+
+    private struct WhereClause {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+
+        mutating func add(_ condition: String, _ values: StatementArguments) {
+            conditions.append(condition)
+            arguments += values
+        }
+
+        var sql: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
+    }
+
+    private static func whereClause(_ filter: DonationFilter) -> WhereClause {
+        var clause = WhereClause()
+        if let user = filter.user { clause.add("user = ?", [user]) }
+        if let app = filter.app { clause.add("app = ?", [app]) }
+        if let start = filter.dates.startMilliseconds { clause.add("date_ms >= ?", [start]) }
+        if let end = filter.dates.endMilliseconds { clause.add("date_ms < ?", [end]) }
+        return clause
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Options
+
+/// How an import writes to the store.
+public struct ImportOptions: Sendable, Hashable {
+    /// Stop at the first bad line and store nothing from that source.
+    public var strict: Bool
+    /// Donations per transaction (non-strict) or per savepoint (strict).
+    public var batchSize: Int
+    /// What to do with a donation whose `(app, identifier)` is already stored.
+    public var duplicates: DuplicatePolicy
+
+    public static let defaultBatchSize = 5000
+
+    public init(strict: Bool = false, batchSize: Int = ImportOptions.defaultBatchSize, duplicates: DuplicatePolicy = .skip) {
+        self.strict = strict
+        self.batchSize = batchSize
+        self.duplicates = duplicates
+    }
+}
+
+// MARK: - Session
+
+/// Collects one source's donations and rejections and writes them in
+/// batches, counting everything for the summary and progress.
+///
+/// A format reader (JSON Lines, and later other log formats) calls
+/// `countLine`, then `add` or `reject` or `skipEmptyLine` for each record;
+/// `DonationImporter.run` owns the session, the transactions and the
+/// strict-mode rule. Memory: one batch of donations.
+public final class ImportSession {
+    public let source: String
+    public let options: ImportOptions
+    /// Bytes of the source consumed so far (the reader updates it).
+    public var bytesRead: Int64 = 0
+    public let totalBytes: Int64?
+
+    private let appender: any DonationAppender
+    /// True when each batch is its own transaction (non-strict imports).
+    private let commitsEachBatch: Bool
+    private let onProgress: ((ImportProgress) -> Void)?
+    private var batch: [Donation] = []
+    private(set) var summary = ImportSummary()
+    private(set) var committed = 0
+    private var linesAtLastReport = 0
+
+    /// Thrown by `reject` in strict mode; unwinds the source's transaction.
+    struct StrictAbort: Error {
+        let message: String
+    }
+
+    init(source: String, totalBytes: Int64?, options: ImportOptions, appender: any DonationAppender,
+         commitsEachBatch: Bool, onProgress: ((ImportProgress) -> Void)?) {
+        self.source = source
+        self.totalBytes = totalBytes
+        self.options = options
+        self.appender = appender
+        self.commitsEachBatch = commitsEachBatch
+        self.onProgress = onProgress
+        summary.sources = [source]
+        batch.reserveCapacity(options.batchSize)
+    }
+
+    // MARK: Records
+
+    /// Counts one line (or record) read from the source.
+    public func countLine() {
+        summary.lines += 1
+        // Lines without a commit (rejections, duplicates) still move the progress line.
+        if summary.lines - linesAtLastReport > options.batchSize { reportProgress() }
+    }
+
+    public func skipEmptyLine() { summary.emptyLines += 1 }
+
+    /// Queues a donation; writes the batch when it is full.
+    public func add(_ donation: Donation) throws(StoreError) {
+        batch.append(donation)
+        if batch.count >= options.batchSize { try flush() }
+    }
+
+    /// Records a bad line as `SOURCE:LINE: field: reason`.
+    /// - Throws: in strict mode, always (the import of this source stops).
+    public func reject(line: Int, _ error: DonationLineError) throws {
+        let message = "\(source):\(line): \(error.description)"
+        summary.recordRejection(message, category: error.category)
+        if options.strict { throw StrictAbort(message: message) }
+    }
+
+    // MARK: Writing
+
+    /// Writes the pending batch (one transaction, or one savepoint in strict mode).
+    func flush() throws(StoreError) {
+        guard !batch.isEmpty else { return }
+        let result = try appender.append(batch, duplicates: options.duplicates)
+        batch.removeAll(keepingCapacity: true)
+        summary.imported += result.inserted
+        summary.duplicates += result.duplicates
+        if commitsEachBatch { committed = summary.imported }
+        reportProgress()
+    }
+
+    /// Called once the enclosing transaction of a strict import committed.
+    func markCommitted() {
+        committed = summary.imported
+        reportProgress()
+    }
+
+    /// Called when the enclosing transaction was rolled back: nothing stays.
+    func markRolledBack(abortedBy message: String?) {
+        summary.imported = 0
+        summary.duplicates = 0
+        summary.abortedBy = message
+        committed = 0
+    }
+
+    func finishedSummary() -> ImportSummary {
+        var result = summary
+        result.bytesRead = bytesRead
+        return result
+    }
+
+    func reportProgress() {
+        linesAtLastReport = summary.lines
+        onProgress?(ImportProgress(
+            source: source, bytesRead: bytesRead, totalBytes: totalBytes, lines: summary.lines,
+            imported: summary.imported, duplicates: summary.duplicates, rejected: summary.rejected, committed: committed))
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Progress
+
+/// Where an import stands; reported after every committed batch.
+public struct ImportProgress: Sendable, Hashable {
+    /// The source being imported (file path, `-` for standard input).
+    public var source: String
+    public var bytesRead: Int64
+    /// The source's size when known (regular files).
+    public var totalBytes: Int64?
+    /// Lines (or records) read so far, empty ones included.
+    public var lines: Int
+    /// Donations handed to the store so far (committed or in the open batch/transaction).
+    public var imported: Int
+    public var duplicates: Int
+    public var rejected: Int
+    /// Rows durably committed so far by this import. A crash now leaves
+    /// exactly these rows from it in the store (in strict mode 0 until the end).
+    public var committed: Int
+}
+
+// MARK: - Summary
+
+/// The outcome of importing one or more sources.
+///
+/// Rejection messages read `FILE:LINE: field: reason`. Only the first
+/// `maximumMessages` are kept; `rejected` and `rejectionsByCategory`
+/// count all of them.
+public struct ImportSummary: Sendable, Hashable {
+    public var sources: [String] = []
+    public var bytesRead: Int64 = 0
+    /// Lines read, empty ones included.
+    public var lines = 0
+    public var emptyLines = 0
+    /// Rows stored by this import.
+    public var imported = 0
+    /// Donations skipped because their `(app, identifier)` was already stored.
+    public var duplicates = 0
+    public var rejected = 0
+    /// Rejections per `DonationLineError.category` ("invalid JSON", "missing app", ...).
+    public var rejectionsByCategory: [String: Int] = [:]
+    /// The first `maximumMessages` rejections, `FILE:LINE: field: reason`.
+    public var messages: [String] = []
+    /// In strict mode: the rejection that stopped the import. Nothing from
+    /// that source was stored.
+    public var abortedBy: String?
+
+    public static let maximumMessages = 1000
+
+    public init() {}
+
+    /// True when a strict import stopped at a bad line.
+    public var aborted: Bool { abortedBy != nil }
+
+    // MARK: Recording
+
+    mutating func recordRejection(_ message: String, category: String) {
+        rejected += 1
+        rejectionsByCategory[category, default: 0] += 1
+        if messages.count < Self.maximumMessages { messages.append(message) }
+    }
+
+    /// Adds another source's summary (multi-file imports).
+    public mutating func merge(_ other: ImportSummary) {
+        sources += other.sources
+        bytesRead += other.bytesRead
+        lines += other.lines
+        emptyLines += other.emptyLines
+        imported += other.imported
+        duplicates += other.duplicates
+        rejected += other.rejected
+        rejectionsByCategory.merge(other.rejectionsByCategory, uniquingKeysWith: +)
+        messages += other.messages.prefix(max(0, Self.maximumMessages - messages.count))
+        abortedBy = abortedBy ?? other.abortedBy
+    }
+
+    /// Rejection categories, most frequent first (ties by name).
+    public var sortedCategories: [(category: String, count: Int)] {
+        rejectionsByCategory.map { (category: $0.key, count: $0.value) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.category < $1.category }
+    }
+
+    /// Messages that were counted but not kept.
+    public var unlistedRejections: Int { rejected - messages.count }
+}

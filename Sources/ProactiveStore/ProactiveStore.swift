@@ -1,1 +1,0 @@
-// ProactiveStore: see the module's issue; sources land here.

@@ -1,0 +1,67 @@
+import Foundation
+import ProactiveCore
+@testable import ProactiveModels
+import Testing
+
+@Suite("Model persistence")
+struct PersistenceTests {
+    static let bytes: [UInt8] = {
+        try! BlendTrainer().fit(TrainingSet(events: Fixtures.routine(days: 14))).serialized()
+    }()
+
+    @Test func headerNamesKindAndVersion() throws {
+        #expect(Array(Self.bytes.prefix(4)) == Array("PRXM".utf8))
+        let opened = try ModelArchive.open(Self.bytes)
+        #expect(opened.kind == "blend")
+        #expect(try ModelArchive.decodeAny(Self.bytes).name == "blend")
+    }
+
+    @Test func flippedByteIsAChecksumError() {
+        // Header: magic 4 + version 2 + kind (4 + 5) + payload length 8 = 23 bytes; flips after it hit the payload.
+        for position in stride(from: 23, to: Self.bytes.count - 8, by: max(1, Self.bytes.count / 50)) {
+            var corrupt = Self.bytes
+            corrupt[position] ^= 0x40
+            #expect(throws: ModelFormatError.self) { try BlendModel(serialized: corrupt) }
+            do {
+                _ = try BlendModel(serialized: corrupt)
+            } catch let error as ModelFormatError {
+                if case .checksumMismatch = error {} else { Issue.record("unexpected \(error)") }
+            } catch { Issue.record("unexpected \(error)") }
+        }
+    }
+
+    @Test func truncationAtAnyLengthThrows() {
+        for length in [0, 3, 4, 6, 12, 20, Self.bytes.count / 2, Self.bytes.count - 1] {
+            #expect(throws: ModelFormatError.self) { try BlendModel(serialized: Array(Self.bytes.prefix(length))) }
+        }
+    }
+
+    @Test func foreignVersionMagicAndKind() throws {
+        var future = Self.bytes
+        future[4] = 9
+        #expect(throws: ModelFormatError.unsupportedVersion(found: 9, supported: 1)) { try BlendModel(serialized: future) }
+        #expect(throws: ModelFormatError.notAModel) { try BlendModel(serialized: Array("{\"json\": true}".utf8)) }
+        #expect(throws: ModelFormatError.wrongKind(expected: "profile", found: "blend")) { try ProfileModel(serialized: Self.bytes) }
+        #expect(ModelFormatError.unsupportedVersion(found: 9, supported: 1).description.contains("retrain"))
+    }
+
+    @Test func checksummedGarbageIsInvalidNotACrash() {
+        // A well-formed envelope around a payload of nonsense: decoding must throw, not trap.
+        var random = SeededGenerator(seed: 3)
+        for size in [0, 1, 16, 200, 5000] {
+            var writer = ByteWriter()
+            writer.append(ModelArchive.magic)
+            writer.write(UInt16(ModelArchive.formatVersion))
+            writer.write("profile")
+            writer.write(UInt64(size))
+            writer.append((0 ..< size).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            writer.write(FNV1a64.hash(writer.bytes))
+            #expect(throws: ModelFormatError.self) { try ProfileModel(serialized: writer.bytes) }
+        }
+    }
+
+    @Test func fnvKnownValues() {
+        #expect(FNV1a64.hash([UInt8]()) == 0xcbf2_9ce4_8422_2325)
+        #expect(FNV1a64.hash(Array("a".utf8)) == 0xaf63_dc4c_8601_ec8c)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import ProactiveCore
+@testable import ProactiveModels
+import Testing
+
+@Suite("Profile model")
+struct ProfileModelTests {
+    static let a = Fixtures.routine(days: 21, seed: 11)
+    /// B: extra events interleaved with A, including a target and a context value A never has.
+    static let b: [Event] = [
+        Fixtures.event("gym", day: 2, hour: 18, context: ["place": "gym"]),
+        Fixtures.event("coffee", day: 5, hour: 15),
+        Fixtures.event("gym", day: 9, hour: 18.2, context: ["place": "gym"]),
+        Fixtures.event("weather", day: 12, hour: 7.35, context: ["place": "home"]),
+        Fixtures.event("mail", day: 20, hour: 23, context: ["focus": "travel"]),
+    ]
+
+    @Test func removingBRestoresModelOfA() throws {
+        let trainer = ProfileTrainer()
+        let modelA = try trainer.fit(TrainingSet(events: Self.a))
+        var model = try trainer.fit(TrainingSet(events: Self.a + Self.b))
+        for event in Self.b.reversed() {
+            let removed = model.remove(event)
+            #expect(removed)
+        }
+        // Every target and context value only B had is gone from the vocabulary and the bytes.
+        #expect(model.space == modelA.space)
+        let bytes = model.serialized()
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("gym"))
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("travel"))
+        for moment in Fixtures.probeMoments + [Fixtures.moment(day: 22, hour: 18, context: ["place": "gym"])] {
+            let difference = Fixtures.maxRelativeDifference(model.scores(at: moment), modelA.scores(at: moment))
+            #expect(difference < 1e-12, "relative difference \(difference)")
+        }
+        // Stated tolerance: the counts themselves agree to 1e-12 of the largest count.
+        let largest = modelA.counts.map(abs).max()!
+        for (x, y) in zip(model.counts, modelA.counts) { #expect(abs(x - y) <= 1e-12 * largest) }
+    }
+
+    @Test func removingAWholeTargetIsBitExact() throws {
+        // When every event of B's only targets goes, the model is rebuilt from the log: bit for bit A.
+        let onlyB = [Fixtures.event("gym", day: 2, hour: 18, context: ["place": "gym"]),
+                     Fixtures.event("gym", day: 9, hour: 18.2, context: ["place": "gym"])]
+        let trainer = ProfileTrainer()
+        var model = try trainer.fit(TrainingSet(events: Self.a + onlyB))
+        for event in onlyB { model.remove(event) }
+        #expect(model.serialized() == (try trainer.fit(TrainingSet(events: Self.a))).serialized())
+    }
+
+    @Test func removingUnknownEventReportsFalse() throws {
+        var model = try ProfileTrainer().fit(TrainingSet(events: Self.a))
+        let unknownTarget = model.remove(Fixtures.event("nothing", day: 1, hour: 1))
+        let unknownTime = model.remove(Fixtures.event("coffee", day: 1, hour: 3.14159))
+        #expect(!unknownTarget && !unknownTime)
+    }
+
+    @Test func incrementalUpdatesMatchAFullFit() throws {
+        let trainer = ProfileTrainer()
+        let all = Self.a + Self.b
+        var model = try trainer.fit(TrainingSet(events: Array(Self.a.prefix(10))))
+        // Learn the rest in a scrambled order (out-of-order inserts fix the previous-target features).
+        var random = SeededGenerator(seed: 5)
+        for event in (Array(Self.a.dropFirst(10)) + Self.b).shuffled(using: &random) { model.update(with: event) }
+        let full = try trainer.fit(TrainingSet(events: all))
+        for moment in Fixtures.probeMoments {
+            #expect(Fixtures.maxRelativeDifference(model.scores(at: moment), full.scores(at: moment)) < 1e-12)
+        }
+    }
+
+    @Test func forgettingHalvesWeightPerHalfLife() throws {
+        let old = Fixtures.event("old", day: 0, hour: 9)
+        let new = Fixtures.event("new", day: 30, hour: 9)
+        let model = try ProfileTrainer(configuration: ProfileConfiguration(halfLifeDays: 30)).fit(TrainingSet(events: [old, new]))
+        let oldWeight = model.decayedWeight(of: model.space.index(of: old.target)!)
+        let newWeight = model.decayedWeight(of: model.space.index(of: new.target)!)
+        // Decayed to the reference day (day 30, 00:00): new = 2^(9h/30d), old = half of that.
+        #expect(abs(oldWeight / newWeight - 0.5) < 1e-12)
+        let keep = try ProfileTrainer(configuration: ProfileConfiguration(halfLifeDays: nil)).fit(TrainingSet(events: [old, new]))
+        #expect(keep.decayedWeight(of: TargetIndex(0)) == keep.decayedWeight(of: TargetIndex(1)))
+    }
+
+    @Test func learnsTimeOfDayWeekdayContextAndPrevious() throws {
+        let model = try ProfileTrainer().fit(TrainingSet(events: Fixtures.routine(days: 28)))
+        #expect(model.top(1, at: Fixtures.moment(day: 28, hour: 7.3)).first?.target == Fixtures.target("weather"))
+        #expect(model.top(1, at: Fixtures.moment(day: 28, hour: 21)).first?.target == Fixtures.target("music"))
+        #expect(model.top(1, at: Fixtures.moment(day: 33, hour: 10)).first?.target == Fixtures.target("news"))
+        #expect(model.top(1, at: Fixtures.moment(day: 29, hour: 12, context: ["focus": "work"])).first?.target == Fixtures.target("mail"))
+        // Right after weather, coffee.
+        let afterWeather = Fixtures.moment(day: 29, hour: 7.6, recent: [Fixtures.event("weather", day: 29, hour: 7.5)])
+        #expect(model.top(1, at: afterWeather).first?.target == Fixtures.target("coffee"))
+        // The groups add up to the score.
+        let groups = model.groupLogScores(at: afterWeather)
+        let scores = model.logScores(at: afterWeather)
+        for t in scores.indices {
+            let sum = (0 ..< ProfileGroup.allCases.count).reduce(0.0) { $0 + groups[t * ProfileGroup.allCases.count + $1] }
+            #expect(abs(sum - scores[t]) < 1e-9 * max(1, abs(scores[t])))
+        }
+    }
+
+    @Test func invalidConfigurationIsNamed() {
+        #expect(throws: ConfigurationError(field: "halfLifeDays", reason: "must be a positive number of days, got -1.0")) {
+            try ProfileTrainer(configuration: ProfileConfiguration(halfLifeDays: -1)).fit(TrainingSet(events: []))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try ProfileTrainer(configuration: ProfileConfiguration(encoder: EncoderConfiguration(timeZoneIdentifier: "Mars/Olympus")))
+                .fit(TrainingSet(events: []))
+        }
+    }
+}

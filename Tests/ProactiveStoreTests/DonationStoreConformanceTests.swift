@@ -1,0 +1,191 @@
+import Foundation
+import ProactiveCore
+@testable import ProactiveStore
+import Testing
+
+/// The contract every `DonationStore` meets; runs against each implementation.
+@Suite("DonationStore conformance")
+struct DonationStoreConformanceTests {
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    // MARK: Appending and reading back
+
+    @Test(arguments: StoreKind.allCases)
+    func appendedDonationsReadBackExactly(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        let rich = sample(minutes: 0.5, identifier: "w-1", group: "cupertino", count: 3,
+                          parameters: ["location": .entity(id: "cupertino", display: "Cupertino"), "days": .int(3),
+                                       "ratio": .double(0.25), "metric": .bool(true), "note": .string("a \"b\"\n é")],
+                          context: ["focus": "work", "place": "home"])
+        let plain = sample(app: "com.example.notes", intent: "open", minutes: 1, utcOffset: nil)
+        let untagged = sample(minutes: 2, parameters: ["location": .entity(id: "paris", display: nil)], utcOffset: 3600)
+        let result = try store.append([rich, plain, untagged], duplicates: .fail)
+        #expect(result == AppendResult(inserted: 3, duplicates: 0))
+        #expect(try store.donations(forUser: "u1", in: .all) == [rich, plain, untagged])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func historyIsChronologicalWithTiesInInsertionOrder(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        let late = sample(minutes: 30, identifier: "late")
+        let tieA = sample(minutes: 10, identifier: "tie-a")
+        let tieB = sample(app: "com.example.coffee", minutes: 10, identifier: "tie-b")
+        let other = sample(user: "u2", minutes: 5, identifier: "other")
+        try store.append([late, tieA], duplicates: .fail)
+        try store.append([other, tieB], duplicates: .fail)
+        #expect(try store.donations(forUser: "u1", in: .all).map(\.identifier) == ["tie-a", "tie-b", "late"])
+        #expect(try store.donations(forUser: "u2", in: .all) == [other])
+        #expect(try store.donations(forUser: "nobody", in: .all).isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func dateSpansAreHalfOpen(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        try store.append((0..<5).map { sample(minutes: Double($0), identifier: "m\($0)") }, duplicates: .fail)
+        let minute = { (m: Double) in Date(timeIntervalSince1970: sampleDay + m * 60) }
+        #expect(try store.donations(forUser: "u1", in: DateSpan(start: minute(1), end: minute(3))).map(\.identifier) == ["m1", "m2"])
+        #expect(try store.donations(forUser: "u1", in: DateSpan(end: minute(2))).map(\.identifier) == ["m0", "m1"])
+        #expect(try store.donations(forUser: "u1", in: DateSpan(start: minute(2))).map(\.identifier) == ["m2", "m3", "m4"])
+        // Bounds far outside the supported years clamp instead of trapping.
+        #expect(try store.donations(forUser: "u1", in: DateSpan(start: .distantPast, end: .distantFuture)).count == 5)
+    }
+
+    // MARK: Duplicates and validation
+
+    @Test(arguments: StoreKind.allCases)
+    func duplicateIdentifiersFailAtomicallyOrAreSkipped(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        try store.append([sample(identifier: "a1")], duplicates: .fail)
+        let error = storeError { try store.append([sample(minutes: 1, identifier: "fresh"), sample(minutes: 2, identifier: "a1")], duplicates: .fail) }
+        #expect(error?.code == .duplicateIdentifier)
+        #expect(error?.message.contains("a1") == true)
+        #expect(try store.identifiers() == ["a1"], "a failed batch stores nothing")
+
+        let skipped = try store.append([sample(minutes: 1, identifier: "fresh"), sample(minutes: 2, identifier: "a1"),
+                                        sample(minutes: 3, identifier: "fresh"), sample(minutes: 4)], duplicates: .skip)
+        #expect(skipped == AppendResult(inserted: 2, duplicates: 2))
+        // The same identifier in another app is a different donation; identifier-less donations never clash.
+        let otherApp = try store.append([sample(app: "com.example.other", identifier: "a1"), sample(minutes: 4)], duplicates: .fail)
+        #expect(otherApp == AppendResult(inserted: 2, duplicates: 0))
+        #expect(try store.count() == 5)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func invalidDonationsAreRejectedWithTheField(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        let cases: [(Donation, String)] = [
+            (sample(app: ""), "app"),
+            (sample(user: ""), "user"),
+            (sample(intent: ""), "intent"),
+            (sample(identifier: ""), "identifier"),
+            (sample(group: ""), "group"),
+            (sample(count: 0), "count"),
+            (sample(parameters: ["x": .double(.nan)]), "parameters.x"),
+            (sample(parameters: ["": .int(1)]), "parameters"),
+            (sample(utcOffset: 19 * 3600), "utcOffset"),
+            (Donation(app: "a", intent: "i", date: Date(timeIntervalSince1970: -86_400)), "date"),
+            (Donation(app: "a", intent: "i", date: .distantFuture), "date"),
+        ]
+        for (donation, field) in cases {
+            let error = storeError { try store.append([sample(identifier: "good"), donation], duplicates: .fail) }
+            #expect(error?.code == .invalidDonation)
+            #expect(error?.message.contains("\(field): ") == true, "\(error?.message ?? "no error") should name \(field)")
+        }
+        #expect(try store.count() == 0)
+    }
+
+    // MARK: Transactions
+
+    @Test(arguments: StoreKind.allCases)
+    func oneTransactionCommitsOnReturnAndRollsBackOnThrow(kind: StoreKind) throws {
+        struct Stop: Error, Equatable {}
+        let store = try kind.makeStore(in: directory)
+        try store.append(sample(identifier: "before"))
+        let stored = try store.inOneTransaction { appender in
+            try appender.append([sample(minutes: 1, identifier: "t1")], duplicates: .fail).inserted
+                + appender.append([sample(minutes: 2, identifier: "t2"), sample(minutes: 3, identifier: "before")], duplicates: .skip).inserted
+        }
+        #expect(stored == 2)
+        #expect(throws: Stop()) {
+            try store.inOneTransaction { appender in
+                _ = try appender.append([sample(minutes: 4, identifier: "lost")], duplicates: .fail)
+                throw Stop()
+            }
+        }
+        // A failing batch inside the transaction undoes only that batch.
+        try store.inOneTransaction { appender in
+            _ = try appender.append([sample(minutes: 5, identifier: "kept")], duplicates: .fail)
+            let error = storeError { _ = try appender.append([sample(minutes: 6, identifier: "x"), sample(minutes: 7, identifier: "t1")], duplicates: .fail) }
+            #expect(error?.code == .duplicateIdentifier)
+        }
+        #expect(try store.identifiers() == ["before", "t1", "t2", "kept"])
+    }
+
+    // MARK: Paging, statistics, users
+
+    @Test(arguments: StoreKind.allCases)
+    func pagesWalkTheExportOrderWithoutGapsOrRepeats(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        var donations: [Donation] = []
+        for index in 0..<23 {
+            donations.append(sample(user: ["b", "a", "c"][index % 3], minutes: Double(index % 5), identifier: "d\(index)"))
+        }
+        try store.append(donations, duplicates: .fail)
+        let expected = donations.enumerated().sorted {
+            ($0.element.user, $0.element.date, $0.offset) < ($1.element.user, $1.element.date, $1.offset)
+        }.map(\.element)
+        for pageSize in [1, 4, 23, 100] {
+            #expect(try store.all(pageSize: pageSize) == expected)
+        }
+        // Deleting rows already visited does not disturb the walk.
+        let first = try store.page(matching: .everything, after: nil, limit: 10)
+        _ = try store.delete(.identifiers(first.donations.compactMap(\.identifier), app: "com.example.weather"))
+        let rest = try store.page(matching: .everything, after: first.next, limit: 100)
+        #expect(rest.donations == Array(expected.dropFirst(10)))
+        #expect(rest.next == nil)
+        #expect(storeError { _ = try store.page(matching: .everything, after: nil, limit: 0) }?.code == .invalidRequest)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func statisticsCountRowsAndWeightedDonations(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        try store.append([
+            sample(user: "u1", app: "w", intent: "Check", minutes: 10, count: 3),
+            sample(user: "u1", app: "w", intent: "Check", minutes: 20),
+            sample(user: "u2", app: "c", intent: "Order", minutes: 5),
+            sample(user: "u2", app: "w", intent: "Order", minutes: 40, count: 2),
+        ], duplicates: .fail)
+        let stats = try store.statistics(matching: .everything)
+        #expect(stats.rows == 4)
+        #expect(stats.donations == 7)
+        #expect(stats.firstDate == Date(timeIntervalSince1970: sampleDay + 300))
+        #expect(stats.lastDate == Date(timeIntervalSince1970: sampleDay + 2400))
+        typealias T = DonationStatistics.Tally
+        #expect(stats.byApp == [T(name: "w", rows: 3, donations: 6), T(name: "c", rows: 1, donations: 1)])
+        #expect(stats.byIntent == [T(app: "w", name: "Check", rows: 2, donations: 4), T(app: "w", name: "Order", rows: 1, donations: 2),
+                                   T(app: "c", name: "Order", rows: 1, donations: 1)])
+        #expect(stats.byUser == [T(name: "u1", rows: 2, donations: 4), T(name: "u2", rows: 2, donations: 3)])
+        let filtered = try store.statistics(matching: DonationFilter(user: "u2", app: "w"))
+        #expect(filtered.rows == 1 && filtered.donations == 2)
+        let empty = try store.statistics(matching: DonationFilter(user: "nobody"))
+        #expect(empty == DonationStatistics())
+        #expect(try store.users() == ["u1", "u2"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func timeZonesAreConfiguredPerUser(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        #expect(try store.timeZone(forUser: "u1") == nil)
+        try store.setTimeZone("America/New_York", forUser: "u1")
+        try store.setTimeZone("Europe/Paris", forUser: "u2")
+        try store.setTimeZone("Asia/Tokyo", forUser: "u1")
+        #expect(try store.timeZone(forUser: "u1") == "Asia/Tokyo")
+        #expect(try store.configuredTimeZone(forUser: "u2") == TimeZone(identifier: "Europe/Paris"))
+        try store.setTimeZone(nil, forUser: "u1")
+        #expect(try store.timeZone(forUser: "u1") == nil)
+        #expect(storeError { try store.setTimeZone("Mars/Olympus", forUser: "u1") }?.code == .invalidRequest)
+        #expect(storeError { try store.setTimeZone("UTC", forUser: "") }?.code == .invalidRequest)
+    }
+}
