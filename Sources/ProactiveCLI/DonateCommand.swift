@@ -10,6 +10,7 @@ struct DonateCommand: ParsableCommand {
         commandName: "donate",
         abstract: "Store one donation given by flags.",
         discussion: """
+            Without --context focus=NAME the donation gets the Focus on at its date (proactive focus).
             Parameter values (--param NAME=VALUE):
               - a JSON number, boolean or string is that value: shots=2, iced=true, zip='"95014"';
               - @ID or @ID:DISPLAY is an entity: location=@cupertino:Cupertino;
@@ -60,8 +61,10 @@ struct DonateCommand: ParsableCommand {
 
     func run() throws {
         let now = Date()
-        let donation = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
-        try storeOptions.openDonations().append(donation, duplicates: .fail)
+        // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
+        let focus = try FocusSession(storeOptions)
+        let donation = try focus.timeline().timeline.enrich(makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now)))
+        try SQLiteDonationStore(database: focus.database).append(donation, duplicates: .fail)
         print(DonationLineCodec.encode(donation))
     }
 

@@ -6,6 +6,8 @@ struct Proactive: AsyncParsableCommand {
         commandName: "proactive",
         abstract: "Learn from app donations and suggest what the user wants now.",
         subcommands: [ImportCommand.self, ExportCommand.self, DonateCommand.self, DeleteCommand.self, StatsCommand.self,
-                      ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self]
+                      ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self,
+                      SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
+                      FocusCommand.self, NotifyCommand.self, MigrateCommand.self]
     )
 }

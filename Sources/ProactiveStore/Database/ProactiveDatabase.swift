@@ -49,6 +49,9 @@ public struct ProactiveDatabase: Sendable {
     public static let migrations: [SchemaMigration] = [
         DonationSchema.v1,
         DonationSchema.v2UserSettings,
+        DeclarationSchema.v3,
+        FocusSchema.v4Focus,
+        FocusSchema.v5IntentDefinitions,
     ]
 
     /// Whether opening may create a missing file.

@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - proactive shortcuts
+
+struct ShortcutsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shortcuts",
+        abstract: "Declare and list apps' relevant shortcuts (what Widget Suggestions may insert, and when).",
+        discussion: """
+            Each `set` replaces the app's whole set: a shortcut left out of the file is withdrawn at once, \
+            and an empty array withdraws them all. The file format is documented in RelevantShortcutCodec \
+            (and docs/RANKING.md).
+
+            Example:
+              proactive shortcuts set --app com.example.bank purchases.json --at 2026-11-20T09:41:00-08:00
+              proactive shortcuts list --user me
+            """,
+        subcommands: [SetSubcommand.self, ListSubcommand.self])
+
+    struct SetSubcommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Replace an app's relevant shortcuts with those in FILE.",
+            discussion: """
+                Example:
+                  echo '[{"widgetKind":"com.example.calendar.upnext","role":"information","relevanceProviders":[{"kind":"date","start":"2026-11-20T09:30:00-08:00","end":"2026-11-20T10:30:00-08:00"}]}]' > meeting.json
+                  proactive shortcuts set --user me --app com.example.calendar meeting.json
+                """)
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "The declaring app (may also be given in the file).")
+        var app: String?
+
+        @Option(help: "Whose stack.")
+        var user: String = Donation.defaultUser
+
+        @Option(help: ArgumentHelp("When the app declared the set (\"new content\" counts from here): \(DateArgument.help). Default: now.",
+                                   valueName: "date"), transform: DateArgument.transform)
+        var at: DateArgument?
+
+        @Argument(help: "The shortcuts file (JSON).")
+        var file: String
+
+        func run() throws {
+            let date = at?.date ?? Date()
+            let set: RelevantShortcutSet
+            do {
+                set = try RelevantShortcutCodec.decode(try readTextFile(file), app: app, declaredAt: date)
+            } catch let error as DeclarationError {
+                throw declarationFailure(file, error)
+            }
+            let store = SQLiteDeclarationStore(database: try storeOptions.openDatabase())
+            let previous = try store.shortcutSets(user: user).first { $0.app == set.app }
+            let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
+            try store.replaceShortcutSet(StoredShortcutSet(user: user, app: set.app, declaredAt: date,
+                                                           shortcutsJSON: RelevantShortcutCodec.encodeShortcuts(set.shortcuts, utcOffset: offset)))
+            let replaced = previous.map { (try? JSONParser.parse($0.shortcutsJSON)).flatMap { if case let .array(items) = $0 { items.count } else { nil } } ?? 0 } ?? 0
+            print("\(set.app): \(set.shortcuts.count) relevant shortcut\(set.shortcuts.count == 1 ? "" : "s") for \(user)"
+                  + (previous == nil ? "" : " (replacing \(replaced))"))
+        }
+    }
+
+    struct ListSubcommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List a user's relevant shortcuts by app.",
+            discussion: "Example:\n  proactive shortcuts list --user me --json")
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "Whose stack.")
+        var user: String = Donation.defaultUser
+
+        @Flag(help: "Print one canonical JSON object per app (the `set` file format).")
+        var json = false
+
+        func run() throws {
+            let (declarations, _) = try DeclarationLoading.load(SQLiteDeclarationStore(database: try storeOptions.openDatabase(.mustExist)), user: user)
+            for app in declarations.shortcuts.sets.keys.sorted() {
+                let set = declarations.shortcuts.sets[app]!
+                if json { print(RelevantShortcutCodec.encode(set)); continue }
+                print("\(app) (declared \(Timestamp.format(secondsSince1970: set.declaredAt.timeIntervalSince1970, utcOffsetSeconds: 0)))")
+                for shortcut in set.shortcuts {
+                    let providers = shortcut.providers.isEmpty ? "new content" : shortcut.providers.map(Self.describe).joined(separator: ", ")
+                    print("  \(shortcut.widget.key) [\(shortcut.role.rawValue)]: \(providers)")
+                }
+            }
+        }
+
+        static func describe(_ provider: RelevanceProvider) -> String {
+            switch provider {
+            case let .date(start, end):
+                return "\(Timestamp.format(secondsSince1970: start.timeIntervalSince1970, utcOffsetSeconds: 0)) to \(Timestamp.format(secondsSince1970: end.timeIntervalSince1970, utcOffsetSeconds: 0))"
+            case let .location(latitude, longitude, radius, identifier):
+                return "location \(identifier ?? "") (\(latitude), \(longitude), \(radius) m; watch face only)"
+            case let .dailyRoutine(situation):
+                return "daily routine \(situation) (watch face only)"
+            }
+        }
+    }
+}
+
+// MARK: - proactive timeline
+
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Declare and list widgets' timelines with relevance (what Smart Rotate reads).",
+        discussion: """
+            `set` replaces the timeline of each widget in FILE (one timeline object or an array); a \
+            timeline without entries removes it. Format: WidgetTimelineCodec (and docs/RANKING.md).
+
+            Example:
+              proactive timeline set --user me datasets/sample/declarations/timelines.json
+              proactive timeline list --user me
+            """,
+        subcommands: [SetSubcommand.self, ListSubcommand.self])
+
+    struct SetSubcommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Replace the timelines of the widgets in FILE.",
+            discussion: """
+                Example:
+                  echo '{"app":"com.example.bank","widgetKind":"com.example.bank.recentpurchases","entries":[{"date":"2026-11-20T09:41:00-08:00","score":52.6,"duration":1800}]}' > purchases.json
+                  proactive timeline set --user me purchases.json
+                """)
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "Whose stack.")
+        var user: String = Donation.defaultUser
+
+        @Argument(help: "The timelines file (JSON).")
+        var file: String
+
+        func run() throws {
+            let timelines: [WidgetTimeline]
+            do {
+                timelines = try WidgetTimelineCodec.decode(try readTextFile(file))
+            } catch let error as DeclarationError {
+                throw declarationFailure(file, error)
+            }
+            let store = SQLiteDeclarationStore(database: try storeOptions.openDatabase())
+            for timeline in timelines {
+                try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
+                                                         timelineJSON: WidgetTimelineCodec.encode(timeline)))
+                print("\(timeline.widget.key): \(timeline.entries.count) entr\(timeline.entries.count == 1 ? "y" : "ies") for \(user)")
+            }
+        }
+    }
+
+    struct ListSubcommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List a user's widget timelines.",
+            discussion: "Example:\n  proactive timeline list --user me")
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "Whose stack.")
+        var user: String = Donation.defaultUser
+
+        @Flag(help: "Print one canonical JSON object per widget (the `set` file format).")
+        var json = false
+
+        func run() throws {
+            let (declarations, _) = try DeclarationLoading.load(SQLiteDeclarationStore(database: try storeOptions.openDatabase(.mustExist)), user: user)
+            for timeline in declarations.timelines.sorted {
+                if json { print(WidgetTimelineCodec.encode(timeline)); continue }
+                print("\(timeline.widget.key) (best score \(RelevanceSignals.number(timeline.maximumScore)))")
+                for entry in timeline.entries {
+                    let date = Timestamp.format(secondsSince1970: entry.date.timeIntervalSince1970, utcOffsetSeconds: 0)
+                    guard let relevance = entry.relevance else { print("  \(date)  no relevance"); continue }
+                    let holds = relevance.duration > 0 ? "for \(RelevanceSignals.number(relevance.duration)) s" : "until the next entry"
+                    print("  \(date)  score \(RelevanceSignals.number(relevance.score)) \(holds)")
+                }
+            }
+        }
+    }
+}
+
+/// `FILE:LINE: reason` for syntax errors, `FILE: path: reason` otherwise.
+func declarationFailure(_ file: String, _ error: DeclarationError) -> CommandFailure {
+    var copy = error
+    let line = copy.line
+    copy.line = nil
+    return CommandFailure(description: line.map { "\(file):\($0): \(copy)" } ?? "\(file): \(copy)")
+}

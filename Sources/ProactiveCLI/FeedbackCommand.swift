@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - proactive feedback
+
+struct FeedbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feedback",
+        abstract: "Record what the user did with suggestions: impressions, taps, \"not now\", \"never\".",
+        discussion: """
+            A tap (engagement) is also stored as a donation of what it ran. "not now" (dismiss) lowers the \
+            item for a while; "never" hides it, for a target, a widget or a whole app, optionally only in a \
+            context (--context focus=work), until "undo-never" with the same scope and context.
+
+            Example:
+              proactive feedback add dismiss --user me --widget calendar --at 2026-11-20T09:35:00-08:00
+              proactive feedback add never --user me --app com.example.news --context focus=work
+              proactive feedback list --user me
+            """,
+        subcommands: [Add.self, Import.self, ListSubcommand.self])
+
+    // MARK: add
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Record one piece of feedback.",
+            discussion: """
+                Exactly one of --target (a target key, see `proactive suggest --json`), --widget (a widget \
+                name as in `proactive stack`) or --app (never/undo-never only).
+
+                Example:
+                  proactive feedback add tap --user me --target 'com.example.weather:CheckWeatherIntent(location=cupertino)' \\
+                      --definitions datasets/sample/definitions.json
+                """)
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Argument(help: ArgumentHelp("impression, tap, dismiss, never or undo-never.", valueName: "kind"))
+        var kind: String
+
+        @Option(help: "Whose feedback.")
+        var user: String = Donation.defaultUser
+
+        @Option(help: "A target key.")
+        var target: String?
+
+        @Option(help: "A widget name or key.")
+        var widget: String?
+
+        @Option(help: "A whole app (never/undo-never).")
+        var app: String?
+
+        @Option(name: .customLong("context"), help: ArgumentHelp("Context (for never: the rule's conditions), repeatable.", valueName: "key=value"))
+        var contextValues: [String] = []
+
+        @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+        var at: DateArgument?
+
+        @Option(help: "Intent definitions (JSON), to resolve targets and configured widgets.")
+        var definitions: String?
+
+        func validate() throws {
+            guard FeedbackKind(rawValue: kind) != nil else {
+                throw ValidationError("kind must be one of \(FeedbackKind.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(kind)\"")
+            }
+            guard [target, widget, app].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --target, --widget or --app") }
+        }
+
+        func run() throws {
+            let kind = FeedbackKind(rawValue: kind)!
+            let date = at?.date ?? Date()
+            let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
+            let database = try storeOptions.openDatabase()
+            let donations = SQLiteDonationStore(database: database)
+            let declarationStore = SQLiteDeclarationStore(database: database)
+            var context: [String: String] = [:]
+            for setting in contextValues {
+                let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--context wants KEY=VALUE, found \"\(setting)\"") }
+                context[parts[0]] = parts[1]
+            }
+            // What the user's history and the declarations know, to resolve the scope.
+            let resolver = TargetResolver(definitions: try loadDefinitions(definitions))
+            let training = TrainingSet(donations: try donations.donations(forUser: user, in: .all), resolver: resolver)
+            let (declarations, _) = try DeclarationLoading.load(declarationStore, user: user)
+            let ranker = Ranker(declarations: declarations, targets: training.targets, resolver: resolver)
+            let scope: FeedbackScope
+            var owner: String?
+            var action: WidgetConfiguration?
+            if let target {
+                let key = TargetKey(rawValue: target)
+                guard let known = ranker.targets[key] else {
+                    throw CommandFailure(description: "--target: user \(user) has no target \(target); `proactive suggest --json` shows target keys")
+                }
+                scope = .target(key)
+                owner = known.app
+                action = WidgetConfiguration(intent: known.intent, parameters: known.parameters)
+            } else if let widget {
+                let catalogue = Swift.Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
+                scope = .widget(try resolveWidget(widget, in: catalogue, history: training.events, ranker: ranker))
+            } else {
+                scope = .app(app!)
+            }
+            let event: FeedbackEvent
+            do {
+                event = try FeedbackEvent.make(date: date, kind: kind, scope: scope, app: owner, context: context, action: kind == .tap ? action : nil)
+            } catch {
+                throw ValidationError(error.reason)
+            }
+            try FeedbackCommand.record([event], user: user, offset: offset, declarations: declarationStore, donations: donations)
+        }
+    }
+
+    // MARK: import
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import", abstract: "Record feedback events from a JSON Lines file (FeedbackCodec format).",
+            discussion: """
+                All lines are checked first; a bad line is reported as FILE:LINE: field: reason and nothing is recorded.
+
+                Example:
+                  proactive feedback import --user me feedback.jsonl
+                """)
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "Whose feedback.")
+        var user: String = Donation.defaultUser
+
+        @Argument(help: "One feedback event per line.")
+        var file: String
+
+        func run() throws {
+            var events: [FeedbackEvent] = []
+            for (index, line) in try readTextFile(file).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                do { events.append(try FeedbackCodec.decode(String(line))) } catch {
+                    var error = error
+                    error.line = nil
+                    throw CommandFailure(description: "\(file):\(index + 1): \(error)")
+                }
+            }
+            let database = try storeOptions.openDatabase()
+            try FeedbackCommand.record(events, user: user, offset: 0, declarations: SQLiteDeclarationStore(database: database),
+                       donations: SQLiteDonationStore(database: database))
+        }
+    }
+
+    // MARK: list
+
+    struct ListSubcommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Print a user's feedback as JSON lines, oldest first.",
+            discussion: "Example:\n  proactive feedback list --user me")
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "Whose feedback.")
+        var user: String = Donation.defaultUser
+
+        func run() throws {
+            for stored in try SQLiteDeclarationStore(database: try storeOptions.openDatabase(.mustExist)).feedback(user: user) {
+                print(stored.eventJSON)
+            }
+        }
+    }
+
+    /// Stores events, and every tap's donation, printing each.
+    static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
+                       donations: SQLiteDonationStore) throws {
+        try declarations.appendFeedback(events.map { DeclarationLoading.stored($0, user: user, utcOffset: offset) })
+        for event in events {
+            print(FeedbackCodec.encode(event, utcOffset: offset))
+            if let donation = event.donation(user: user, utcOffset: offset) {
+                try donations.append(donation, duplicates: .fail)
+                print("donated " + DonationLineCodec.encode(donation))
+            }
+        }
+    }
+}

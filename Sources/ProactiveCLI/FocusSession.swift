@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Focus state from the store
+
+/// What the Focus commands share: the store's Focus rows turned into the
+/// pure `FocusTimeline` and `FocusFilterEngine`, and the way they print.
+struct FocusSession {
+    let database: ProactiveDatabase
+    let store: SQLiteFocusStore
+
+    init(_ options: StoreOptions, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws {
+        self.init(database: try options.openDatabase(mode))
+    }
+
+    init(database: ProactiveDatabase) {
+        self.database = database
+        store = SQLiteFocusStore(database: database)
+    }
+
+    // MARK: Loading
+
+    /// The schedules (with their row ids, same order) and manual changes as a timeline.
+    func timeline() throws -> (timeline: FocusTimeline, ids: [Int64]) {
+        let rows = try store.schedules()
+        var schedules: [FocusSchedule] = []
+        for row in rows {
+            guard let zone = TimeZone(identifier: row.timeZone) else {
+                throw CommandFailure(description: "Focus schedule \(row.id): unknown time zone \"\(row.timeZone)\" in the store")
+            }
+            schedules.append(try FocusSchedule(focus: row.focus, weekdays: row.weekdays, start: row.startMinute, end: row.endMinute, timeZone: zone))
+        }
+        let changes = try store.changes().map { ManualFocusChange(date: $0.date, focus: $0.focus) }
+        return (FocusTimeline(schedules: schedules, changes: changes), rows.map(\.id))
+    }
+
+    /// Every app's declared filter, configured values and app contexts.
+    func engine() throws -> FocusFilterEngine {
+        var engine = FocusFilterEngine()
+        for stored in try store.allFilters() {
+            let filter: FocusFilter
+            do { filter = try FocusFilter.parse(stored.declaration, app: stored.app) } catch {
+                throw CommandFailure(description: "the stored Focus filter of \(stored.app) is unreadable: \(error)")
+            }
+            engine.declare(filter)
+            for (focus, values) in stored.values { try engine.replaceConfiguration(app: stored.app, focus: focus, values: values) }
+            for context in stored.contexts {
+                let predicate = try context.filterPredicate.map { text throws(FocusError) in try FilterPredicate(parsing: text) }
+                try engine.setAppContext(app: stored.app, focus: context.focus, AppContext(filterPredicate: predicate, badgeCount: context.badgeCount))
+            }
+        }
+        return engine
+    }
+
+    /// Intent definitions: the stored ones, overlaid with a `--definitions` file when given.
+    func definitions(file: String?) throws -> IntentDefinitionSet {
+        var set = try IntentDefinitionSet(SQLiteIntentDefinitionStore(database: database).all())
+        for definition in try loadDefinitions(file).definitions { try set.add(definition) }
+        return set
+    }
+
+    // MARK: Printing
+
+    /// `2026-11-16T09:00:00-08:00`: in `offset` (the offset a `--at` date was written in) when
+    /// given, else in this machine's zone at that instant.
+    static func format(_ date: Date, offset: Int? = nil) -> String {
+        Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: offset ?? TimeZone.current.secondsFromGMT(for: date))
+    }
+
+    /// `alwaysUseDarkMode=Off, account=Personal` in declaration order.
+    static func describe(_ values: [String: ParameterValue], filter: FocusFilter?) -> String {
+        guard !values.isEmpty else { return "(nothing set)" }
+        let order = filter?.parameters.map(\.name) ?? []
+        let names = order.filter { values[$0] != nil } + values.keys.filter { !order.contains($0) }.sorted()
+        return names.map { name in
+            let text = filter?.parameter(named: name)?.displayText(values[name]!) ?? values[name]!.displayText
+            return "\(name)=\(text)"
+        }.joined(separator: ", ")
+    }
+
+    /// One line per `perform()` call.
+    static func describe(_ event: FocusFilterPerform, engine: FocusFilterEngine) -> String {
+        "perform \(event.app) [\(event.reason.rawValue), Focus \(event.focus ?? "none")]: \(describe(event.values, filter: engine.filter(app: event.app)))"
+    }
+
+    /// Why the state holds: "set by hand at ...", "schedule 3 (Mon-Fri 09:00-17:30 ...)".
+    static func describe(_ state: FocusState, timeline: FocusTimeline, ids: [Int64], offset: Int? = nil) -> String {
+        var text: String
+        switch state.source {
+        case .none: text = "no Focus"
+        case let .manual(since): text = "\(state.focus ?? "off") (set by hand at \(format(since, offset: offset))"
+        case let .schedule(index): text = "\(state.focus!) (schedule \(ids[index]): \(timeline.schedules[index].summary)"
+        }
+        if case .none = state.source {
+            if let until = state.until { text += " (until \(format(until, offset: offset)))" }
+            return text
+        }
+        if let until = state.until { text += "; until \(format(until, offset: offset))" }
+        return text + ")"
+    }
+}
+
+// MARK: - Errors
+
+extension FocusError {
+    /// The error as a command failure, prefixed by a file name when the input came from one.
+    func failure(file: String? = nil) -> CommandFailure {
+        CommandFailure(description: file.map { "\($0): \(description)" } ?? description)
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - proactive focus set
+
+struct FocusSetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Turn a Focus on by hand, or turn Focus off with --clear.",
+        discussion: """
+            The change holds until the next manual change or the next schedule boundary. Prints \
+            the Focus now on and each app's perform() call: the values its Focus filter now has, \
+            or its defaults when earlier values stop applying.
+
+            Example:
+              proactive focus set personal
+              proactive focus set --clear --at 2026-11-16T15:00:00-08:00
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The Focus to turn on (e.g. work, personal, sleep).")
+    var name: String?
+
+    @Flag(help: "Turn Focus off (until the next schedule boundary).")
+    var clear = false
+
+    @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+    var at: DateArgument?
+
+    func validate() throws {
+        guard (name != nil) != clear else { throw ValidationError("give a Focus name or --clear (not both)") }
+        if let name, FocusName.normalize(name).isEmpty { throw ValidationError("the Focus name is empty") }
+    }
+
+    func run() throws {
+        let session = try FocusSession(storeOptions)
+        let date = at?.date ?? Date()
+        let (timeline, ids) = try session.timeline()
+        let before = timeline.focus(at: date)
+        let focus = name.map(FocusName.normalize)
+        try session.store.recordChange(StoredFocusChange(date: date, focus: focus))
+        var after = timeline
+        after.set(focus, at: date)
+        let state = after.state(at: date)
+        print("Focus: \(FocusSession.describe(state, timeline: after, ids: ids, offset: at?.utcOffset))")
+        let engine = try session.engine()
+        for event in engine.performEvents(from: before, to: state.focus) { print(FocusSession.describe(event, engine: engine)) }
+    }
+}

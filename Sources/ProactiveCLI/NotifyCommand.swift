@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - proactive notify
+
+struct NotifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notify",
+        abstract: "Decide whether an app's notification is delivered or silenced in the active Focus.",
+        discussion: """
+            Criteria are KEY=VALUE pairs separated by commas (the notification's filterCriteria). \
+            The notification is silenced when it carries criteria that do not match the app's \
+            filter predicate in the active Focus (a clause about a key the criteria lack does not \
+            match); delivered when no Focus is on, the app has no predicate there, or it carries \
+            no criteria. Prints "delivered" or "silenced" with the reason, and the app's badge \
+            count in that Focus when it set one. Exit status 0 either way.
+
+            Example:
+              proactive notify --app com.example.mail --criteria account=work
+              proactive notify --app com.example.mail --criteria account=personal --at 2026-11-21T10:00:00-08:00
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The notifying app.")
+    var app: String
+
+    @Option(help: ArgumentHelp("The notification's filter criteria.", valueName: "key=value,..."))
+    var criteria: String = ""
+
+    @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+    var at: DateArgument?
+
+    @Flag(help: "Print JSON: delivered, reason, focus, predicate, badge.")
+    var json = false
+
+    func validate() throws {
+        do { _ = try FilterCriteria(parsing: criteria) } catch { throw ValidationError("--\(error)") }
+    }
+
+    func run() throws {
+        let session = try FocusSession(storeOptions)
+        let focus = try session.timeline().timeline.focus(at: at?.date ?? Date())
+        let engine = try session.engine()
+        let decision = engine.deliver(FocusNotification(app: app, criteria: try FilterCriteria(parsing: criteria)), activeFocus: focus)
+        let badge = engine.badgeCount(app: app, activeFocus: focus)
+        if json {
+            var members: [(String, JSONValue)] = [("delivered", .bool(decision.isDelivered)), ("reason", .string(decision.reason)),
+                                                  ("focus", focus.map { .string($0) } ?? .null)]
+            if let predicate = decision.predicate { members.append(("predicate", .string(predicate.description))) }
+            if let badge { members.append(("badge", .number(Double(badge), integer: Int64(badge)))) }
+            print(JSONWriter.string(.object(members)))
+        } else {
+            print("\(decision.isDelivered ? "delivered" : "silenced"): \(decision.reason)")
+            if let badge { print("badge \(app) in \(focus!): \(badge)") }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+// MARK: - Focus errors
+
+/// Why a Focus schedule, filter declaration, configuration, predicate or
+/// criteria string was rejected. `description` reads `field: reason`, with
+/// `field` a JSON path (`parameters[1].default`), a CLI argument (`account`)
+/// or empty when the input as a whole is at fault.
+public struct FocusError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What was wrong: a JSON path, a parameter name or an argument.
+    public var field: String
+    public var reason: String
+
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { field.isEmpty ? reason : "\(field): \(reason)" }
+}
+
+// MARK: - Focus names
+
+/// Focus names are case-insensitive: "Work", "work" and " WORK " are one Focus.
+/// Every type of this folder stores names through `FocusName.normalize`, so
+/// a Focus set on the command line matches `context.focus` in imported logs.
+public enum FocusName {
+    /// The canonical form: trimmed and lowercased.
+    public static func normalize(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// The canonical name, or an error when nothing is left after trimming.
+    public static func validated(_ name: String, field: String = "focus") throws(FocusError) -> String {
+        let normalized = normalize(name)
+        guard !normalized.isEmpty else { throw FocusError(field: field, reason: "a Focus name cannot be empty") }
+        return normalized
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+
+// MARK: - Ranker
+
+/// Computes every candidate's `RelevanceSignals` at a moment from what apps
+/// declared, the user's feedback and the Focus gate. The model's probabilities
+/// come from the caller (one `FittedModel.scores(at:)` per moment), so the
+/// ranker stays pure and cheap to rebuild.
+///
+/// Build it once per user and set of declarations (O(shortcuts + targets));
+/// `targetSignals` and `widgetSignals` are O(log n) in the feedback about the item.
+public struct Ranker: Sendable {
+    public let configuration: FusionConfiguration
+    public let declarations: Declarations
+    public let feedback: FeedbackIndex
+    public let clock: LocalClock
+    public let usage: AppUsageProfile?
+    public let focusGate: any FocusFilterGate
+    public let resolver: TargetResolver
+    /// Known targets (from the model's training set and from shortcut intents) for summaries and apps.
+    public private(set) var targets: [TargetKey: Target]
+
+    /// The shortcuts (with their declaration dates) that carry each target's intent.
+    private var shortcutsByTarget: [TargetKey: [(shortcut: RelevantShortcut, declaredAt: Date)]] = [:]
+    private var shortcutsByWidget: [WidgetID: [(shortcut: RelevantShortcut, declaredAt: Date)]] = [:]
+    /// Each configured widget's configuration target.
+    private var widgetTargets: [WidgetID: TargetKey] = [:]
+    private var ineligible: Set<TargetKey> = []
+    /// False when no Focus gate and no app-wide rule can hide a plain target.
+    private let gatesPlainTargets: Bool
+
+    /// Targets whose score is more than `modelWeight · p`: declared by a shortcut,
+    /// ineligible, or with feedback of their own. Sorted by key.
+    public private(set) var adjustedTargets: [TargetKey] = []
+
+    /// - Parameters:
+    ///   - targets: the targets the model knows (`TrainingSet.targets`).
+    ///   - resolver: resolves shortcut and widget intents to targets (and says which intents are eligible).
+    ///   - usage: when the user uses each app ("new content" timing); nil = new content never shows.
+    public init(configuration: FusionConfiguration = .standard, declarations: Declarations = Declarations(), feedback: FeedbackIndex = FeedbackIndex(),
+                targets: [TargetKey: Target] = [:], resolver: TargetResolver = TargetResolver(), usage: AppUsageProfile? = nil,
+                clock: LocalClock = LocalClock(), focusGate: any FocusFilterGate = AllowAllFocusGate()) {
+        self.configuration = configuration
+        self.declarations = declarations
+        self.feedback = feedback
+        self.clock = clock
+        self.usage = usage
+        self.focusGate = focusGate
+        self.resolver = resolver
+        self.targets = targets
+        self.gatesPlainTargets = !(focusGate is AllowAllFocusGate) || feedback.hasAppRules
+        var adjusted = Set<TargetKey>()
+        for (shortcut, declaredAt) in declarations.shortcuts.shortcuts where shortcut.drivesWidgetSuggestions {
+            shortcutsByWidget[shortcut.widget, default: []].append((shortcut, declaredAt))
+            if let target = shortcut.widget.configurationTarget(resolver: resolver) {
+                shortcutsByTarget[target.key, default: []].append((shortcut, declaredAt))
+                if self.targets[target.key] == nil { self.targets[target.key] = target }
+                adjusted.insert(target.key)
+            }
+        }
+        for widget in declarations.widgets {
+            if let target = widget.configurationTarget(resolver: resolver) { widgetTargets[widget] = target.key }
+        }
+        var insertable = Set(shortcutsByWidget.keys)
+        if !resolver.definitions.isEmpty {
+            for target in self.targets.values {
+                guard let definition = resolver.definitions.definition(app: target.app, intent: target.intent) else { continue }
+                if !definition.isEligibleForSuggestions { ineligible.insert(target.key) }
+                // An intent that configures a widget: its predictions drive that widget too (DOMAIN.md 4.3).
+                if let kind = definition.widgetKind {
+                    let widget = WidgetID(app: target.app, kind: kind, configuration: WidgetConfiguration(intent: target.intent, parameters: target.parameters))
+                    widgetTargets[widget] = target.key
+                    insertable.insert(widget)
+                }
+            }
+        }
+        suggestibleWidgets = insertable.sorted()
+        adjusted.formUnion(ineligible)
+        for scope in feedback.itemScopes { if case let .target(key) = scope { adjusted.insert(key) } }
+        adjustedTargets = adjusted.sorted()
+    }
+
+    /// The configuration target of a widget (nil for a static widget).
+    public func configurationTarget(of widget: WidgetID) -> TargetKey? {
+        if let key = widgetTargets[widget] { return key }
+        return widget.configurationTarget(resolver: resolver)?.key
+    }
+
+    /// The widgets Widget Suggestions may insert, sorted: those with a relevant
+    /// shortcut that has date windows or new content, and those configured by an
+    /// intent the model knows (its definition has a `widgetKind`).
+    public private(set) var suggestibleWidgets: [WidgetID] = []
+
+    /// The app of a target (from its resolved target when known, else from the key).
+    @inline(__always)
+    public func app(of key: TargetKey) -> String { targets[key]?.app ?? key.app }
+
+    // MARK: Signals
+
+    /// The signals of an intent suggestion with model probability `probability`.
+    public func targetSignals(_ key: TargetKey, probability: Double, moment: Moment) -> RelevanceSignals {
+        var signals = RelevanceSignals(probability: probability)
+        let app = app(of: key)
+        let scope = FeedbackScope.target(key)
+        if ineligible.contains(key) { signals.block = .ineligible; return signals }
+        if let rule = feedback.activeNeverRule(for: [scope, .app(app)], context: moment.context, at: moment.date) {
+            signals.block = .never(rule)
+            return signals
+        }
+        if !focusGate.allows(FocusCandidate(app: app, target: key), focus: moment.context["focus"], context: moment.context) {
+            signals.block = .focus(moment.context["focus"])
+            return signals
+        }
+        if let shortcuts = shortcutsByTarget[key] {
+            applyShortcuts(shortcuts, usedBy: [scope] + shortcuts.map { .widget($0.shortcut.widget) }, app: app, moment: moment, to: &signals)
+        }
+        applyFeedback(scope, at: moment.date, to: &signals)
+        return signals
+    }
+
+    /// The signals of a widget. `probability` is the model's probability of the
+    /// widget's configuration target (0 for a static widget). `timeline` says
+    /// whether its timeline counts (Smart Rotate of a widget in the stack).
+    public func widgetSignals(_ widget: WidgetID, probability: Double, timeline: Bool, moment: Moment) -> RelevanceSignals {
+        var signals = RelevanceSignals(probability: probability)
+        let scope = FeedbackScope.widget(widget)
+        let configuration = configurationTarget(of: widget)
+        var scopes: [FeedbackScope] = [scope, .app(widget.app)]
+        if let configuration { scopes.append(.target(configuration)) }
+        if let rule = feedback.activeNeverRule(for: scopes, context: moment.context, at: moment.date) {
+            signals.block = .never(rule)
+            return signals
+        }
+        if !focusGate.allows(FocusCandidate(app: widget.app, target: configuration, widget: widget), focus: moment.context["focus"], context: moment.context) {
+            signals.block = .focus(moment.context["focus"])
+            return signals
+        }
+        if let shortcuts = shortcutsByWidget[widget] {
+            applyShortcuts(shortcuts, usedBy: scopes.filter { if case .app = $0 { return false } else { return true } },
+                           app: widget.app, moment: moment, to: &signals)
+        }
+        if timeline, let reading = declarations.timelines[widget]?.reading(at: moment.date) { signals.timeline = reading }
+        applyFeedback(scope, at: moment.date, to: &signals)
+        return signals
+    }
+
+    // MARK: Pieces
+
+    /// Date windows and new content of `shortcuts`; a window (or new content)
+    /// engaged with through any of `usedBy` no longer counts.
+    private func applyShortcuts(_ shortcuts: [(shortcut: RelevantShortcut, declaredAt: Date)], usedBy: [FeedbackScope], app: String,
+                                moment: Moment, to signals: inout RelevanceSignals) {
+        let t = moment.date
+        for (shortcut, declaredAt) in shortcuts {
+            if shortcut.isNewContent {
+                guard declaredAt <= t, t.timeIntervalSince(declaredAt) < configuration.newContentLifetime, let usage else { continue }
+                let used = usedBy.contains { feedback.lastTap($0, atOrBefore: t).map { $0 >= declaredAt } ?? false }
+                let level = used ? 0 : usage.level(app: app, at: t, clock: clock, utcOffset: moment.utcOffset)
+                if level > signals.newContent {
+                    signals.newContent = level
+                    signals.newContentSince = declaredAt
+                }
+                continue
+            }
+            for window in shortcut.windows where window.start <= t && t < window.end {
+                if usedBy.contains(where: { feedback.wasTapped($0, in: window, atOrBefore: t) }) {
+                    signals.usedWindow = window
+                } else if signals.window == nil || window.end > signals.window!.end {
+                    signals.window = window
+                }
+            }
+        }
+    }
+
+    private func applyFeedback(_ scope: FeedbackScope, at t: Date, to signals: inout RelevanceSignals) {
+        guard feedback.itemScopes.contains(scope) else { return }
+        let dismissal = feedback.dismissalFactor(scope, at: t, strength: configuration.dismissalStrength, halfLife: configuration.dismissalHalfLife)
+        signals.dismissal = dismissal.factor
+        signals.lastDismissal = dismissal.last
+        let impressions = feedback.unansweredImpressions(scope, at: t, window: configuration.fatigueWindow)
+        signals.impressions = impressions
+        signals.fatigue = pow(1 - configuration.impressionFatigue, Double(impressions))
+    }
+
+    /// Whether an unadjusted target (model signal only) may be shown: app-level
+    /// never rules and the Focus gate. Cheap when neither is configured.
+    @inline(__always)
+    func allowsPlainTarget(_ key: TargetKey, moment: Moment) -> Bool {
+        guard gatesPlainTargets else { return true }
+        let app = app(of: key)
+        if feedback.hasAppRules, feedback.activeNeverRule(for: [.app(app)], context: moment.context, at: moment.date) != nil { return false }
+        return focusGate.allows(FocusCandidate(app: app, target: key), focus: moment.context["focus"], context: moment.context)
+    }
+}

@@ -1,1 +1,0 @@
-// ProactiveRanking: see the module's issue; sources land here.

@@ -1,0 +1,180 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+
+// MARK: - Results
+
+/// A stretch of time during which the stack showed the same thing for the same reason.
+public struct StackSpan: Sendable, Hashable {
+    public var start: Date
+    /// Exclusive.
+    public var end: Date
+    public var top: WidgetID
+    public var reason: TopReason
+    /// Every inserted widget during the span (the top one included), in insertion order.
+    public var inserted: [WidgetID]
+    /// The signal that keeps the top widget there (nil when resting): a new span
+    /// starts when it changes, so a timeline taking over from the model shows.
+    public var signal: SignalKind?
+    /// The top widget's score and reason at the span's start.
+    public var score: Double
+    public var why: String
+}
+
+/// A change at one instant (rotation, insertion, removal) with its reason.
+public struct StackEvent: Sendable, Hashable {
+    public var date: Date
+    public var change: StackChange
+    public var why: String
+}
+
+/// A simulated stretch of time: spans, events, and per-step rows for charts.
+public struct StackSimulation: Sendable {
+    public var spans: [StackSpan]
+    public var events: [StackEvent]
+    /// The chart's rows: the stack's widgets, then every widget that was inserted.
+    public var rows: [WidgetID]
+    /// The instant of each step.
+    public var steps: [Date]
+    /// `scores[row][step]`: the row's fused score at each step (0 when not a candidate).
+    public var scores: [[Double]]
+    /// `topRow[step]`: the row on top at each step, and why it is there.
+    public var topRow: [Int]
+    public var topReason: [TopReason]
+    /// Seconds between steps.
+    public var stepLength: TimeInterval
+    /// `insertedRows[row][step]`: true while the row's widget is inserted in the stack.
+    public var insertedRows: [[Bool]]
+}
+
+// MARK: - Simulation
+
+/// Steps a stack through time (minute by minute by default) and collapses the
+/// decisions into spans: what is on top, what is inserted and removed, and why.
+///
+/// ```swift
+/// let day = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffset: -8 * 3600)
+/// let result = day.run(stack, from: midnight, to: midnight + 86_400) { model.scores(at: $0) }
+/// for span in result.spans { print(span.start, span.top, span.why) }
+/// ```
+public struct DaySimulation: Sendable {
+    public var engine: SmartStackEngine
+    /// The offset of the user's clock (for moments and the times in reasons).
+    public var utcOffset: Int?
+    /// The context every moment carries (`focus`, ...).
+    public var context: [String: String]
+    /// The user's past events, sorted by date: each moment gets the last `recentCount` before it.
+    public var history: [Event]
+    public var recentCount: Int
+    public var step: TimeInterval
+
+    public init(engine: SmartStackEngine, utcOffset: Int?, context: [String: String] = [:], history: [Event] = [], recentCount: Int = 8,
+                step: TimeInterval = 60) {
+        precondition(step > 0, "a simulation step is positive")
+        self.engine = engine
+        self.utcOffset = utcOffset
+        self.context = context
+        self.history = history
+        self.recentCount = recentCount
+        self.step = step
+    }
+
+    /// Runs a fitted model through `[start, end)`.
+    public func run<Model: FittedModel>(_ stack: SmartStack, model: Model, from start: Date, to end: Date, state: StackState = StackState()) -> StackSimulation {
+        run(stack, from: start, to: end, state: state) { model.scores(at: $0) }
+    }
+
+    /// Runs `[start, end)`, asking `scores` for the model's scores at each step.
+    public func run(_ stack: SmartStack, from start: Date, to end: Date, state initial: StackState = StackState(),
+                    scores: (Moment) -> [ScoredTarget]) -> StackSimulation {
+        var state = initial
+        var spans: [StackSpan] = []
+        var events: [StackEvent] = []
+        var rows = stack.widgets
+        var rowIndex: [WidgetID: Int] = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1, $0) })
+        var scoreRows: [[Double]] = rows.map { _ in [] }
+        var steps: [Date] = []
+        var topRow: [Int] = []
+        var topReason: [TopReason] = []
+        var insertedRows: [[Bool]] = rows.map { _ in [] }
+        let configuration = stack.settings.developerMode ? engine.ranker.configuration.liftingLimits : engine.ranker.configuration
+        let offset = utcOffset ?? 0
+        var t = start
+        while t < end {
+            let moment = Moment(date: t, utcOffset: utcOffset, context: context, recent: recent(before: t))
+            let decision = engine.step(stack, scores: scores(moment), moment: moment, state: &state)
+            // Events.
+            for change in decision.changes {
+                events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration)))
+            }
+            // Chart rows.
+            let inserted = decision.inserted.map(\.widget)
+            let signal = decision.reason == .resting ? nil : decision.topSignals.strongest(configuration)
+            for widget in inserted where rowIndex[widget] == nil {
+                rowIndex[widget] = rows.count
+                rows.append(widget)
+                scoreRows.append(Array(repeating: 0, count: steps.count))
+                insertedRows.append(Array(repeating: false, count: steps.count))
+            }
+            var column = Array(repeating: 0.0, count: rows.count)
+            for candidate in decision.candidates {
+                if let row = rowIndex[candidate.widget] { column[row] = candidate.score }
+            }
+            for row in rows.indices {
+                scoreRows[row].append(column[row])
+                insertedRows[row].append(inserted.contains(rows[row]))
+            }
+            steps.append(t)
+            topRow.append(rowIndex[decision.top]!)
+            topReason.append(decision.reason)
+            // Spans.
+            let next = t.addingTimeInterval(step)
+            let spanEnd = min(next, end)
+            if var last = spans.last, last.top == decision.top, last.reason == decision.reason, last.inserted == inserted, last.signal == signal,
+               decision.changes.isEmpty {
+                last.end = spanEnd
+                spans[spans.count - 1] = last
+            } else {
+                let why = decision.reason == .resting
+                    ? "nothing relevant enough: stays where it was"
+                    : decision.topSignals.why(configuration, utcOffset: offset)
+                spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, inserted: inserted,
+                                       signal: signal, score: decision.topScore, why: why))
+            }
+            t = next
+        }
+        return StackSimulation(spans: spans, events: events, rows: rows, steps: steps, scores: scoreRows, topRow: topRow,
+                               topReason: topReason, stepLength: step, insertedRows: insertedRows)
+    }
+
+    // MARK: Pieces
+
+    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration) -> String {
+        let offset = utcOffset ?? 0
+        switch change {
+        case let .rotated(_, to), let .inserted(to):
+            guard let candidate = decision.candidates.first(where: { $0.widget == to }) else { return "" }
+            var text = "score \(RelevanceSignals.number(candidate.score)): " + candidate.signals.why(configuration, utcOffset: offset)
+            if case .inserted = change, let end = candidate.signals.declaredEnd { text += "; until \(RelevanceSignals.clock(end, offset))" }
+            return text
+        case let .removed(widget):
+            guard let candidate = decision.candidates.first(where: { $0.widget == widget && !$0.inStack }) else {
+                return "no longer declared"
+            }
+            if candidate.signals.block != nil { return candidate.signals.why(configuration, utcOffset: offset) }
+            return "relevance ended (score \(RelevanceSignals.number(candidate.score)))"
+        }
+    }
+
+    /// The last `recentCount` history events strictly before `t`.
+    private func recent(before t: Date) -> [Event] {
+        guard recentCount > 0, !history.isEmpty else { return [] }
+        var low = 0
+        var high = history.count
+        while low < high {
+            let middle = (low + high) / 2
+            if history[middle].date < t { low = middle + 1 } else { high = middle }
+        }
+        return Array(history[max(0, low - recentCount)..<low])
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Intent suggestions
+
+/// One intent suggestion (a Siri Suggestion): a target with its summary, score and why.
+public struct Suggestion: Sendable, Hashable {
+    public var target: TargetKey
+    public var app: String
+    /// The human summary ("Weather in Cupertino").
+    public var summary: String
+    /// The fused score in 0...1 (see `RelevanceSignals.score`).
+    public var score: Double
+    /// Everything that went into the score.
+    public var signals: RelevanceSignals
+    /// A short reason, strongest contribution first.
+    public var why: String
+
+    public init(target: TargetKey, app: String, summary: String, score: Double, signals: RelevanceSignals, why: String) {
+        self.target = target
+        self.app = app
+        self.summary = summary
+        self.score = score
+        self.signals = signals
+        self.why = why
+    }
+
+    /// The JSON object the CLI prints with `--json`.
+    public var json: JSONValue {
+        .object([
+            ("target", .string(target.rawValue)), ("app", .string(app)), ("summary", .string(summary)),
+            ("score", .number(score, integer: nil)), ("probability", .number(signals.probability, integer: nil)), ("why", .string(why)),
+        ])
+    }
+}
+
+/// What the suggestions surface showed last time, carried by the caller to the
+/// next call so the shown items are sticky (hysteresis).
+public struct SuggestionState: Sendable, Hashable {
+    /// The targets shown, best first.
+    public var shown: [TargetKey]
+
+    public init(shown: [TargetKey] = []) { self.shown = shown }
+}
+
+/// One ranked entry in the ranker's reusable buffer (no strings built).
+public struct RankedTarget: Sendable, Hashable {
+    public var target: TargetKey
+    public var score: Double
+    /// `score` times `1 + hysteresis` for items shown last time; ranking order.
+    public var effective: Double
+    public var signals: RelevanceSignals
+}

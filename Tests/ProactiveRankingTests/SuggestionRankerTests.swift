@@ -1,0 +1,148 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import Testing
+@testable import ProactiveRanking
+
+@Suite struct SuggestionRankerTests {
+    // MARK: Helpers
+
+    /// `count` targets over 5 apps with a deterministic, descending probability list (Zipf-like).
+    static func catalogue(_ count: Int) -> (scores: [ScoredTarget], targets: [TargetKey: Target]) {
+        var targets: [TargetKey: Target] = [:]
+        var raw: [(TargetKey, Double)] = []
+        for index in 0..<count {
+            let app = "com.example.app\(index % 5)"
+            let parameters: [String: ParameterValue] = ["item": .string("item\(index)")]
+            let key = TargetKey(app: app, intent: "Do", parameters: parameters)
+            targets[key] = Target(key: key, app: app, intent: "Do", parameters: parameters, summary: "Do item\(index)")
+            raw.append((key, 1 / Double(index + 1)))
+        }
+        let total = raw.reduce(0) { $0 + $1.1 }
+        let scores = raw.map { ScoredTarget(target: $0.0, probability: $0.1 / total) }
+            .sorted { $0.probability != $1.probability ? $0.probability > $1.probability : $0.target < $1.target }
+        return (scores, targets)
+    }
+
+    /// Every candidate scored with no shortcut, then sorted: what the ranker must equal.
+    static func bruteForce(_ ranker: Ranker, _ scores: [ScoredTarget], moment: Moment, k: Int, previous: SuggestionState) -> [TargetKey] {
+        let configuration = ranker.configuration
+        var all: [(TargetKey, Double)] = []
+        var seen = Set<TargetKey>()
+        for entry in scores { seen.insert(entry.target) }
+        let keys = Array(seen) + ranker.adjustedTargets.filter { !seen.contains($0) }
+        let probabilities = Dictionary(uniqueKeysWithValues: scores.map { ($0.target, $0.probability) })
+        for key in keys {
+            let score = ranker.targetSignals(key, probability: probabilities[key] ?? 0, moment: moment).score(configuration)
+            let effective = previous.shown.contains(key) ? score * (1 + configuration.hysteresis) : score
+            if score > 0, effective >= configuration.suggestionFloor { all.append((key, effective)) }
+        }
+        return all.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(k).map(\.0)
+    }
+
+    // MARK: Top-k
+
+    @Test func topKByProbabilityWithSummariesAndReasons() {
+        let (scores, targets) = Self.catalogue(100)
+        var ranker = SuggestionRanker(ranker: Ranker(targets: targets))
+        let suggestions = ranker.suggest(scores, moment: Day.moment(9), k: 3)
+        #expect(suggestions.map(\.target) == Array(scores.prefix(3).map(\.target)))
+        #expect(suggestions[0].summary == "Do item0" && suggestions[0].app == "com.example.app0")
+        #expect(suggestions[0].why == "predicted \(RelevanceSignals.percent(scores[0].probability)) now")
+        #expect(Set(suggestions.map(\.target)).count == 3)               // de-duplicated
+        #expect(ranker.suggest(scores, moment: Day.moment(9), k: 0).isEmpty)
+        #expect(ranker.suggest(Array(scores.prefix(2)), moment: Day.moment(9), k: 5).count == 2)   // asks for more than exist
+    }
+
+    @Test func confidenceFloorShowsNothingRatherThanNoise() {
+        let flat = (0..<200).map { ScoredTarget(target: TargetKey(rawValue: "app:t\($0)"), probability: 1.0 / 200) }
+        var ranker = SuggestionRanker(ranker: Ranker())
+        #expect(ranker.suggest(flat, moment: Day.moment(9), k: 4).isEmpty)
+        #expect(ranker.suggest(flat, moment: Day.moment(9), k: 4, developerMode: true).count == 4)
+    }
+
+    @Test func aDeclaredWindowLiftsItsIntentAndFeedbackLowersAnother() throws {
+        let (scores, targets) = Self.catalogue(50)
+        let deep = scores[40].target                                        // far down the model's list
+        let top = scores[0].target
+        let deepTarget = targets[deep]!
+        var declarations = Declarations()
+        declarations.shortcuts.replace(RelevantShortcutSet(app: deepTarget.app, shortcuts: [
+            RelevantShortcut(widget: WidgetID(app: deepTarget.app, kind: "w", configuration: WidgetConfiguration(intent: "Do", parameters: deepTarget.parameters)),
+                             providers: [.date(start: Day.at(9), end: Day.at(10))]),
+        ], declaredAt: Day.at(0)))
+        let dismiss = try FeedbackEvent.make(date: Day.at(8, 55), kind: .dismiss, scope: .target(top), app: targets[top]!.app)
+        var ranker = SuggestionRanker(ranker: Ranker(declarations: declarations, feedback: FeedbackIndex([dismiss]), targets: targets))
+        let suggestions = ranker.suggest(scores, moment: Day.moment(9, 5), k: 6)
+        #expect(suggestions[0].target == deep)
+        #expect(suggestions[0].why.hasPrefix("window 09:00–10:00"))
+        #expect(!suggestions.prefix(4).contains { $0.target == top })   // 0.22 x 0.22 ten minutes after "not now"
+        #expect(suggestions.contains { $0.target == top && $0.why.contains("not now at 08:55") })
+        // Outside the window it is back to its model probability.
+        #expect(ranker.suggest(scores, moment: Day.moment(10, 5), k: 4).first?.target != deep)
+    }
+
+    @Test func focusGateAndIneligibleIntentsFilter() throws {
+        let (scores, targets) = Self.catalogue(20)
+        let gate = ClosureFocusGate { candidate, focus, _ in focus != "work" || candidate.app != "com.example.app0" }
+        let hidden = targets[scores[1].target]!
+        let definitions = try IntentDefinitionSet([IntentDefinition(app: hidden.app, name: "Do", parameters: [ParameterDefinition(name: "item", type: .string)],
+                                                                    combinations: [ParameterCombination(parameters: ["item"], summary: "Do ${item}")],
+                                                                    isEligibleForSuggestions: false)])
+        var ranker = SuggestionRanker(ranker: Ranker(targets: targets, resolver: TargetResolver(definitions: definitions), focusGate: gate))
+        let atWork = ranker.suggest(scores, moment: Day.moment(9, context: ["focus": "work"]), k: 10)
+        #expect(!atWork.contains { $0.app == "com.example.app0" })
+        #expect(!atWork.contains { $0.app == hidden.app })                 // every target of that app/intent is ineligible
+        let personal = ranker.suggest(scores, moment: Day.moment(9, context: ["focus": "personal"]), k: 10)
+        #expect(personal.contains { $0.app == "com.example.app0" })
+    }
+
+    // MARK: Stability
+
+    @Test func theShownItemDoesNotFlipBetweenNearEqualScores() {
+        let a = TargetKey(rawValue: "app:a")
+        let b = TargetKey(rawValue: "app:b")
+        var ranker = SuggestionRanker(ranker: Ranker())
+        var state = SuggestionState()
+        // Minute by minute the two swap places by a hair; the first shown stays first.
+        for minute in 0..<30 {
+            let (high, low) = minute % 2 == 0 ? (a, b) : (b, a)
+            let scores = [ScoredTarget(target: high, probability: 0.41), ScoredTarget(target: low, probability: 0.40)]
+            ranker.rank(scores, moment: Day.moment(9, minute), k: 1, previous: state)
+            state = ranker.state
+            #expect(state.shown == [a], "minute \(minute)")
+        }
+        // A clear winner takes over.
+        ranker.rank([ScoredTarget(target: b, probability: 0.6), ScoredTarget(target: a, probability: 0.3)], moment: Day.moment(9, 30), k: 1, previous: state)
+        #expect(ranker.state.shown == [b])
+    }
+
+    // MARK: The early exit equals the full computation
+
+    @Test(arguments: [10, 100, 1000])
+    func earlyExitMatchesBruteForce(count: Int) throws {
+        let (scores, targets) = Self.catalogue(count)
+        var declarations = Declarations()
+        var events: [FeedbackEvent] = []
+        // A window on a deep target, dismissals and a never rule on top ones, an app rule in a context.
+        let deep = targets[scores[count * 3 / 4].target]!
+        declarations.shortcuts.replace(RelevantShortcutSet(app: deep.app, shortcuts: [
+            RelevantShortcut(widget: WidgetID(app: deep.app, kind: "w", configuration: WidgetConfiguration(intent: "Do", parameters: deep.parameters)),
+                             providers: [.date(start: Day.at(9), end: Day.at(10))]),
+        ], declaredAt: Day.at(0)))
+        events.append(try FeedbackEvent.make(date: Day.at(8), kind: .dismiss, scope: .target(scores[0].target), app: targets[scores[0].target]!.app))
+        events.append(try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .target(scores[2].target), app: targets[scores[2].target]!.app))
+        events.append(try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .app("com.example.app3"), context: ["focus": "work"]))
+        let base = Ranker(declarations: declarations, feedback: FeedbackIndex(events), targets: targets)
+        var ranker = SuggestionRanker(ranker: base)
+        var previous = SuggestionState(shown: [scores[5].target])
+        for (hour, context) in [(9, ["focus": "work"]), (11, [:]), (9, [:])] {
+            let moment = Day.moment(hour, context: context)
+            for k in [1, 4, 12] {
+                ranker.rank(scores, moment: moment, k: k, previous: previous)
+                #expect(ranker.ranked.map(\.target) == Self.bruteForce(base, scores, moment: moment, k: k, previous: previous), "k=\(k) at \(hour) \(context)")
+            }
+            previous = ranker.state
+        }
+    }
+}
