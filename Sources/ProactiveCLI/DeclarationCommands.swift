@@ -12,7 +12,7 @@ struct ShortcutsCommand: ParsableCommand {
         abstract: "Declare and list apps' relevant shortcuts (what Widget Suggestions may insert, and when).",
         discussion: """
             Each `set` replaces the app's whole set: a shortcut left out of the file is withdrawn at once, \
-            and an empty array withdraws them all. The file format is documented in RelevantShortcutCodec \
+            and an empty array withdraws them all. With --as-app A only A's set can be replaced and listed. The file format is documented in RelevantShortcutCodec \
             (and docs/RANKING.md).
 
             Example:
@@ -53,7 +53,8 @@ struct ShortcutsCommand: ParsableCommand {
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            let store = SQLiteDeclarationStore(database: try storeOptions.openDatabase())
+            try storeOptions.access.require(app: set.app, to: "declare relevant shortcuts for")
+            let store = try storeOptions.openScoped().declarations
             let previous = try store.shortcutSets(user: user).first { $0.app == set.app }
             let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
             try store.replaceShortcutSet(StoredShortcutSet(user: user, app: set.app, declaredAt: date,
@@ -78,7 +79,7 @@ struct ShortcutsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let (declarations, _) = try DeclarationLoading.load(SQLiteDeclarationStore(database: try storeOptions.openDatabase(.mustExist)), user: user)
+            let declarations = try DeclarationLoading.declarations(try storeOptions.openScoped(.mustExist).declarations, user: user)
             for app in declarations.shortcuts.sets.keys.sorted() {
                 let set = declarations.shortcuts.sets[app]!
                 if json { print(RelevantShortcutCodec.encode(set)); continue }
@@ -111,7 +112,8 @@ struct TimelineCommand: ParsableCommand {
         abstract: "Declare and list widgets' timelines with relevance (what Smart Rotate reads).",
         discussion: """
             `set` replaces the timeline of each widget in FILE (one timeline object or an array); a \
-            timeline without entries removes it. Format: WidgetTimelineCodec (and docs/RANKING.md).
+            timeline without entries removes it. Format: WidgetTimelineCodec (and docs/RANKING.md). \
+            With --as-app A only A's widgets' timelines can be replaced and listed.
 
             Example:
               proactive timeline set --user me datasets/sample/declarations/timelines.json
@@ -143,7 +145,8 @@ struct TimelineCommand: ParsableCommand {
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            let store = SQLiteDeclarationStore(database: try storeOptions.openDatabase())
+            for timeline in timelines { try storeOptions.access.require(app: timeline.widget.app, to: "replace the widget timelines of") }
+            let store = try storeOptions.openScoped().declarations
             for timeline in timelines {
                 try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
                                                          timelineJSON: WidgetTimelineCodec.encode(timeline)))
@@ -166,7 +169,7 @@ struct TimelineCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let (declarations, _) = try DeclarationLoading.load(SQLiteDeclarationStore(database: try storeOptions.openDatabase(.mustExist)), user: user)
+            let declarations = try DeclarationLoading.declarations(try storeOptions.openScoped(.mustExist).declarations, user: user)
             for timeline in declarations.timelines.sorted {
                 if json { print(WidgetTimelineCodec.encode(timeline)); continue }
                 print("\(timeline.widget.key) (best score \(RelevanceSignals.number(timeline.maximumScore)))")

@@ -33,6 +33,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// `PRAGMA integrity_check` found damage.
         case corrupt
+        /// Recording is paused (`proactive pause on`): donations are refused, nothing is deleted.
+        case recordingPaused
+        /// An app asked for another app's data, or for an operation only the device owner may run.
+        case accessDenied
     }
 
     public var code: Code

@@ -52,6 +52,7 @@ public struct ProactiveDatabase: Sendable {
         DeclarationSchema.v3,
         FocusSchema.v4Focus,
         FocusSchema.v5IntentDefinitions,
+        PrivacySchema.v6Privacy,
     ]
 
     /// Whether opening may create a missing file.

@@ -78,7 +78,9 @@ public struct SQLiteDonationStore: DonationStore {
     private static let insertSkippingSQL = insertSQL + " ON CONFLICT (app, identifier) WHERE identifier IS NOT NULL DO NOTHING"
 
     /// Inserts records with one cached statement; the caller owns the transaction.
+    /// Refuses (`.recordingPaused`) while recording is paused (`SQLitePrivacyStore`).
     fileprivate static func insert(_ records: [DonationRecord], into db: Database, duplicates: DuplicatePolicy) throws -> AppendResult {
+        try SQLitePrivacyStore.requireRecording(db)
         let statement = try db.cachedStatement(sql: duplicates == .skip ? insertSkippingSQL : insertSQL)
         var result = AppendResult()
         for record in records {
