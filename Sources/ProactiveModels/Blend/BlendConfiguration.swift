@@ -15,6 +15,8 @@ public struct BlendConfiguration: Sendable, Hashable {
     /// Frecency half-lives (days) of the short and long recency features and transitions (long).
     public var shortHalfLifeDays: Double
     public var longHalfLifeDays: Double
+    /// Half-life (days) of the recent time-of-day use signal, which lets a changed habit win within days.
+    public var habitHalfLifeDays: Double
     /// A previous target within this many minutes counts as "just used" (gap-split features).
     public var transitionWindowMinutes: Double
     /// L2 pull of the blend weights toward their defaults (on the sum of row log-losses).
@@ -26,16 +28,20 @@ public struct BlendConfiguration: Sendable, Hashable {
     /// Blend weights are refitted after this many learned events.
     public var refitEvery: Int
 
-    public init(profile: ProfileConfiguration = ProfileConfiguration(), logistic: LogisticConfiguration = LogisticConfiguration(),
+    /// The logistic component refits less often inside the blend than alone (it is a minor, costly signal).
+    public static let defaultLogistic = LogisticConfiguration(refitEvery: 200, refitAfterDays: 7)
+
+    public init(profile: ProfileConfiguration = ProfileConfiguration(), logistic: LogisticConfiguration = BlendConfiguration.defaultLogistic,
                 includeLogistic: Bool = true, holdoutShare: Double = 0.2, shortHalfLifeDays: Double = 1,
-                longHalfLifeDays: Double = 14, transitionWindowMinutes: Double = 30, weightL2: Double = 1,
-                maxRows: Int = 2000, maxRowValues: Int = 8_000_000, refitEvery: Int = 25) {
+                longHalfLifeDays: Double = 14, habitHalfLifeDays: Double = 3, transitionWindowMinutes: Double = 30,
+                weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 50) {
         self.profile = profile
         self.logistic = logistic
         self.includeLogistic = includeLogistic
         self.holdoutShare = holdoutShare
         self.shortHalfLifeDays = shortHalfLifeDays
         self.longHalfLifeDays = longHalfLifeDays
+        self.habitHalfLifeDays = habitHalfLifeDays
         self.transitionWindowMinutes = transitionWindowMinutes
         self.weightL2 = weightL2
         self.maxRows = maxRows
@@ -61,7 +67,7 @@ public struct BlendConfiguration: Sendable, Hashable {
         guard holdoutShare > 0, holdoutShare < 1 else {
             throw ConfigurationError(field: "holdoutShare", reason: "must be in (0, 1), got \(holdoutShare)")
         }
-        for (field, value) in [("shortHalfLifeDays", shortHalfLifeDays), ("longHalfLifeDays", longHalfLifeDays),
+        for (field, value) in [("shortHalfLifeDays", shortHalfLifeDays), ("longHalfLifeDays", longHalfLifeDays), ("habitHalfLifeDays", habitHalfLifeDays),
                                ("transitionWindowMinutes", transitionWindowMinutes), ("weightL2", weightL2)] {
             guard value > 0, value.isFinite else { throw ConfigurationError(field: field, reason: "must be positive, got \(value)") }
         }

@@ -53,7 +53,13 @@ extension BlendModel {
         var longTotal = 0.0
         for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
         let epsilon = 0.01
+        let nowKernels = kernels(at: moment.date, utcOffset: moment.utcOffset)
+        let habitScale = configuration.habitHalfLifeDays / configuration.longHalfLifeDays
         for t in 0 ..< targets {
+            let recentHere = usage.recentUse(of: t, kernels: nowKernels, time: now)
+            let usualHere = usage.recentUse(of: t, kernels: nowKernels, time: now, long: true) * habitScale
+            set(t, .recentTimeOfDay, Foundation.log(recentHere + epsilon))
+            set(t, .habitChange, Foundation.log((recentHere + 0.5) / (usualHere + 0.5)))
             set(t, .frecencyShort, Foundation.log(usage.short.values[t] * shortFactor + epsilon))
             let long = usage.long.values[t] * longFactor
             set(t, .frecencyLong, Foundation.log(long + epsilon))

@@ -38,8 +38,7 @@ public struct BlendModel: FittedModel {
         self.logistic = logistic
         self.weights = weights
         self.rows = rows
-        usage = UsageTracker(targetCount: 0, shortHalfLifeDays: configuration.shortHalfLifeDays,
-                             longHalfLifeDays: configuration.longHalfLifeDays)
+        usage = Self.emptyUsage(configuration, targets: 0)
         rebuildUsage()
     }
 
@@ -48,9 +47,23 @@ public struct BlendModel: FittedModel {
 
     /// Replays the profile's log into a fresh usage tracker.
     mutating func rebuildUsage() {
-        usage = UsageTracker(targetCount: profile.space.targetCount, shortHalfLifeDays: configuration.shortHalfLifeDays,
-                             longHalfLifeDays: configuration.longHalfLifeDays)
-        for event in profile.log.events { usage.record(target: event.target.rawValue, time: event.time, weight: event.weight) }
+        usage = Self.emptyUsage(configuration, targets: profile.space.targetCount)
+        for event in profile.log.events {
+            usage.record(target: event.target.rawValue, time: event.time, weight: event.weight,
+                         kernels: kernels(at: event.date, utcOffset: event.utcOffset))
+        }
+    }
+
+    static func emptyUsage(_ configuration: BlendConfiguration, targets: Int) -> UsageTracker {
+        UsageTracker(targetCount: targets, shortHalfLifeDays: configuration.shortHalfLifeDays,
+                     longHalfLifeDays: configuration.longHalfLifeDays, timeKernels: configuration.profile.encoder.timeKernels,
+                     habitHalfLifeDays: configuration.habitHalfLifeDays)
+    }
+
+    /// The time-of-day kernel weights of an instant on the user's clock.
+    func kernels(at date: Date, utcOffset: Int?) -> [Double] {
+        let encoder = profile.encoder
+        return encoder.timeKernelWeights(minuteOfDay: encoder.clock.read(date, writtenOffset: utcOffset).minuteOfDay)
     }
 
     // MARK: Scoring
@@ -91,7 +104,8 @@ public struct BlendModel: FittedModel {
         let inOrder = time >= usage.lastTime
         profile.update(with: event)
         if inOrder {
-            usage.record(target: profile.space.index(of: event.target)!.rawValue, time: time, weight: event.weight)
+            usage.record(target: profile.space.index(of: event.target)!.rawValue, time: time, weight: event.weight,
+                         kernels: kernels(at: event.date, utcOffset: event.utcOffset))
         } else {
             rebuildUsage()
         }

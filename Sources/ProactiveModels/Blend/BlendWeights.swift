@@ -1,4 +1,5 @@
 import Foundation
+import LinearAlgebra
 
 // MARK: - Blend features
 
@@ -18,15 +19,21 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     case logAge
     /// The last used target again, by time since that use: <1 min, <5, <30, <2 h, <8 h, later.
     case repeat1m, repeat5m, repeat30m, repeat2h, repeat8h, repeatLater
+    /// log of the target's recent use at this time of day (short half-life): a habit that just changed.
+    case recentTimeOfDay
+    /// log((recent use at this time + ½) / (usual use at this time, scaled to the recent half-life, + ½)):
+    /// about 0 for a steady habit, positive for one just taken up, negative for one just dropped.
+    /// Its starting weight is 1 (a prior belief that habits change), kept while history shows no change.
+    case habitChange
 
     public static let count = allCases.count
 
     /// Starting weights, and what the fitted weights are pulled toward: the
-    /// plain naive-Bayes profile.
+    /// plain naive-Bayes profile, plus the habit-change signal.
     public static var defaultWeights: [Double] {
         allCases.map { feature in
             switch feature {
-            case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
+            case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious, .habitChange: return 1
             default: return 0
             }
         }
@@ -89,40 +96,50 @@ public struct BlendRows: Sendable, Equatable {
     // MARK: Fitting
 
     /// Weights maximising Σ_rows log softmax(F_row · w)[label] − (λ/2)‖w − w₀‖², by L-BFGS from `start`.
-    /// Returns `start` unchanged when there are no rows.
+    /// Each row costs two `sgemv` (scores F·w, expected signals Fᵀ·p). Returns `start` when there are no rows.
     func fitWeights(start: [Double], prior: [Double], l2: Double) -> [Double] {
         guard !labels.isEmpty else { return start }
         let features = BlendFeature.count
-        let result = LBFGS(maxIterations: 100, gradientTolerance: 1e-6).minimize(start: start) { w, gradient in
+        let largest = candidateCounts.max() ?? 0
+        var weights = [Float](repeating: 0, count: features)
+        var scores = [Float](repeating: 0, count: largest)
+        var expected = [Float](repeating: 0, count: features)
+        let result = LBFGS(maxIterations: 60, gradientTolerance: 1e-5).minimize(start: start) { w, gradient in
             var loss = 0.0
             for f in 0 ..< features {
                 let d = w[f] - prior[f]
                 loss += 0.5 * l2 * d * d
                 gradient[f] = l2 * d
+                weights[f] = Float(w[f])
             }
             var offset = 0
-            var scores: [Double] = []
-            var expected = [Double](repeating: 0, count: features)
-            for (row, candidates) in candidateCounts.enumerated() {
-                scores.removeAll(keepingCapacity: true)
-                for c in 0 ..< candidates {
-                    var s = 0.0
-                    let base = offset + c * features
-                    for f in 0 ..< features { s += w[f] * Double(values[base + f]) }
-                    scores.append(s)
+            values.withUnsafeBufferPointer { all in
+                for (row, candidates) in candidateCounts.enumerated() {
+                    let block = UnsafeBufferPointer(rebasing: all[offset ..< offset + candidates * features])
+                    weights.withUnsafeBufferPointer { x in
+                        scores.withUnsafeMutableBufferPointer { y in
+                            BLASKernels.sgemv(rows: candidates, columns: features, a: block, x: x, y: y)
+                        }
+                    }
+                    var maximum = -Float.infinity
+                    for c in 0 ..< candidates { maximum = max(maximum, scores[c]) }
+                    var total: Float = 0
+                    for c in 0 ..< candidates {
+                        scores[c] = Foundation.exp(scores[c] - maximum)
+                        total += scores[c]
+                    }
+                    let label = labels[row]
+                    loss -= Double(Foundation.log(scores[label] / total))
+                    for c in 0 ..< candidates { scores[c] /= total }
+                    scores.withUnsafeBufferPointer { p in
+                        expected.withUnsafeMutableBufferPointer { y in
+                            BLASKernels.sgemv(rows: candidates, columns: features, a: block, x: p, y: y, transpose: true)
+                        }
+                    }
+                    let labelBase = offset + label * features
+                    for f in 0 ..< features { gradient[f] += Double(expected[f] - all[labelBase + f]) }
+                    offset += candidates * features
                 }
-                let normaliser = Softmax.logSumExp(scores)
-                let label = labels[row]
-                loss -= scores[label] - normaliser
-                for f in 0 ..< features { expected[f] = 0 }
-                for c in 0 ..< candidates {
-                    let p = Foundation.exp(scores[c] - normaliser)
-                    let base = offset + c * features
-                    for f in 0 ..< features { expected[f] += p * Double(values[base + f]) }
-                }
-                let labelBase = offset + label * features
-                for f in 0 ..< features { gradient[f] += expected[f] - Double(values[labelBase + f]) }
-                offset += candidates * features
             }
             return loss
         }

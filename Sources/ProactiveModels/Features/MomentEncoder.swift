@@ -5,7 +5,8 @@ import ProactiveCore
 
 /// How moments become feature vectors. Part of every saved model.
 public struct EncoderConfiguration: Sendable, Hashable {
-    /// Number of von Mises kernels around the clock (centres every 24h/`timeKernels`).
+    /// Number of von Mises kernels around the clock, centred in the middle of equal
+    /// slices of the day (24 kernels: 00:30, 01:30, ...).
     public var timeKernels: Int = 24
     /// Kernel concentration κ: larger is narrower. κ = 8 with 24 kernels gives
     /// neighbouring centres a weight of exp(8(cos 15° - 1)) ≈ 0.76 of the peak.
@@ -89,7 +90,7 @@ public struct MomentEncoder: Sendable, Hashable {
         self.configuration = configuration
         clock = configuration.clock
         let count = max(1, configuration.timeKernels)
-        centreAngles = (0 ..< count).map { 2 * Double.pi * Double($0) / Double(count) }
+        centreAngles = (0 ..< count).map { 2 * Double.pi * (Double($0) + 0.5) / Double(count) }
     }
 
     public func layout(for space: FeatureSpace) -> FeatureLayout {
@@ -147,10 +148,10 @@ public struct MomentEncoder: Sendable, Hashable {
         for k in 0 ..< centreAngles.count { x[start + k] /= total }
     }
 
-    /// The local time window a kernel stands for, e.g. "07:30-08:30".
+    /// The local time slice a kernel stands for, e.g. "07:00-08:00" for kernel 7 of 24.
     public func timeWindowLabel(kernel: Int) -> String {
         let spacing = 1440.0 / Double(centreAngles.count)
-        let centre = spacing * Double(kernel)
+        let centre = spacing * (Double(kernel) + 0.5)
         func clockText(_ minute: Double) -> String {
             let wrapped = Int(((minute.truncatingRemainder(dividingBy: 1440)) + 1440).truncatingRemainder(dividingBy: 1440).rounded())
             return String(format: "%02d:%02d", (wrapped / 60) % 24, wrapped % 60)

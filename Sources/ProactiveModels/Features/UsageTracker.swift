@@ -54,8 +54,17 @@ public struct UsageTracker: Sendable, Equatable {
     /// transitions[previous][next]: scaled like `long` (same half-life, own anchor per row is not needed).
     public private(set) var transitions: [[Int: Double]]
     public private(set) var transitionTotals: DecayedSums
+    /// Recent use by time of day: slot target x kernels + kernel, a short half-life.
+    public private(set) var timeOfDay: DecayedSums
+    /// The same with the long half-life, to compare recent use at a time of day with the usual.
+    public private(set) var timeOfDayLong: DecayedSums
+    public let timeKernels: Int
 
-    public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double) {
+    public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,
+                habitHalfLifeDays: Double = 3) {
+        self.timeKernels = timeKernels
+        timeOfDay = DecayedSums(halfLifeDays: habitHalfLifeDays, count: targetCount * timeKernels)
+        timeOfDayLong = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount * timeKernels)
         lastUse = [Double](repeating: -.infinity, count: targetCount)
         short = DecayedSums(halfLifeDays: shortHalfLifeDays, count: targetCount)
         long = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount)
@@ -72,11 +81,18 @@ public struct UsageTracker: Sendable, Equatable {
         long.grow(to: count)
         transitions += [[Int: Double]](repeating: [:], count: count - transitions.count)
         transitionTotals.grow(to: count)
+        timeOfDay.grow(to: count * timeKernels)
+        timeOfDayLong.grow(to: count * timeKernels)
     }
 
     /// Records a use. Uses must come in time order (a caller replays from its log otherwise).
-    public mutating func record(target: Int, time: Double, weight: Double) {
+    /// - Parameter kernels: the use's time-of-day kernel weights (`timeKernels` values), if tracked.
+    public mutating func record(target: Int, time: Double, weight: Double, kernels: [Double] = []) {
         grow(to: target + 1)
+        for (k, value) in kernels.prefix(timeKernels).enumerated() where value > 1e-6 {
+            timeOfDay.add(weight * value, at: target * timeKernels + k, time: time)
+            timeOfDayLong.add(weight * value, at: target * timeKernels + k, time: time)
+        }
         short.add(weight, at: target, time: time)
         long.add(weight, at: target, time: time)
         if let previous = lastTarget {
@@ -114,6 +130,15 @@ public struct UsageTracker: Sendable, Equatable {
             }
         }
         return best
+    }
+
+    /// The target's recent use around a time of day: Σ_k kernels[k] · decayed use in kernel k, at `time`.
+    /// - Parameter long: read the long half-life sums instead.
+    public func recentUse(of target: Int, kernels: [Double], time: Double, long: Bool = false) -> Double {
+        let sums = long ? timeOfDayLong : timeOfDay
+        var total = 0.0
+        for (k, value) in kernels.prefix(timeKernels).enumerated() { total += value * sums.values[target * timeKernels + k] }
+        return total * sums.factor(at: time)
     }
 
     /// P(next | previous) with the decayed transition counts, smoothed toward `fallback` with strength 1.

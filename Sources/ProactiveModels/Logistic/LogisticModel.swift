@@ -58,10 +58,9 @@ public struct LogisticModel: FittedModel {
     public mutating func update(with event: Event) {
         let old = space
         space.insert(event.target)
-        let columns = space.insertColumns(for: event.context)
+        _ = space.insertColumns(for: event.context)
         if space != old { weights = old.remap(weights, encoder: encoder, to: space) }
-        log.insert(LoggedEvent(target: space.index(of: event.target)!, time: event.date.timeIntervalSince1970,
-                               utcOffset: event.utcOffset, context: columns, weight: event.weight), space: space)
+        log.insert(space.loggedEvent(for: event)!, space: space)
         eventsSinceFit += 1
         let dueByTime = lastFitTime.map { event.date.timeIntervalSince1970 - $0 >= configuration.refitAfterDays * 86_400 } ?? true
         if eventsSinceFit >= configuration.refitEvery || dueByTime { refit() }
@@ -72,15 +71,7 @@ public struct LogisticModel: FittedModel {
     /// - Returns: `false` when no such event was learned.
     @discardableResult
     public mutating func remove(_ event: Event) -> Bool {
-        guard let target = space.index(of: event.target) else { return false }
-        var columns: [ContextColumn] = []
-        for (key, value) in event.context {
-            guard let column = space.column(key: key, value: value) else { return false }
-            columns.append(column)
-        }
-        let logged = LoggedEvent(target: target, time: event.date.timeIntervalSince1970, utcOffset: event.utcOffset,
-                                 context: columns.sorted(), weight: event.weight)
-        guard let position = log.position(of: logged) else { return false }
+        guard let logged = space.loggedEvent(for: event), let position = log.position(of: logged) else { return false }
         log.remove(at: position)
         var targetUsed = [Bool](repeating: false, count: space.targetCount)
         var columnUsed = [Bool](repeating: false, count: space.contextCount)
@@ -101,14 +92,8 @@ public struct LogisticModel: FittedModel {
     // MARK: Scoring
 
     func featureVector(for moment: Moment) -> [Double] {
-        let previous = MomentEncoder.previous(of: moment, in: space) ?? latestEvent(atOrBefore: moment.date)
+        let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date)
         return encoder.encode(moment, in: space, fallbackPrevious: previous)
-    }
-
-    func latestEvent(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
-        let time = date.timeIntervalSince1970
-        guard let last = log.events.lastIndex(where: { $0.time <= time }) else { return nil }
-        return (log[last].target, log[last].date)
     }
 
     /// W · x for every target (index order).

@@ -11,7 +11,7 @@ public struct LogisticConfiguration: Sendable, Hashable {
     /// Optional exponential down-weighting of old events (half-life in days from the newest event).
     public var halfLifeDays: Double?
     public var maxIterations: Int
-    /// Stop when max |∇F| / Σw falls below this.
+    /// Stop when max |∇F| / Σw falls below this (scikit-learn's `tol` for lbfgs, same default).
     public var gradientTolerance: Double
     /// `update(with:)` refits (warm-started) after this many new events...
     public var refitEvery: Int
@@ -19,7 +19,7 @@ public struct LogisticConfiguration: Sendable, Hashable {
     public var refitAfterDays: Double
 
     public init(encoder: EncoderConfiguration = EncoderConfiguration(), l2: Double = 1, halfLifeDays: Double? = nil,
-                maxIterations: Int = 200, gradientTolerance: Double = 1e-5, refitEvery: Int = 50, refitAfterDays: Double = 1) {
+                maxIterations: Int = 200, gradientTolerance: Double = 1e-4, refitEvery: Int = 50, refitAfterDays: Double = 1) {
         self.encoder = encoder
         self.l2 = l2
         self.halfLifeDays = halfLifeDays
@@ -77,10 +77,7 @@ public struct LogisticTrainer: ModelTrainer {
     public func fit(_ training: TrainingSet, warmStart: LogisticModel?) throws -> LogisticModel {
         try configuration.validate()
         let space = FeatureSpace(events: training.events)
-        let logged = training.events.map { event in
-            LoggedEvent(target: space.index(of: event.target)!, time: event.date.timeIntervalSince1970,
-                        utcOffset: event.utcOffset, context: space.columns(for: event.context), weight: event.weight)
-        }
+        let logged = training.events.map { space.loggedEvent(for: $0)! }
         var model = LogisticModel(configuration: configuration, space: space, log: EventLog(events: logged, space: space))
         if let warmStart { model.weights = warmStart.weights(mappedInto: space) }
         model.refit()

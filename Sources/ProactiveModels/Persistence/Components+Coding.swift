@@ -60,7 +60,9 @@ extension BlendConfiguration {
         profile.encode(into: &writer)
         logistic.encode(into: &writer)
         writer.write(includeLogistic)
-        for value in [holdoutShare, shortHalfLifeDays, longHalfLifeDays, transitionWindowMinutes, weightL2] { writer.write(value) }
+        for value in [holdoutShare, shortHalfLifeDays, longHalfLifeDays, habitHalfLifeDays, transitionWindowMinutes, weightL2] {
+            writer.write(value)
+        }
         writer.write(maxRows)
         writer.write(maxRowValues)
         writer.write(refitEvery)
@@ -71,6 +73,7 @@ extension BlendConfiguration {
                   includeLogistic: try reader.readBool("blend.includeLogistic"), holdoutShare: try reader.readDouble("blend.holdoutShare"),
                   shortHalfLifeDays: try reader.readDouble("blend.shortHalfLifeDays"),
                   longHalfLifeDays: try reader.readDouble("blend.longHalfLifeDays"),
+                  habitHalfLifeDays: try reader.readDouble("blend.habitHalfLifeDays"),
                   transitionWindowMinutes: try reader.readDouble("blend.transitionWindowMinutes"),
                   weightL2: try reader.readDouble("blend.weightL2"), maxRows: try reader.readInt("blend.maxRows"),
                   maxRowValues: try reader.readInt("blend.maxRowValues"), refitEvery: try reader.readInt("blend.refitEvery"))

@@ -24,6 +24,20 @@ public struct LoggedEvent: Sendable, Hashable {
     public var date: Date { Date(timeIntervalSince1970: time) }
 }
 
+extension FeatureSpace {
+    /// The compact form of `event` when its target and every context value are known, else nil.
+    public func loggedEvent(for event: Event) -> LoggedEvent? {
+        guard let target = index(of: event.target) else { return nil }
+        var columns: [ContextColumn] = []
+        for (key, value) in event.context {
+            guard let column = column(key: key, value: value) else { return nil }
+            columns.append(column)
+        }
+        return LoggedEvent(target: target, time: event.date.timeIntervalSince1970, utcOffset: event.utcOffset,
+                           context: columns.sorted(), weight: event.weight)
+    }
+}
+
 // MARK: - Event log
 
 /// A user's learned events in a canonical order: by time, then target key,
@@ -93,6 +107,20 @@ public struct EventLog: Sendable, Equatable {
     }
 
     public mutating func remove(at position: Int) { events.remove(at: position) }
+
+    /// The latest event at or before `date` (a moment's previous target when it carries none).
+    /// - Complexity: O(log n).
+    public func latest(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
+        let time = date.timeIntervalSince1970
+        var low = 0
+        var high = events.count
+        while low < high {
+            let mid = (low + high) / 2
+            if events[mid].time <= time { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return nil }
+        return (events[low - 1].target, events[low - 1].date)
+    }
 
     /// Rewrites every event's indices (after the space shrank); events mapped to nil are dropped.
     public mutating func remap(targets targetMap: [Int?], columns columnMap: [Int?]) {

@@ -17,8 +17,7 @@ extension ProfileModel {
             _ = space.insertColumns(for: event.context)
             relayout(from: old)
         }
-        let logged = LoggedEvent(target: space.index(of: event.target)!, time: event.date.timeIntervalSince1970,
-                                 utcOffset: event.utcOffset, context: space.columns(for: event.context), weight: event.weight)
+        let logged = space.loggedEvent(for: event)!
         if log.isEmpty {
             anchor = (logged.time / halfLifeSeconds).rounded(.down)
             if !anchor.isFinite { anchor = 0 }
@@ -51,15 +50,7 @@ extension ProfileModel {
     /// - Returns: `false` when no such event was learned.
     @discardableResult
     public mutating func remove(_ event: Event) -> Bool {
-        guard let target = space.index(of: event.target) else { return false }
-        var columns: [ContextColumn] = []
-        for (key, value) in event.context {
-            guard let column = space.column(key: key, value: value) else { return false }
-            columns.append(column)
-        }
-        let logged = LoggedEvent(target: target, time: event.date.timeIntervalSince1970, utcOffset: event.utcOffset,
-                                 context: columns.sorted(), weight: event.weight)
-        guard let position = log.position(of: logged) else { return false }
+        guard let logged = space.loggedEvent(for: event), let position = log.position(of: logged) else { return false }
         let removed = log[position]
         let previous = position > 0 ? log[position - 1] : nil
         var touched = [accumulate(removed, previous: previous, sign: -1)]

@@ -54,10 +54,7 @@ public struct ProfileModel: FittedModel {
         self.configuration = configuration
         encoder = MomentEncoder(configuration.encoder)
         space = FeatureSpace(events: events)
-        let logged = events.map { [space] event in
-            LoggedEvent(target: space.index(of: event.target)!, time: event.date.timeIntervalSince1970,
-                        utcOffset: event.utcOffset, context: space.columns(for: event.context), weight: event.weight)
-        }
+        let logged = events.map { [space] in space.loggedEvent(for: $0)! }
         log = EventLog(events: logged, space: space)
         counts = []
         logProfile = []
@@ -101,7 +98,7 @@ public struct ProfileModel: FittedModel {
     func scoringVector(for moment: Moment) -> [Double] {
         let layout = layout
         var x = [Double](repeating: 0, count: width)
-        let previous = MomentEncoder.previous(of: moment, in: space) ?? latestEvent(atOrBefore: moment.date)
+        let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date)
         let columns = space.columns(for: moment.context)
         x.withUnsafeMutableBufferPointer { buffer in
             encoder.encode(date: moment.date, utcOffset: moment.utcOffset, contextColumns: columns,
@@ -113,19 +110,6 @@ public struct ProfileModel: FittedModel {
             x[layout.dimension + Self.fixedGroupCount + k] = -1
         }
         return x
-    }
-
-    /// The latest learned event at or before `date` (the previous target when a moment carries none).
-    func latestEvent(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
-        let time = date.timeIntervalSince1970
-        var low = 0
-        var high = log.count
-        while low < high {
-            let mid = (low + high) / 2
-            if log[mid].time <= time { low = mid + 1 } else { high = mid }
-        }
-        guard low > 0 else { return nil }
-        return (log[low - 1].target, log[low - 1].date)
     }
 
     /// Unnormalised log-scores of every target (index order) at `moment`: L · x'.

@@ -52,7 +52,8 @@ public struct ProactiveDatabase: Sendable {
         DeclarationSchema.v3,
         FocusSchema.v4Focus,
         FocusSchema.v5IntentDefinitions,
-        PrivacySchema.v6Privacy,
+        ModelSchema.v6Models,
+        PrivacySchema.v7Privacy,
     ]
 
     /// Whether opening may create a missing file.

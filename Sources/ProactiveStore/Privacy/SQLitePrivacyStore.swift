@@ -146,11 +146,11 @@ public struct SQLitePrivacyStore: Sendable {
     /// Every table that holds a user's own data, by its `user` column.
     /// A new per-user table must be added here (a test checks that every
     /// table with a `user` column is listed).
-    public static let userTables = ["donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
+    public static let userTables = ["model", "donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
 
     /// Erases everything the store holds about `user` in one transaction:
-    /// donations, feedback, relevant shortcuts, widget timelines and
-    /// settings; then erases the traces from the write-ahead log.
+    /// donations, feedback, relevant shortcuts, widget timelines, settings
+    /// and saved models; then erases the traces from the write-ahead log.
     /// - Returns: rows erased per table (tables with none are omitted).
     public func forget(user: String) throws(StoreError) -> [String: Int] {
         guard !user.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty user") }

@@ -18,8 +18,8 @@ struct EncoderTests {
         #expect(Self.cosine(k(23 * 60 + 55), k(5)) > 0.99)
         #expect(Self.cosine(k(7 * 60 + 55), k(19 * 60 + 55)) < 0.01)
         #expect(abs(k(123).reduce(0, +) - 1) < 1e-12)
-        #expect(encoder.timeWindowLabel(kernel: 8) == "07:30-08:30")
-        #expect(encoder.timeWindowLabel(kernel: 0) == "23:30-00:30")
+        #expect(encoder.timeWindowLabel(kernel: 7) == "07:00-08:00")
+        #expect(encoder.timeWindowLabel(kernel: 23) == "23:00-00:00")
     }
 
     @Test func vectorLayoutAndGroups() {

@@ -1,0 +1,140 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Reasons
+
+/// One human-readable reason a target scored well, with its weight: the
+/// log-score it adds for this target beyond the average target.
+public struct Reason: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        case timeOfDay, day, context, previous, frequency, recency
+    }
+
+    public var kind: Kind
+    /// e.g. "usually 07:00-08:00", "on weekdays", "when focus=work", "after Order coffee".
+    public var text: String
+    public var weight: Double
+
+    public init(kind: Kind, text: String, weight: Double) {
+        self.kind = kind
+        self.text = text
+        self.weight = weight
+    }
+
+    public var description: String { text }
+}
+
+/// A model that can say why it ranks a target where it does.
+public protocol ExplainableModel: FittedModel {
+    /// The strongest positive reasons for `target` at `moment`, strongest first.
+    /// - Parameters:
+    ///   - describe: a target's human name (e.g. its summary) for "after ..." reasons.
+    ///   - limit: at most this many reasons.
+    func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [Reason]
+}
+
+// MARK: - Profile
+
+extension ProfileModel: ExplainableModel {
+    public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
+        guard let index = space.index(of: target) else { return [] }
+        let lifts = columnLifts(target: index, at: moment)
+        return Array(reasons(fromColumnLifts: lifts, target: index, at: moment, describe: describe, scale: 1)
+            .filter { $0.weight > 0.05 }.sorted { $0.weight > $1.weight }.prefix(limit))
+    }
+
+    /// Each column's contribution for `target` minus its mean over all targets.
+    func columnLifts(target: TargetIndex, at moment: Moment) -> [Double] {
+        let x = scoringVector(for: moment)
+        let targets = space.targetCount
+        var lifts = [Double](repeating: 0, count: width)
+        for j in 0 ..< width where x[j] != 0 {
+            var mean = 0.0
+            for t in 0 ..< targets { mean += logProfile[t * width + j] }
+            mean /= Double(targets)
+            lifts[j] = (logProfile[target.rawValue * width + j] - mean) * x[j]
+        }
+        return lifts
+    }
+
+    /// Groups column lifts into reasons (weights multiplied by `scale`, e.g. a blend weight per group).
+    func reasons(fromColumnLifts lifts: [Double], target: TargetIndex, at moment: Moment, describe: (TargetKey) -> String,
+                 scale: Double, groupScales: [ProfileGroup: Double] = [:]) -> [Reason] {
+        let layout = layout
+        func groupScale(_ group: ProfileGroup) -> Double { scale * (groupScales[group] ?? 1) }
+        var reasons: [Reason] = []
+        /// A reason only when the evidence favours the target and its weight in the model is positive.
+        func add(_ kind: Reason.Kind, _ text: String, lift: Double, group: ProfileGroup) {
+            let scaled = lift * groupScale(group)
+            if lift > 0, scaled > 0 { reasons.append(Reason(kind: kind, text: text, weight: scaled)) }
+        }
+        func groupLift(_ group: ProfileGroup) -> Double {
+            (0 ..< width).filter { self.group(ofColumn: $0) == group }.reduce(0.0) { $0 + lifts[$1] }
+        }
+        // Time of day, described by the slice near the moment that favours the target most.
+        let x = scoringVector(for: moment)
+        let strongest = layout.time.map { x[$0] }.max() ?? 0
+        if let kernel = layout.time.filter({ x[$0] >= 0.5 * strongest }).max(by: { lifts[$0] < lifts[$1] }) {
+            add(.timeOfDay, "usually \(encoder.timeWindowLabel(kernel: kernel - layout.time.lowerBound))",
+                lift: groupLift(.timeOfDay), group: .timeOfDay)
+        }
+        let reading = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
+        add(.day, reading.isWeekend ? "on weekends" : "on weekdays", lift: groupLift(.day), group: .day)
+        for column in space.columns(for: moment.context) {
+            add(.context, "when \(space.contextValue(at: column))", lift: lifts[layout.column(of: column)], group: .context)
+        }
+        if let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date),
+           lifts[layout.column(previous: previous.target)] > 0 {
+            add(.previous, "after \(describe(space.target(at: previous.target)))", lift: groupLift(.previous), group: .previous)
+        }
+        add(.frequency, "used often", lift: lifts[layout.bias], group: .prior)
+        return reasons
+    }
+}
+
+// MARK: - Blend
+
+extension BlendModel: ExplainableModel {
+    public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
+        let space = profile.space
+        guard let index = space.index(of: target) else { return [] }
+        let signals = signals(at: moment)
+        let features = BlendFeature.count
+        let targets = space.targetCount
+        /// The weighted lift of one blend feature for the target.
+        func lift(_ feature: BlendFeature) -> Double {
+            var mean = 0.0
+            for t in 0 ..< targets { mean += signals[t * features + feature.rawValue] }
+            mean /= Double(targets)
+            return weights[feature.rawValue] * (signals[index.rawValue * features + feature.rawValue] - mean)
+        }
+        let groupWeights: [ProfileGroup: Double] = [
+            .prior: weights[BlendFeature.profilePrior.rawValue], .timeOfDay: weights[BlendFeature.profileTime.rawValue],
+            .day: weights[BlendFeature.profileDay.rawValue], .context: weights[BlendFeature.profileContext.rawValue],
+            .previous: weights[BlendFeature.profilePrevious.rawValue],
+        ]
+        var reasons = profile.reasons(fromColumnLifts: profile.columnLifts(target: index, at: moment), target: index, at: moment,
+                                      describe: describe, scale: 1, groupScales: groupWeights)
+        // Transitions strengthen "after ..."; recency and frecency get their own reasons.
+        let transition = lift(.transitionRecent) + lift(.transitionStale)
+        if let position = reasons.firstIndex(where: { $0.kind == .previous }) {
+            reasons[position].weight += transition
+        } else if transition > 0, let previous = usage.lastTarget, previous < targets {
+            reasons.append(Reason(kind: .previous, text: "after \(describe(space.target(at: TargetIndex(previous))))", weight: transition))
+        }
+        let rankFeatures: [BlendFeature] = [.rank0, .rank1, .rank2, .rank3, .rank4, .rank5, .rank6, .rank7, .rankOlder,
+                                            .backToPrevious, .logAge, .repeat1m, .repeat5m, .repeat30m, .repeat2h, .repeat8h, .repeatLater]
+        reasons.append(Reason(kind: .recency, text: "used recently", weight: rankFeatures.reduce(0.0) { $0 + lift($1) }))
+        reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay)))
+        reasons.append(Reason(kind: .frequency, text: "used a lot lately", weight: lift(.frecencyShort) + lift(.frecencyLong)))
+        var merged: [Reason] = []
+        for reason in reasons {
+            if let position = merged.firstIndex(where: { $0.text == reason.text }) {
+                merged[position].weight += reason.weight
+            } else {
+                merged.append(reason)
+            }
+        }
+        return Array(merged.filter { $0.weight > 0.05 }.sorted { $0.weight > $1.weight }.prefix(limit))
+    }
+}

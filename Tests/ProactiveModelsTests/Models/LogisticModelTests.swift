@@ -1,0 +1,80 @@
+import Foundation
+import ProactiveCore
+@testable import ProactiveModels
+import Testing
+
+@Suite("Logistic model")
+struct LogisticModelTests {
+    @Test func lbfgsFindsTheMinimumOfARosenbrockValley() {
+        let result = LBFGS(maxIterations: 500, gradientTolerance: 1e-10).minimize(start: [-1.2, 1]) { x, g in
+            let a = 1 - x[0]
+            let b = x[1] - x[0] * x[0]
+            g[0] = -2 * a - 400 * x[0] * b
+            g[1] = 200 * b
+            return a * a + 100 * b * b
+        }
+        #expect(abs(result.x[0] - 1) < 1e-6 && abs(result.x[1] - 1) < 1e-6)
+        #expect(result.stop == .gradient || result.stop == .decrease)
+    }
+
+    @Test func gradientMatchesFiniteDifferences() {
+        let events = Fixtures.routine(days: 10)
+        let space = FeatureSpace(events: events)
+        let encoder = MomentEncoder()
+        let log = EventLog(events: events.map {
+            LoggedEvent(target: space.index(of: $0.target)!, time: $0.date.timeIntervalSince1970, utcOffset: 0,
+                        context: space.columns(for: $0.context), weight: $0.weight)
+        }, space: space)
+        let design = DesignMatrix(log: log, space: space, encoder: encoder, halfLifeDays: nil)
+        var objective = SoftmaxObjective(design: design, targets: space.targetCount, l2: 0.7)
+        var random = SeededGenerator(seed: 9)
+        let weights = (0 ..< space.targetCount * design.columns).map { _ in random.gaussian(deviation: 0.3) }
+        var gradient = [Double](repeating: 0, count: weights.count)
+        _ = objective.evaluate(weights, gradient: &gradient)
+        var scratch = gradient
+        for index in stride(from: 0, to: weights.count, by: 37) {
+            var plus = weights
+            var minus = weights
+            plus[index] += 1e-2
+            minus[index] -= 1e-2
+            let numeric = (objective.evaluate(plus, gradient: &scratch) - objective.evaluate(minus, gradient: &scratch)) / 2e-2
+            #expect(abs(numeric - gradient[index]) < 2e-2 * max(1, abs(numeric)), "index \(index): \(numeric) vs \(gradient[index])")
+        }
+    }
+
+    @Test func learnsTheRoutine() throws {
+        let model = try LogisticTrainer().fit(TrainingSet(events: Fixtures.routine(days: 28)))
+        #expect(model.top(1, at: Fixtures.moment(day: 28, hour: 7.3)).first?.target == Fixtures.target("weather"))
+        #expect(model.top(1, at: Fixtures.moment(day: 28, hour: 21)).first?.target == Fixtures.target("music"))
+        #expect(model.top(1, at: Fixtures.moment(day: 33, hour: 10)).first?.target == Fixtures.target("news"))
+    }
+
+    @Test func warmStartConvergesFaster() throws {
+        let events = Fixtures.routine(days: 42)
+        let trainer = LogisticTrainer()
+        let early = try trainer.fit(TrainingSet(events: Array(events.prefix(events.count - 10))))
+        let cold = try trainer.fit(TrainingSet(events: events))
+        let warm = try trainer.fit(TrainingSet(events: events), warmStart: early)
+        #expect(warm.lastIterations < cold.lastIterations)
+        for moment in Fixtures.probeMoments {
+            #expect(warm.top(1, at: moment).first?.target == cold.top(1, at: moment).first?.target)
+        }
+    }
+
+    @Test func lazyRefitAndRemoval() throws {
+        let events = Fixtures.routine(days: 14)
+        var model = try LogisticTrainer(configuration: LogisticConfiguration(refitEvery: 3, refitAfterDays: 100))
+            .fit(TrainingSet(events: events))
+        let extra = [Fixtures.event("gym", day: 14, hour: 18, context: ["place": "gym"]),
+                     Fixtures.event("gym", day: 14, hour: 18.5, context: ["place": "gym"])]
+        for event in extra { model.update(with: event) }
+        #expect(model.eventsSinceFit == 2)
+        for event in extra { model.remove(event) }
+        #expect(model.space.index(of: Fixtures.target("gym")) == nil)
+        #expect(!String(decoding: model.serialized(), as: UTF8.self).contains("gym"))
+        let refit = try LogisticTrainer().fit(TrainingSet(events: events))
+        for moment in Fixtures.probeMoments {
+            #expect(model.top(1, at: moment).first?.target == refit.top(1, at: moment).first?.target)
+        }
+    }
+}
