@@ -7,7 +7,7 @@
 #   - DONORS processes that each run `proactive donate` DONATIONS times (one process per donation);
 #   - IMPORTERS processes that each import a LINES-line log in batches of 100;
 #   - one process that trains over and over until the others are done
-#     (`proactive suggest --model profile`, which fits the user's model from the store).
+#     (`proactive train --model profile`: reads every user's donations, fits, saves the models).
 # Then checks: every donor and importer exited 0; no "database is locked" or
 # "busy" reached anyone's standard error; the store holds exactly
 # DONORS*DONATIONS + IMPORTERS*LINES donations, each identifier once; the
@@ -42,9 +42,9 @@ donor() {
 trainer() {
     local runs=0 failures=0
     while [ ! -e "$work/done" ]; do
-        if "$P" suggest --user u0 --model profile --developer -k 3 > /dev/null 2> "$work/trainer-last.err"; then
+        if "$P" train --model profile --quiet > /dev/null 2> "$work/trainer-last.err"; then
             runs=$((runs + 1))
-        elif ! grep -q "has no donations" "$work/trainer-last.err"; then
+        elif ! grep -qE "no store at|no users with donations" "$work/trainer-last.err"; then
             failures=$((failures + 1))
             cat "$work/trainer-last.err" >> "$work/trainer.err"
         fi

@@ -35,6 +35,30 @@ struct ConcurrencyTests {
         }
     }
 
+    /// Regression (found by scripts/concurrency.sh): processes opening a new
+    /// store at the same moment raced through the migrations ("table ...
+    /// already exists"). Each opener now finishes the others' work instead.
+    @Test(.timeLimit(.minutes(1)))
+    func manyConnectionsCreateTheSameStoreAtOnce() throws {
+        for round in 0..<20 {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("new-\(round).sqlite")
+            let log = Log()
+            DispatchQueue.concurrentPerform(iterations: 8) { opener in
+                do {
+                    let database = try ProactiveDatabase(path: path)
+                    try SQLiteDonationStore(database: database).append(sample(identifier: "o\(opener)"))
+                } catch {
+                    log.record(error, "opener \(opener)")
+                }
+            }
+            #expect(log.recordedErrors == [], "round \(round)")
+            let database = try ProactiveDatabase(path: path)
+            #expect(try database.appliedMigrations() == ProactiveDatabase.migrations.map(\.name))
+            #expect(try SQLiteDonationStore(database: database).count() == 8)
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func writersReaderAndCheckpointsShareOneFile() throws {
         let directory = try TemporaryDirectory()
