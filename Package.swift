@@ -34,7 +34,10 @@ let package = Package(
         .target(name: "ProactiveCore"),
         .target(
             name: "ProactiveStore",
-            dependencies: ["ProactiveCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "ProactiveCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // raw binding on the import path
+            ]
         ),
         .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),

@@ -79,22 +79,24 @@ struct ShortcutsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let declarations = try DeclarationLoading.declarations(try storeOptions.openScoped(.mustExist).declarations, user: user)
+            let stores = try storeOptions.openScoped(.mustExist)
+            let declarations = try DeclarationLoading.declarations(stores.declarations, user: user)
+            let format = try userDateFormat(stores.database, user: user)
             for app in declarations.shortcuts.sets.keys.sorted() {
                 let set = declarations.shortcuts.sets[app]!
-                if json { print(RelevantShortcutCodec.encode(set)); continue }
-                print("\(app) (declared \(Timestamp.format(secondsSince1970: set.declaredAt.timeIntervalSince1970, utcOffsetSeconds: 0)))")
+                if json { print(RelevantShortcutCodec.encode(set, utcOffset: format.offset(set.declaredAt))); continue }
+                print("\(app) (declared \(format.text(set.declaredAt)))")
                 for shortcut in set.shortcuts {
-                    let providers = shortcut.providers.isEmpty ? "new content" : shortcut.providers.map(Self.describe).joined(separator: ", ")
+                    let providers = shortcut.providers.isEmpty ? "new content" : shortcut.providers.map { Self.describe($0, format) }.joined(separator: ", ")
                     print("  \(shortcut.widget.key) [\(shortcut.role.rawValue)]: \(providers)")
                 }
             }
         }
 
-        static func describe(_ provider: RelevanceProvider) -> String {
+        static func describe(_ provider: RelevanceProvider, _ format: UserDateFormat) -> String {
             switch provider {
             case let .date(start, end):
-                return "\(Timestamp.format(secondsSince1970: start.timeIntervalSince1970, utcOffsetSeconds: 0)) to \(Timestamp.format(secondsSince1970: end.timeIntervalSince1970, utcOffsetSeconds: 0))"
+                return "\(format.text(start)) to \(format.text(end))"
             case let .location(latitude, longitude, radius, identifier):
                 return "location \(identifier ?? "") (\(latitude), \(longitude), \(radius) m; watch face only)"
             case let .dailyRoutine(situation):
@@ -169,12 +171,14 @@ struct TimelineCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let declarations = try DeclarationLoading.declarations(try storeOptions.openScoped(.mustExist).declarations, user: user)
+            let stores = try storeOptions.openScoped(.mustExist)
+            let declarations = try DeclarationLoading.declarations(stores.declarations, user: user)
+            let format = try userDateFormat(stores.database, user: user)
             for timeline in declarations.timelines.sorted {
-                if json { print(WidgetTimelineCodec.encode(timeline)); continue }
+                if json { print(WidgetTimelineCodec.encode(timeline, utcOffset: timeline.entries.first.map { format.offset($0.date) } ?? 0)); continue }
                 print("\(timeline.widget.key) (best score \(RelevanceSignals.number(timeline.maximumScore)))")
                 for entry in timeline.entries {
-                    let date = Timestamp.format(secondsSince1970: entry.date.timeIntervalSince1970, utcOffsetSeconds: 0)
+                    let date = format.text(entry.date)
                     guard let relevance = entry.relevance else { print("  \(date)  no relevance"); continue }
                     let holds = relevance.duration > 0 ? "for \(RelevanceSignals.number(relevance.duration)) s" : "until the next entry"
                     print("  \(date)  score \(RelevanceSignals.number(relevance.score)) \(holds)")
@@ -182,6 +186,17 @@ struct TimelineCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// Dates written on the user's configured clock (UTC when none is configured).
+struct UserDateFormat {
+    var zone: TimeZone?
+    func offset(_ date: Date) -> Int { zone?.secondsFromGMT(for: date) ?? 0 }
+    func text(_ date: Date) -> String { Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: offset(date)) }
+}
+
+func userDateFormat(_ database: ProactiveDatabase, user: String) throws -> UserDateFormat {
+    UserDateFormat(zone: try parseTimeZone(try SQLiteDonationStore(database: database).timeZone(forUser: user)))
 }
 
 /// `FILE:LINE: reason` for syntax errors, `FILE: path: reason` otherwise.

@@ -83,8 +83,10 @@ struct StackCommand: ParsableCommand {
         }
         let stack = SmartStack(widgets: stackWidgets, settings: StackSettings(smartRotate: !noRotate, widgetSuggestions: !noSuggestions,
                                                                               developerMode: options.developer))
-        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffset: session.offset(at: start), context: context,
-                                       history: session.training.events)
+        // The Focus on at each minute (schedules and manual changes) joins the --context values.
+        let timeline = session.focus.timeline
+        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffset: session.offset(at: start),
+                                       contextAt: { timeline.enrich(context: context, at: $0) }, history: session.training.events)
         let result = simulation.run(stack, model: session.model, from: start, to: end)
         print(report(result, stack: stack, session: session, ranker: ranker))
         if let png {

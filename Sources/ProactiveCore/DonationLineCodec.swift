@@ -49,7 +49,7 @@ public enum DonationLineCodec {
         var group: String?
         var context: [String: String] = [:]
         var count = 1
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: members.count)  // no rehashing while checking
         for (key, value) in members {
             guard seen.insert(key).inserted else { throw DonationLineError(field: key, reason: "appears twice") }
             switch key {

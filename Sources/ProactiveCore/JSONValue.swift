@@ -222,11 +222,13 @@ public struct JSONParser {
             index += 1  // opening quote
             let start = index
             // Fast path: no escapes.
+            var isASCII = true
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-                    guard let text = String(validating: slice, as: UTF8.self) else {
+                    // ASCII is valid UTF-8: skip the (generic, slow) validation.
+                    guard let text = isASCII ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self) else {
                         index = start
                         throw error("string is not valid UTF-8")
                     }
@@ -235,6 +237,7 @@ public struct JSONParser {
                 }
                 if byte == UInt8(ascii: "\\") { break }
                 if byte < 0x20 { throw error("control character in a string") }
+                if byte >= 0x80 { isASCII = false }
                 index += 1
             }
             // Slow path with escapes.

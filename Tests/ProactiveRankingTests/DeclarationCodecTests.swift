@@ -68,12 +68,7 @@ import Testing
         ("{\"app\": \"a\",\n \"shortcuts\": [\n  {\"widgetKind\": }]}", "line 3: invalid JSON at column 18: unexpected character '}'"),
     ])
     func preciseErrors(text: String, expected: String) {
-        do {
-            _ = try RelevantShortcutCodec.decode(text, app: "a", declaredAt: Day.at(0))
-            Issue.record("accepted \(text)")
-        } catch {
-            #expect(error.description == expected)
-        }
+        expectDeclarationError(expected, input: text) { () throws(DeclarationError) in _ = try RelevantShortcutCodec.decode(text, app: "a", declaredAt: Day.at(0)) }
     }
 
     // MARK: Registry semantics
@@ -119,11 +114,6 @@ import Testing
         (#"{"app": "a", "widgetKind": "w", "entries": [{"date": "2026-11-20T08:15:00Z", "score": "high"}]}"#, "entries[0].score: must be a number, found a string"),
     ])
     func timelineErrors(text: String, expected: String) {
-        do {
-            _ = try WidgetTimelineCodec.decode(text)
-            Issue.record("accepted \(text)")
-        } catch {
-            #expect(error.description == expected)
-        }
+        expectDeclarationError(expected, input: text) { () throws(DeclarationError) in _ = try WidgetTimelineCodec.decode(text) }
     }
 }

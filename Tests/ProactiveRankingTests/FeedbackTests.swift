@@ -135,11 +135,6 @@ import Testing
         (#"{"date": "2026-11-20T08:00:00Z", "kind": "dismiss", "target": "a:b", "app": "a", "action": {"intent": "b"}}"#, "action: only a tap carries an action"),
     ])
     func errors(text: String, expected: String) {
-        do {
-            _ = try FeedbackCodec.decode(text)
-            Issue.record("accepted \(text)")
-        } catch {
-            #expect(error.description == expected)
-        }
+        expectDeclarationError(expected, input: text) { () throws(DeclarationError) in _ = try FeedbackCodec.decode(text) }
     }
 }

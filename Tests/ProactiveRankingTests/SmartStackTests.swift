@@ -95,6 +95,39 @@ import Testing
         #expect(decision.top == Talk.weather && state.inserted.isEmpty)
     }
 
+    @Test func locationAndDailyRoutineProvidersDoNotDriveWidgetSuggestions() throws {
+        var declarations = Declarations()
+        declarations.shortcuts.replace(RelevantShortcutSet(app: Talk.purchases.app, shortcuts: [
+            RelevantShortcut(widget: Talk.purchases, providers: [.location(latitude: 37.33, longitude: -122.01, radius: 150, identifier: "store"),
+                                                                 .dailyRoutine(situation: "morning")]),
+        ], declaredAt: Day.at(0)))
+        let ranker = Ranker(declarations: declarations, targets: Talk.targets)
+        #expect(ranker.suggestibleWidgets.isEmpty)                          // stored, but watch-face only
+        let day = simulate(SmartStack(widgets: [Talk.reminders]), declarations: declarations)
+        #expect(day.events.isEmpty)
+    }
+
+    @Test func theFocusFilterKeepsAWidgetOutOfTheStack() throws {
+        let workApps: Set<String> = [Talk.calendar.app]
+        let gate = ClosureFocusGate { candidate, focus, _ in focus != "personal" || !workApps.contains(candidate.app) }
+        let ranker = Ranker(declarations: try Talk.declarations(), targets: Talk.targets, focusGate: gate)
+        let engine = SmartStackEngine(ranker: ranker)
+        let stack = SmartStack(widgets: [Talk.weather, Talk.reminders])
+        for (focus, inserted) in [("work", [Talk.calendar]), ("personal", [])] {
+            var state = StackState()
+            let moment = Day.moment(9, 45, context: ["focus": focus])
+            let decision = engine.step(stack, scores: Talk.model().scores(at: moment), moment: moment, state: &state)
+            #expect(decision.inserted.map(\.widget) == inserted, "focus \(focus)")
+        }
+        // Through a day whose Focus changes: the calendar comes in when Work starts at 09:40.
+        let workStarts = Day.at(9, 40)
+        let day = DaySimulation(engine: engine, utcOffset: Day.offset, contextAt: { ["focus": $0 < workStarts ? "personal" : "work"] })
+            .run(stack, model: Talk.model(), from: Day.at(9), to: Day.at(11))
+        #expect(events(day) == ["09:40 insert calendar", "10:30 remove calendar"])
+        let blocked = ranker.widgetSignals(Talk.calendar, probability: 0, timeline: false, moment: Day.moment(9, 45, context: ["focus": "personal"]))
+        #expect(blocked.why(.standard, utcOffset: Day.offset) == "filtered out by the personal Focus")
+    }
+
     // MARK: Settings
 
     @Test func settingsTurnEachSurfaceOff() throws {

@@ -119,8 +119,8 @@ import Testing
 
     // MARK: The early exit equals the full computation
 
-    @Test(arguments: [10, 100, 1000])
-    func earlyExitMatchesBruteForce(count: Int) throws {
+    @Test(arguments: [(10, 1), (100, 1), (1000, 1), (1000, 40)])   // 40 dismissed: more adjusted targets than the linear scan handles
+    func earlyExitMatchesBruteForce(count: Int, dismissed: Int) throws {
         let (scores, targets) = Self.catalogue(count)
         var declarations = Declarations()
         var events: [FeedbackEvent] = []
@@ -130,7 +130,9 @@ import Testing
             RelevantShortcut(widget: WidgetID(app: deep.app, kind: "w", configuration: WidgetConfiguration(intent: "Do", parameters: deep.parameters)),
                              providers: [.date(start: Day.at(9), end: Day.at(10))]),
         ], declaredAt: Day.at(0)))
-        events.append(try FeedbackEvent.make(date: Day.at(8), kind: .dismiss, scope: .target(scores[0].target), app: targets[scores[0].target]!.app))
+        for index in stride(from: 0, to: dismissed * 7, by: 7) {
+            events.append(try FeedbackEvent.make(date: Day.at(8), kind: .dismiss, scope: .target(scores[index].target), app: targets[scores[index].target]!.app))
+        }
         events.append(try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .target(scores[2].target), app: targets[scores[2].target]!.app))
         events.append(try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .app("com.example.app3"), context: ["focus": "work"]))
         let base = Ranker(declarations: declarations, feedback: FeedbackIndex(events), targets: targets)

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import ProactiveCore
 import ProactiveModels
 @testable import ProactiveRanking
@@ -96,5 +97,18 @@ enum Talk {
             TimelineEntry(date: Day.at(18), score: 1, duration: 2 * 3600),
         ]))
         return declarations
+    }
+}
+
+// MARK: - Declaration errors
+
+/// Expects `body` to reject `input` with a `DeclarationError` whose description is `expected`.
+func expectDeclarationError(_ expected: String, input: String, sourceLocation: SourceLocation = #_sourceLocation,
+                            _ body: () throws(DeclarationError) -> Void) {
+    do {
+        try body()
+        Issue.record("accepted \(input)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.description == expected, sourceLocation: sourceLocation)
     }
 }

@@ -71,6 +71,26 @@ struct DonationImporterTests {
         #expect(try store.count() == 8)
     }
 
+    /// Enough lines for several decoder chunks: line numbers and the strict stop stay exact.
+    @Test(arguments: [false, true])
+    func lineNumbersStayExactAcrossDecoderChunks(strict: Bool) throws {
+        let store = InMemoryDonationStore()
+        let badLine = BackgroundLineDecoder.chunkLines * 2 + 77
+        var lines = (1...(badLine + 1500)).map { line($0, identifier: "n\($0)") }
+        lines[badLine - 1] = "{\"app\":\"a\"}"
+        let path = try directory.write("chunks.jsonl", lines.joined(separator: "\n") + "\n")
+        let summary = try DonationImporter(store: store, options: ImportOptions(strict: strict, batchSize: 700)).importJSONLines(path: path)
+        #expect(summary.messages == ["\(path):\(badLine): intent: missing (required)"])
+        if strict {
+            #expect(summary.lines == badLine)
+            #expect(try store.count() == 0)
+        } else {
+            #expect(summary.lines == lines.count)
+            #expect(summary.imported == lines.count - 1)
+            #expect(try store.count() == lines.count - 1)
+        }
+    }
+
     // MARK: Batches and progress
 
     @Test(arguments: StoreKind.allCases)

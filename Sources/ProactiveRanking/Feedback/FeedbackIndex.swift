@@ -20,6 +20,8 @@ public struct FeedbackIndex: Sendable {
     public private(set) var itemScopes: Set<FeedbackScope> = []
     /// True when some rule is scoped to a whole app.
     public private(set) var hasAppRules = false
+    /// True when any never rule was recorded (active or undone).
+    public var hasRules: Bool { !toggles.isEmpty }
 
     public init(_ events: [FeedbackEvent] = []) {
         let ordered = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)

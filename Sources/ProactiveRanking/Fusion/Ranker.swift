@@ -105,7 +105,7 @@ public struct Ranker: Sendable {
         let app = app(of: key)
         let scope = FeedbackScope.target(key)
         if ineligible.contains(key) { signals.block = .ineligible; return signals }
-        if let rule = feedback.activeNeverRule(for: [scope, .app(app)], context: moment.context, at: moment.date) {
+        if feedback.hasRules, let rule = feedback.activeNeverRule(for: [scope, .app(app)], context: moment.context, at: moment.date) {
             signals.block = .never(rule)
             return signals
         }
@@ -114,7 +114,8 @@ public struct Ranker: Sendable {
             return signals
         }
         if let shortcuts = shortcutsByTarget[key] {
-            applyShortcuts(shortcuts, usedBy: [scope] + shortcuts.map { .widget($0.shortcut.widget) }, app: app, moment: moment, to: &signals)
+            // Used through the suggestion itself or through the shortcut's widget.
+            applyShortcuts(shortcuts, usedBy: scope, or: { .widget($0.widget) }, app: app, moment: moment, to: &signals)
         }
         applyFeedback(scope, at: moment.date, to: &signals)
         return signals
@@ -129,7 +130,7 @@ public struct Ranker: Sendable {
         let configuration = configurationTarget(of: widget)
         var scopes: [FeedbackScope] = [scope, .app(widget.app)]
         if let configuration { scopes.append(.target(configuration)) }
-        if let rule = feedback.activeNeverRule(for: scopes, context: moment.context, at: moment.date) {
+        if feedback.hasRules, let rule = feedback.activeNeverRule(for: scopes, context: moment.context, at: moment.date) {
             signals.block = .never(rule)
             return signals
         }
@@ -138,8 +139,8 @@ public struct Ranker: Sendable {
             return signals
         }
         if let shortcuts = shortcutsByWidget[widget] {
-            applyShortcuts(shortcuts, usedBy: scopes.filter { if case .app = $0 { return false } else { return true } },
-                           app: widget.app, moment: moment, to: &signals)
+            // Used through the widget itself or through its configuration intent.
+            applyShortcuts(shortcuts, usedBy: scope, or: { _ in configuration.map { .target($0) } }, app: widget.app, moment: moment, to: &signals)
         }
         if timeline, let reading = declarations.timelines[widget]?.reading(at: moment.date) { signals.timeline = reading }
         applyFeedback(scope, at: moment.date, to: &signals)
@@ -149,23 +150,26 @@ public struct Ranker: Sendable {
     // MARK: Pieces
 
     /// Date windows and new content of `shortcuts`; a window (or new content)
-    /// engaged with through any of `usedBy` no longer counts.
-    private func applyShortcuts(_ shortcuts: [(shortcut: RelevantShortcut, declaredAt: Date)], usedBy: [FeedbackScope], app: String,
-                                moment: Moment, to signals: inout RelevanceSignals) {
+    /// engaged with through `usedBy` or the shortcut's `other` scope no longer counts.
+    private func applyShortcuts(_ shortcuts: [(shortcut: RelevantShortcut, declaredAt: Date)], usedBy scope: FeedbackScope,
+                                or other: (RelevantShortcut) -> FeedbackScope?, app: String, moment: Moment, to signals: inout RelevanceSignals) {
         let t = moment.date
         for (shortcut, declaredAt) in shortcuts {
+            let second = other(shortcut)
             if shortcut.isNewContent {
                 guard declaredAt <= t, t.timeIntervalSince(declaredAt) < configuration.newContentLifetime, let usage else { continue }
-                let used = usedBy.contains { feedback.lastTap($0, atOrBefore: t).map { $0 >= declaredAt } ?? false }
-                let level = used ? 0 : usage.level(app: app, at: t, clock: clock, utcOffset: moment.utcOffset)
+                let tap = max(feedback.lastTap(scope, atOrBefore: t) ?? .distantPast, second.flatMap { feedback.lastTap($0, atOrBefore: t) } ?? .distantPast)
+                let level = tap >= declaredAt ? 0 : usage.level(app: app, at: t, clock: clock, utcOffset: moment.utcOffset)
                 if level > signals.newContent {
                     signals.newContent = level
                     signals.newContentSince = declaredAt
                 }
                 continue
             }
-            for window in shortcut.windows where window.start <= t && t < window.end {
-                if usedBy.contains(where: { feedback.wasTapped($0, in: window, atOrBefore: t) }) {
+            for provider in shortcut.providers {
+                guard case let .date(start, end) = provider, start <= t, t < end else { continue }
+                let window = DateInterval(start: start, end: end)
+                if feedback.wasTapped(scope, in: window, atOrBefore: t) || second.map({ feedback.wasTapped($0, in: window, atOrBefore: t) }) == true {
                     signals.usedWindow = window
                 } else if signals.window == nil || window.end > signals.window!.end {
                     signals.window = window

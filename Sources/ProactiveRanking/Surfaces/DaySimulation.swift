@@ -61,28 +61,56 @@ public struct DaySimulation: Sendable {
     public var engine: SmartStackEngine
     /// The offset of the user's clock (for moments and the times in reasons).
     public var utcOffset: Int?
-    /// The context every moment carries (`focus`, ...).
-    public var context: [String: String]
+    /// The context of the moment at each instant (`focus` changes through a day).
+    public var contextAt: @Sendable (Date) -> [String: String]
     /// The user's past events, sorted by date: each moment gets the last `recentCount` before it.
     public var history: [Event]
     public var recentCount: Int
     public var step: TimeInterval
 
+    /// A simulation whose moments all carry `context`.
     public init(engine: SmartStackEngine, utcOffset: Int?, context: [String: String] = [:], history: [Event] = [], recentCount: Int = 8,
                 step: TimeInterval = 60) {
+        self.init(engine: engine, utcOffset: utcOffset, contextAt: { _ in context }, history: history, recentCount: recentCount, step: step)
+    }
+
+    /// A simulation whose moment at `t` carries `contextAt(t)` (a Focus timeline, say).
+    public init(engine: SmartStackEngine, utcOffset: Int?, contextAt: @escaping @Sendable (Date) -> [String: String], history: [Event] = [],
+                recentCount: Int = 8, step: TimeInterval = 60) {
         precondition(step > 0, "a simulation step is positive")
         self.engine = engine
         self.utcOffset = utcOffset
-        self.context = context
+        self.contextAt = contextAt
         self.history = history
         self.recentCount = recentCount
         self.step = step
     }
 
-    /// Runs a fitted model through `[start, end)`.
+    /// Runs a fitted model through `[start, end)`, scoring the steps in batches
+    /// (`FittedModel.scores(at: [Moment])`, one matrix product for models that batch).
     public func run<Model: FittedModel>(_ stack: SmartStack, model: Model, from start: Date, to end: Date, state: StackState = StackState()) -> StackSimulation {
-        run(stack, from: start, to: end, state: state) { model.scores(at: $0) }
+        var batch: [[ScoredTarget]] = []
+        var batchStart = 0
+        var index = 0
+        return run(stack, from: start, to: end, state: state) { moment in
+            if index - batchStart >= batch.count {
+                batchStart = index
+                var moments: [Moment] = []
+                var t = moment.date
+                while moments.count < Self.batchSize && t < end {
+                    moments.append(Moment(date: t, utcOffset: utcOffset, context: contextAt(t), recent: recent(before: t)))
+                    t = t.addingTimeInterval(step)
+                }
+                batch = model.scores(at: moments)
+            }
+            defer { index += 1 }
+            return batch[index - batchStart]
+        }
     }
+
+    /// Steps scored per batch: large enough for a matrix product, small enough
+    /// that `batchSize x targets` scores stay modest in memory.
+    static let batchSize = 64
 
     /// Runs `[start, end)`, asking `scores` for the model's scores at each step.
     public func run(_ stack: SmartStack, from start: Date, to end: Date, state initial: StackState = StackState(),
@@ -101,7 +129,7 @@ public struct DaySimulation: Sendable {
         let offset = utcOffset ?? 0
         var t = start
         while t < end {
-            let moment = Moment(date: t, utcOffset: utcOffset, context: context, recent: recent(before: t))
+            let moment = Moment(date: t, utcOffset: utcOffset, context: contextAt(t), recent: recent(before: t))
             let decision = engine.step(stack, scores: scores(moment), moment: moment, state: &state)
             // Events.
             for change in decision.changes {

@@ -31,16 +31,28 @@ public struct SuggestionRanker: Sendable {
     private var adjustedProbability: [Double] = []
     private var adjustedFound: [Bool] = []
     private var sticky: [Bool] = []
-    /// The ranker's adjusted slots by the key's UTF-8 length (most keys differ in length).
-    private var byLength: [Int: [Int]] = [:]
+    /// Per adjusted slot: a cheap fingerprint of the key (UTF-8 length and last byte),
+    /// compared before the full key.
+    private var fingerprints: [UInt64] = []
+    /// Slot by key, used instead of the fingerprint scan when many targets are adjusted.
+    private var slotByKey: [TargetKey: Int] = [:]
     /// Slots before this index are the ranker's; later ones are last time's shown items.
     private var staticAdjusted: Int = 0
+    /// Above this many adjusted targets a hash lookup beats comparing fingerprints.
+    static let linearScanLimit = 24
 
     public init(ranker: Ranker) {
         self.ranker = ranker
         adjusted = ranker.adjustedTargets
         staticAdjusted = adjusted.count
-        for slot in adjusted.indices { byLength[adjusted[slot].rawValue.utf8.count, default: []].append(slot) }
+        fingerprints = adjusted.map(Self.fingerprint)
+    }
+
+    /// UTF-8 length and last byte: keys of one intent differ at the end.
+    @inline(__always)
+    static func fingerprint(_ key: TargetKey) -> UInt64 {
+        let utf8 = key.rawValue.utf8
+        return UInt64(utf8.count) << 8 | UInt64(utf8.last ?? 0)
     }
 
     // MARK: Ranking
@@ -112,8 +124,14 @@ public struct SuggestionRanker: Sendable {
     /// Sets up the adjusted targets for this call: the ranker's, plus last time's shown items.
     private mutating func prepareAdjusted(previous: SuggestionState, moment: Moment) {
         adjusted.removeSubrange(staticAdjusted...)
+        fingerprints.removeSubrange(staticAdjusted...)
         for key in previous.shown where !adjusted[..<staticAdjusted].contains(key) && !adjusted[staticAdjusted...].contains(key) {
             adjusted.append(key)
+            fingerprints.append(Self.fingerprint(key))
+        }
+        if adjusted.count > Self.linearScanLimit {
+            slotByKey.removeAll(keepingCapacity: true)
+            for (slot, key) in adjusted.enumerated() { slotByKey[key] = slot }
         }
         adjustedSignals.removeAll(keepingCapacity: true)
         adjustedProbability.removeAll(keepingCapacity: true)
@@ -129,15 +147,9 @@ public struct SuggestionRanker: Sendable {
 
     @inline(__always)
     private func adjustedSlot(of key: TargetKey) -> Int? {
-        let length = key.rawValue.utf8.count
-        if let slots = byLength[length] {
-            for slot in slots where adjusted[slot] == key { return slot }
-        }
-        var slot = staticAdjusted
-        while slot < adjusted.count {
-            if adjusted[slot].rawValue.utf8.count == length && adjusted[slot] == key { return slot }
-            slot += 1
-        }
+        if adjusted.count > Self.linearScanLimit { return slotByKey[key] }
+        let print = Self.fingerprint(key)
+        for slot in fingerprints.indices where fingerprints[slot] == print && adjusted[slot] == key { return slot }
         return nil
     }
 

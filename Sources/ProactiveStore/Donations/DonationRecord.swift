@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import ProactiveCore
 
 // MARK: - Stored form of a donation
@@ -37,19 +38,17 @@ struct DonationRecord: Sendable, Hashable {
         func invalid(_ field: String, _ reason: String) -> StoreError {
             StoreError(.invalidDonation, "invalid donation (app \"\(donation.app)\", intent \"\(donation.intent)\"): \(field): \(reason)")
         }
-        for (field, value) in [("user", donation.user), ("app", donation.app), ("intent", donation.intent)] where value.isEmpty {
-            throw invalid(field, "must not be empty")
-        }
+        if donation.user.isEmpty { throw invalid("user", "must not be empty") }
+        if donation.app.isEmpty { throw invalid("app", "must not be empty") }
+        if donation.intent.isEmpty { throw invalid("intent", "must not be empty") }
         if donation.identifier?.isEmpty == true { throw invalid("identifier", "must not be empty (use nil)") }
         if donation.group?.isEmpty == true { throw invalid("group", "must not be empty (use nil)") }
         guard donation.count >= 1 else { throw invalid("count", "must be >= 1, found \(donation.count)") }
         guard donation.count <= DonationLineCodec.maximumCount else {
             throw invalid("count", "\(donation.count) is too large (at most \(DonationLineCodec.maximumCount))")
         }
-        do {
-            _ = try Timestamp.validateUnixSeconds(donation.date.timeIntervalSince1970)
-        } catch {
-            throw invalid("date", error.reason)
+        if !Self.supportedSeconds.contains(donation.date.timeIntervalSince1970) {
+            do { _ = try Timestamp.validateUnixSeconds(donation.date.timeIntervalSince1970) } catch { throw invalid("date", error.reason) }
         }
         if let offset = donation.utcOffset, abs(offset) > Self.maximumOffsetSeconds {
             throw invalid("utcOffset", "\(offset) s is beyond +/-18 hours")
@@ -63,22 +62,39 @@ struct DonationRecord: Sendable, Hashable {
         user = donation.user
         app = donation.app
         intent = donation.intent
-        parametersJSON = Self.canonicalJSON(donation.parameters.mapValues(\.json))
+        parametersJSON = Self.canonicalJSON(donation.parameters) { value, text in JSONWriter.append(value.json, to: &text) }
         dateMilliseconds = donation.millisecondsSince1970
         utcOffset = donation.utcOffset
         identifier = donation.identifier
         group = donation.group
-        contextJSON = Self.canonicalJSON(donation.context.mapValues { .string($0) })
+        contextJSON = Self.canonicalJSON(donation.context) { value, text in JSONWriter.appendString(value, to: &text) }
         count = donation.count
     }
 
     static let maximumOffsetSeconds = 18 * 3600
+    /// Seconds since 1970 in `Timestamp.supportedYears` (the `date_ms` CHECK).
+    static let supportedSeconds: Range<Double> = {
+        let years = Timestamp.supportedYears
+        let start = Timestamp.daysFromCivil(year: years.lowerBound, month: 1, day: 1)
+        let end = Timestamp.daysFromCivil(year: years.upperBound + 1, month: 1, day: 1)
+        return Double(start * 86_400)..<Double(end * 86_400)
+    }()
 
-    /// `{"a":..,"b":..}` with members sorted by key.
-    static func canonicalJSON(_ members: [String: JSONValue]) -> String {
+    /// `{"a":..,"b":..}` with members sorted by key (the import hot path:
+    /// written directly, no intermediate `JSONValue` object).
+    static func canonicalJSON<Value>(_ members: [String: Value], _ appendValue: (Value, inout String) -> Void) -> String {
         if members.isEmpty { return "{}" }
-        var text = ""
-        JSONWriter.append(.object(members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }), to: &text)
+        var text = "{"
+        text.reserveCapacity(16 + members.count * 24)
+        var first = true
+        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+            if !first { text.append(",") }
+            first = false
+            JSONWriter.appendString(key, to: &text)
+            text.append(":")
+            appendValue(value, &text)
+        }
+        text.append("}")
         return text
     }
 
@@ -133,11 +149,40 @@ struct DonationRecord: Sendable, Hashable {
 
     // MARK: SQLite columns
 
-    /// The `donation` columns in the order `arguments` binds and `init(row:)` reads.
+    /// The `donation` columns in the order `withBindings` binds and `init(row:)` reads.
     static let columns = "user, app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count"
 
-    var arguments: StatementArguments {
-        [user, app, intent, parametersJSON, dateMilliseconds, utcOffset, identifier, group, contextJSON, count]
+    /// Binds the record to a prepared `INSERT ... (columns) VALUES (?1 ... ?10)`
+    /// straight through the SQLite C API and runs `body` (which steps the
+    /// statement) while the bound text is alive. The text is copied into
+    /// `scratch` and bound without a further copy (`SQLITE_STATIC`): on the
+    /// import path GRDB's `StatementArguments` boxing and SQLite's
+    /// per-value copies cost more than the b-tree work.
+    func withBindings<Result>(to statement: SQLiteStatement, scratch: inout [UInt8], _ body: () -> Result) -> Result {
+        scratch.removeAll(keepingCapacity: true)
+        func add(_ text: String?) -> Int {
+            if let text { scratch.append(contentsOf: text.utf8) }
+            return scratch.count
+        }
+        let ends = (add(user), add(app), add(intent), add(parametersJSON), add(identifier), add(group), add(contextJSON))
+        scratch.append(0)  // a valid pointer even when every text is empty
+        return scratch.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            func text(_ column: Int32, _ start: Int, _ end: Int) {
+                _ = sqlite3_bind_text(statement, column, base + start, Int32(end - start), nil)  // nil: SQLITE_STATIC
+            }
+            text(1, 0, ends.0)
+            text(2, ends.0, ends.1)
+            text(3, ends.1, ends.2)
+            text(4, ends.2, ends.3)
+            sqlite3_bind_int64(statement, 5, dateMilliseconds)
+            if let utcOffset { sqlite3_bind_int64(statement, 6, Int64(utcOffset)) } else { sqlite3_bind_null(statement, 6) }
+            if identifier != nil { text(7, ends.3, ends.4) } else { sqlite3_bind_null(statement, 7) }
+            if group != nil { text(8, ends.4, ends.5) } else { sqlite3_bind_null(statement, 8) }
+            text(9, ends.5, ends.6)
+            sqlite3_bind_int64(statement, 10, Int64(count))
+            return body()
+        }
     }
 
     /// Reads a row selected as `columns` (optionally followed by more columns).

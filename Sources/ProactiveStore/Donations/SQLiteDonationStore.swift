@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import ProactiveCore
 
 // MARK: - SQLite store
@@ -74,22 +75,33 @@ public struct SQLiteDonationStore: DonationStore {
         }
     }
 
-    private static let insertSQL = "INSERT INTO donation (\(DonationRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let insertSQL = "INSERT INTO donation (\(DonationRecord.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
     private static let insertSkippingSQL = insertSQL + " ON CONFLICT (app, identifier) WHERE identifier IS NOT NULL DO NOTHING"
 
-    /// Inserts records with one cached statement; the caller owns the transaction.
+    /// Inserts records with one cached statement, bound and stepped through
+    /// the C API; the caller owns the transaction.
     /// Refuses (`.recordingPaused`) while recording is paused (`SQLitePrivacyStore`).
     fileprivate static func insert(_ records: [DonationRecord], into db: Database, duplicates: DuplicatePolicy) throws -> AppendResult {
         try SQLitePrivacyStore.requireRecording(db)
-        let statement = try db.cachedStatement(sql: duplicates == .skip ? insertSkippingSQL : insertSQL)
+        let sql = duplicates == .skip ? insertSkippingSQL : insertSQL
+        let statement = try db.cachedStatement(sql: sql).sqliteStatement
+        let connection = db.sqliteConnection
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)  // no pointer into `scratch` outlives it
+        }
         var result = AppendResult()
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(1024)
         for record in records {
-            do {
-                try statement.execute(arguments: record.arguments)
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw DonationStoreChecks.duplicate(record)
+            sqlite3_reset(statement)
+            let code = record.withBindings(to: statement, scratch: &scratch) { sqlite3_step(statement) }
+            guard code == SQLITE_DONE else {
+                let extended = sqlite3_extended_errcode(connection)
+                if ResultCode(rawValue: extended) == .SQLITE_CONSTRAINT_UNIQUE { throw DonationStoreChecks.duplicate(record) }
+                throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
             }
-            if db.changesCount == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+            if sqlite3_changes(connection) == 1 { result.inserted += 1 } else { result.duplicates += 1 }
         }
         return result
     }

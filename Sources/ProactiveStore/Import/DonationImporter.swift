@@ -47,36 +47,26 @@ public struct DonationImporter {
     // MARK: JSON Lines
 
     /// Imports one JSON Lines file (FORMATS.md); `path` `"-"` reads standard input.
+    /// Lines are read and decoded on a second thread (`BackgroundLineDecoder`)
+    /// while this one writes; results are as if read in order on one thread.
     /// - Throws: `StoreError` when the file cannot be read or the store fails.
     ///   Bad lines are not errors: they are in the summary.
     public func importJSONLines(path: String) throws(StoreError) -> ImportSummary {
-        var reader = try LineReader(path: path, maximumLineBytes: DonationLineCodec.maximumLineBytes)
-        let totalBytes = reader.totalBytes
-        return try run(source: path, totalBytes: totalBytes) { session in
-            try reader.forEachLine { number, line, consumed in
-                session.countLine()
-                session.bytesRead = consumed
-                switch line {
-                case let .tooLong(bytes):
-                    try session.reject(line: number, DonationLineError(
-                        field: nil, reason: "line is \(bytes) bytes, longer than the limit of \(DonationLineCodec.maximumLineBytes)"))
-                case let .text(bytes):
-                    if Self.isBlank(bytes) {
-                        session.skipEmptyLine()
-                        return
-                    }
-                    switch Result(catching: { () throws(DonationLineError) in try DonationLineCodec.decode(bytes) }) {
-                    case let .success(donation): try session.add(donation)
-                    case let .failure(error): try session.reject(line: number, error)
+        let decoder = BackgroundLineDecoder(path: path)
+        defer { decoder.stop() }
+        return try run(source: path, totalBytes: LineReader.regularFileSize(path: path)) { session in
+            while let chunk = try decoder.next() {
+                for (offset, line) in chunk.lines.enumerated() {
+                    session.countLine()
+                    switch line {
+                    case .blank: session.skipEmptyLine()
+                    case let .rejected(error): try session.reject(line: chunk.firstLine + offset, error)
+                    case let .donation(donation): try session.add(donation)
                     }
                 }
+                session.bytesRead = chunk.consumedBytes
             }
-            session.bytesRead = reader.bytesRead
         }
-    }
-
-    private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 }
     }
 
     // MARK: Any source

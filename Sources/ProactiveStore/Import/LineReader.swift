@@ -52,6 +52,14 @@ public struct LineReader: ~Copyable {
                   maximumLineBytes: maximumLineBytes, chunkBytes: chunkBytes)
     }
 
+    /// The size of `path` when it is a regular file (nil for `"-"`, pipes, errors).
+    public static func regularFileSize(path: String) -> Int64? {
+        guard path != "-" else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
     private init(descriptor: Int32, ownsDescriptor: Bool, totalBytes: Int64?, maximumLineBytes: Int, chunkBytes: Int) {
         precondition(maximumLineBytes >= 1 && chunkBytes >= 1, "line and chunk sizes must be positive")
         self.descriptor = descriptor
