@@ -16,7 +16,8 @@ struct TrainCommand: AsyncParsableCommand {
             Trains every user (or only --user) in parallel, one user per core, and saves each model in the \
             store's model table (versioned binary with a checksum, replaced atomically). A saved model that \
             is unreadable (corrupt, truncated, another format version) is reported and rebuilt. Deleting a \
-            donation drops its user's saved models; `predict` then trains on the fly until `train` runs again.
+            donation drops its user's saved models; `predict` then trains on the fly until `train` runs again. \
+            The retention policy is applied first (proactive retention), so no model learns from expired donations.
 
             Models: \(SavableModels.names.joined(separator: ", ")) (default \(SavableModels.defaultName)). \
             Each user's configured time zone (or --timezone) decides their local clock.
@@ -67,6 +68,7 @@ struct TrainCommand: AsyncParsableCommand {
 
     func run() async throws {
         let database = try storeOptions.openDatabase(.mustExist)
+        try RecordingPolicy.applyRetention(database, now: Date())  // never learn from what has expired
         let users = try user.map { [$0] } ?? SQLiteDonationStore(database: database).users()
         guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.path)") }
         BLAS.setThreadCount(1)  // parallel over users instead
