@@ -157,6 +157,18 @@ func resolveWidget(_ name: String, in catalogue: [WidgetID], history: [Event], r
 enum DeclarationLoading {
     /// The user's declarations and feedback, decoded with the ranking codecs.
     static func load(_ store: SQLiteDeclarationStore, user: String) throws -> (Declarations, [FeedbackEvent]) {
+        let declarations = try self.declarations(AppScopedDeclarationStore(store, access: .administrator), user: user)
+        var feedback: [FeedbackEvent] = []
+        for stored in try store.feedback(user: user) {
+            do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
+                throw CommandFailure(description: "stored feedback \(stored.kind) \(stored.scope): \(error)")
+            }
+        }
+        return (declarations, feedback)
+    }
+
+    /// The user's relevant shortcuts and timelines that the store's acting party may see.
+    static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
         var declarations = Declarations()
         for stored in try store.shortcutSets(user: user) {
             do {
@@ -172,13 +184,7 @@ enum DeclarationLoading {
                 throw CommandFailure(description: "stored timeline of \(stored.widget): \(error)")
             }
         }
-        var feedback: [FeedbackEvent] = []
-        for stored in try store.feedback(user: user) {
-            do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
-                throw CommandFailure(description: "stored feedback \(stored.kind) \(stored.scope): \(error)")
-            }
-        }
-        return (declarations, feedback)
+        return declarations
     }
 
     /// The stored form of a feedback event.
