@@ -9,15 +9,19 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export PROACTIVE_STORE="$WORK/store.sqlite"
 fail() { echo "FAILED: $*" >&2; exit 1; }
+# A scratch store that keeps everything: the sample has fixed dates, and the
+# default 28-day retention would erase what is older than that by now.
+fresh() { rm -f "$PROACTIVE_STORE"*; "$P" retention set --keep-all >/dev/null; }
 count() { "$P" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["donations"])'; }
 
 echo "== import -> export round trip is byte-stable"
+fresh
 "$P" import datasets/sample/donations.jsonl --progress none >/dev/null
 "$P" export > "$WORK/export.jsonl"
 cmp "$WORK/export.jsonl" datasets/sample/donations.jsonl || fail "export differs from the canonical sample"
 
 echo "== bad lines in the middle: good lines kept, bad ones named, exit 2"
-rm -f "$PROACTIVE_STORE"*
+fresh
 {
   sed -n 1,3p datasets/sample/donations.jsonl
   echo '{"app":"a","intent":"open","date":"2026-11-20T07:00:00Z","count":0}'
@@ -33,14 +37,14 @@ grep -q "mixed.jsonl:8: invalid JSON" "$WORK/err.txt" || fail "line 8 not named:
 [ "$(count)" = 8 ] || fail "expected the 8 good lines stored, found $(count)"
 
 echo "== --strict stores nothing from a file with a bad line"
-rm -f "$PROACTIVE_STORE"*
+fresh
 status=0
 "$P" import --strict "$WORK/mixed.jsonl" --progress none >/dev/null 2>&1 || status=$?
 [ "$status" = 1 ] || fail "strict exit status $status, expected 1"
 [ "$(count)" = 0 ] || fail "strict import stored $(count) donations"
 
 echo "== delete by group for app A leaves app B's same group untouched"
-rm -f "$PROACTIVE_STORE"*
+fresh
 cat > "$WORK/groups.jsonl" <<'JSONL'
 {"app":"com.a","intent":"CheckWeather","date":"2026-11-20T07:00:00Z","group":"san-diego","identifier":"1"}
 {"app":"com.a","intent":"CheckWeather","date":"2026-11-20T08:00:00Z","group":"cupertino","identifier":"2"}
@@ -57,7 +61,7 @@ status=0
 [ "$status" != 0 ] || fail "a delete by group without --app was accepted"
 
 echo "== predict on the sample: morning routine first at 07:30, not at 21:00"
-rm -f "$PROACTIVE_STORE"*
+fresh
 "$P" import datasets/sample/donations.jsonl --user-timezone me=America/Los_Angeles --progress none >/dev/null
 "$P" definitions add datasets/sample/definitions.json >/dev/null
 "$P" train --quiet >/dev/null
