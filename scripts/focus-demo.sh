@@ -75,9 +75,9 @@ cat >"$WORK/messages-filter.json" <<'JSON'
 JSON
 "$P" focus filter define --app com.example.messages "$WORK/messages-filter.json" >/dev/null
 "$P" focus filter configure --app com.example.messages --focus personal account=personal >/dev/null
-expect 'Message Alice Chen' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-21T14:00:00-08:00 -k 4
-"$P" focus set personal --at 2026-11-21T13:00:00-08:00 >/dev/null
-expect --not 'Alice Chen|Carol Diaz' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-21T14:00:00-08:00 -k 4
+expect 'Message Alice Chen' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-23T11:00:00-08:00 -k 4
+"$P" focus set personal --at 2026-11-23T10:00:00-08:00 >/dev/null
+expect --not 'Alice Chen|Carol Diaz' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-23T11:00:00-08:00 -k 4
 
 # Migration: a renamed parameter is refused, the compatible schema is applied.
 cat >"$WORK/legacy.json" <<'JSON'

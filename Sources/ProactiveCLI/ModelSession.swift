@@ -1,7 +1,29 @@
+import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveModels
 import ProactiveStore
+
+// MARK: - Options shared by train and predict
+
+/// `--model`, `--definitions` and `--timezone` for the commands that fit or read saved models.
+struct ModelOptions: ParsableArguments {
+    @Option(help: "The model: \(SavableModels.names.joined(separator: ", ")).")
+    var model: String = SavableModels.defaultName
+
+    @Option(help: "Intent definitions (JSON) overlaying the stored ones.")
+    var definitions: String?
+
+    @Option(name: .customLong("timezone"), help: "Read the users' clocks in this IANA zone instead of their configured ones.")
+    var timeZoneName: String?
+
+    func validate() throws {
+        guard SavableModels.names.contains(model) else {
+            throw ValidationError("--model: \"\(model)\" cannot be saved; use one of \(SavableModels.names.joined(separator: ", "))")
+        }
+        _ = try parseTimeZone(timeZoneName)
+    }
+}
 
 // MARK: - One user's learning inputs from the store
 

@@ -37,25 +37,14 @@ struct PredictCommand: AsyncParsableCommand {
     @Option(name: .short, help: "How many targets to show.")
     var k: Int = 4
 
-    @Option(help: "The model: \(SavableModels.names.joined(separator: ", ")).")
-    var model: String = SavableModels.defaultName
-
-    @Option(help: "Intent definitions (JSON) overlaying the stored ones.")
-    var definitions: String?
-
-    @Option(name: .customLong("timezone"), help: "Read the user's clock in this IANA zone instead of their configured one.")
-    var timeZoneName: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
     func validate() throws {
         guard k >= 1 else { throw ValidationError("-k must be at least 1") }
-        guard SavableModels.names.contains(model) else {
-            throw ValidationError("--model: unknown model \"\(model)\"; use one of \(SavableModels.names.joined(separator: ", "))")
-        }
         _ = try parsedContext()
-        _ = try parseTimeZone(timeZoneName)
     }
 
     func parsedContext() throws -> [String: String] {
@@ -71,7 +60,8 @@ struct PredictCommand: AsyncParsableCommand {
 
     func run() async throws {
         let database = try storeOptions.openDatabase(.mustExist)
-        let session = try ModelSession.load(database: database, user: user, definitions: definitions, zoneOverride: timeZoneName)
+        let session = try ModelSession.load(database: database, user: user, definitions: modelOptions.definitions,
+                                           zoneOverride: modelOptions.timeZoneName)
         guard !session.donations.isEmpty else { throw CommandFailure(description: "user \(user) has no donations in \(storeOptions.path)") }
         let (date, offset) = try Self.parseMoment(at, zone: session.zone)
         let (fitted, note) = try model(for: session, database: database)
@@ -110,6 +100,7 @@ struct PredictCommand: AsyncParsableCommand {
     func model(for session: ModelSession, database: ProactiveDatabase) throws -> (any PersistentModel, String?) {
         let store = SQLiteModelStore(database: database)
         let reason: String
+        let model = modelOptions.model
         if let saved = try store.load(user: user, name: model) {
             do {
                 let loaded = try ModelArchive.decodeAny(saved.bytes)

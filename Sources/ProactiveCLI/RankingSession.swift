@@ -12,7 +12,7 @@ struct RankingOptions: ParsableArguments {
     @Option(help: "Whose history and declarations.")
     var user: String = Donation.defaultUser
 
-    @Option(help: "Intent definitions (JSON): which donations are the same target, which intents configure widgets.")
+    @Option(help: "Intent definitions (JSON) overlaying the stored ones: which donations are the same target, which intents configure widgets.")
     var definitions: String?
 
     @Option(name: .customLong("timezone"), help: "Read local times in this IANA zone (default: the user's configured zone, else the offsets in the log).")
@@ -85,7 +85,7 @@ struct RankingSession {
         guard !donations.isEmpty else {
             throw CommandFailure(description: "user \(options.user) has no donations before \(Timestamp.format(secondsSince1970: end.timeIntervalSince1970, utcOffsetSeconds: 0)) in \(store.path)")
         }
-        let resolver = TargetResolver(definitions: try loadDefinitions(options.definitions))
+        let resolver = TargetResolver(definitions: try focusSession.definitions(file: options.definitions))
         let training = TrainingSet(donations: donations, resolver: resolver)
         let focus = (timeline: timeline, gate: FocusCriteriaGate(filters: try focusSession.engine(), criteria: TargetCriteria(donations: donations, resolver: resolver)))
         let entry = ModelRegistry.builtIn.entry(named: options.model ?? ModelRegistry.builtIn.defaultName)!

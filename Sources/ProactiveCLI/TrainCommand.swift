@@ -33,14 +33,7 @@ struct TrainCommand: AsyncParsableCommand {
     @Option(help: "Train only this user.")
     var user: String?
 
-    @Option(help: "The model to train: \(SavableModels.names.joined(separator: ", ")).")
-    var model: String = SavableModels.defaultName
-
-    @Option(help: "Intent definitions (JSON) overlaying the stored ones.")
-    var definitions: String?
-
-    @Option(name: .customLong("timezone"), help: "Read every user's donations in this IANA zone instead of their configured one.")
-    var timeZoneName: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @Option(help: "Users trained at once (default: the number of cores).")
     var jobs: Int?
@@ -49,11 +42,7 @@ struct TrainCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard SavableModels.names.contains(model) else {
-            throw ValidationError("--model: \"\(model)\" cannot be saved; use one of \(SavableModels.names.joined(separator: ", "))")
-        }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        _ = try parseTimeZone(timeZoneName)
     }
 
     /// What happened to one user.
@@ -73,7 +62,7 @@ struct TrainCommand: AsyncParsableCommand {
         guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.path)") }
         BLAS.setThreadCount(1)  // parallel over users instead
         let width = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, users.count)
-        let (name, definitions, zone) = (model, self.definitions, timeZoneName)
+        let (name, definitions, zone) = (modelOptions.model, modelOptions.definitions, modelOptions.timeZoneName)
         let clock = ContinuousClock()
         let started = clock.now
         var done = 0

@@ -21,7 +21,8 @@ public struct BlendConfiguration: Sendable, Hashable {
     public var transitionWindowMinutes: Double
     /// L2 pull of the blend weights toward their defaults (on the sum of row log-losses).
     public var weightL2: Double
-    /// Rows (past events with their candidate features) kept for refitting the weights.
+    /// Rows (past events with their candidate features) kept for refitting the weights
+    /// (dropped in blocks: between three quarters of this and this many are kept).
     public var maxRows: Int
     /// Upper bound on stored row values (rows x targets x features), bounding memory.
     public var maxRowValues: Int

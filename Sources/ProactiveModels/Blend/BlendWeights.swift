@@ -72,23 +72,26 @@ public struct BlendRows: Sendable, Equatable {
 
     public var count: Int { labels.count }
 
-    /// Appends a row, then drops the oldest rows beyond `maxRows` rows or `maxValues` values.
+    /// Appends a row. When there are more than `maxRows` rows or `maxValues` values, the oldest
+    /// rows are dropped in one block down to three quarters of the limits, so appending is
+    /// amortised O(row) rather than a shift of every stored value each time.
     mutating func append(features: [Double], candidates: Int, label: Int, maxRows: Int, maxValues: Int) {
         values.append(contentsOf: features.map(Float.init))
         candidateCounts.append(candidates)
         labels.append(label)
+        guard labels.count > maxRows || values.count > maxValues else { return }
+        let rowTarget = max(1, maxRows * 3 / 4)
+        let valueTarget = max(1, maxValues * 3 / 4)
         var excessRows = 0
         var excessValues = 0
-        while labels.count - excessRows > maxRows || values.count - excessValues > maxValues {
+        while labels.count - excessRows > rowTarget || values.count - excessValues > valueTarget {
             guard labels.count - excessRows > 1 else { break }
             excessValues += candidateCounts[excessRows] * BlendFeature.count
             excessRows += 1
         }
-        if excessRows > 0 {
-            values.removeFirst(excessValues)
-            candidateCounts.removeFirst(excessRows)
-            labels.removeFirst(excessRows)
-        }
+        values.removeFirst(excessValues)
+        candidateCounts.removeFirst(excessRows)
+        labels.removeFirst(excessRows)
     }
 
     mutating func removeAll() { self = BlendRows() }

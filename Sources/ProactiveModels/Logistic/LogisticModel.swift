@@ -59,7 +59,9 @@ public struct LogisticModel: FittedModel {
         let old = space
         space.insert(event.target)
         _ = space.insertColumns(for: event.context)
-        if space != old { weights = old.remap(weights, encoder: encoder, to: space) }
+        if space.targetCount != old.targetCount || space.contextCount != old.contextCount {
+            weights = old.remap(weights, encoder: encoder, to: space)
+        }
         log.insert(space.loggedEvent(for: event)!, space: space)
         eventsSinceFit += 1
         let dueByTime = lastFitTime.map { event.date.timeIntervalSince1970 - $0 >= configuration.refitAfterDays * 86_400 } ?? true
