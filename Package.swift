@@ -53,7 +53,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
-        .testTarget(name: "ProactiveCoreTests", dependencies: ["ProactiveCore"]),
+        .testTarget(name: "ProactiveCoreTests", dependencies: ["ProactiveCore"], exclude: ["HostileInput"]),
         .testTarget(
             name: "ProactiveStoreTests",
             dependencies: ["ProactiveStore", "ProactiveCore"],

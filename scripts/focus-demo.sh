@@ -62,6 +62,8 @@ expect 'delivered: the notification carries no filter criteria badge com.example
 expect 'no Focus .*alwaysUseDarkMode=Off \(defaults\)' "$P" focus status --at 2026-11-16T18:00:00-08:00
 
 # People and Focus on the bundled sample log.
+# The sample log has fixed dates: keep all of it (the default 28-day retention would erase what is old by now).
+"$P" retention set --keep-all >/dev/null
 "$P" import datasets/sample/donations.jsonl >/dev/null
 expect 'work	Alice Chen <alice@work.example>	49	49	60	124' "$P" focus people --focus work --definitions datasets/sample/definitions.json
 expect 'no one to suggest' "$P" focus people --focus work --min-lift 3
@@ -73,9 +75,9 @@ cat >"$WORK/messages-filter.json" <<'JSON'
 JSON
 "$P" focus filter define --app com.example.messages "$WORK/messages-filter.json" >/dev/null
 "$P" focus filter configure --app com.example.messages --focus personal account=personal >/dev/null
-expect 'Message Alice Chen' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-21T14:00:00-08:00 -k 4
-"$P" focus set personal --at 2026-11-21T13:00:00-08:00 >/dev/null
-expect --not 'Alice Chen|Carol Diaz' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-21T14:00:00-08:00 -k 4
+expect 'Message Alice Chen' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-23T11:00:00-08:00 -k 4
+"$P" focus set personal --at 2026-11-23T10:00:00-08:00 >/dev/null
+expect --not 'Alice Chen|Carol Diaz' "$P" suggest --user me --definitions datasets/sample/definitions.json --at 2026-11-23T11:00:00-08:00 -k 4
 
 # Migration: a renamed parameter is refused, the compatible schema is applied.
 cat >"$WORK/legacy.json" <<'JSON'

@@ -5,4 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 swift build --build-tests
-swift test --skip-build --parallel
+swift test --skip-build
+# End-to-end checks of the CLI (import/export round trip, bad lines, strict,
+# app-scoped deletes, predict on the sample, Focus filters and migration).
+bash scripts/cli-checks.sh

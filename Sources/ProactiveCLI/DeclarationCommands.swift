@@ -12,7 +12,7 @@ struct ShortcutsCommand: ParsableCommand {
         abstract: "Declare and list apps' relevant shortcuts (what Widget Suggestions may insert, and when).",
         discussion: """
             Each `set` replaces the app's whole set: a shortcut left out of the file is withdrawn at once, \
-            and an empty array withdraws them all. The file format is documented in RelevantShortcutCodec \
+            and an empty array withdraws them all. With --as-app A only A's set can be replaced and listed. The file format is documented in RelevantShortcutCodec \
             (and docs/RANKING.md).
 
             Example:
@@ -53,7 +53,8 @@ struct ShortcutsCommand: ParsableCommand {
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            let store = SQLiteDeclarationStore(database: try storeOptions.openDatabase())
+            try storeOptions.access.require(app: set.app, to: "declare relevant shortcuts for")
+            let store = try storeOptions.openScoped().declarations
             let previous = try store.shortcutSets(user: user).first { $0.app == set.app }
             let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
             try store.replaceShortcutSet(StoredShortcutSet(user: user, app: set.app, declaredAt: date,
@@ -78,9 +79,9 @@ struct ShortcutsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let database = try storeOptions.openDatabase(.mustExist)
-            let (declarations, _) = try DeclarationLoading.load(SQLiteDeclarationStore(database: database), user: user)
-            let format = try userDateFormat(database, user: user)
+            let stores = try storeOptions.openScoped(.mustExist)
+            let declarations = try DeclarationLoading.declarations(stores.declarations, user: user)
+            let format = try userDateFormat(stores.database, user: user)
             for app in declarations.shortcuts.sets.keys.sorted() {
                 let set = declarations.shortcuts.sets[app]!
                 if json { print(RelevantShortcutCodec.encode(set, utcOffset: format.offset(set.declaredAt))); continue }
@@ -113,7 +114,8 @@ struct TimelineCommand: ParsableCommand {
         abstract: "Declare and list widgets' timelines with relevance (what Smart Rotate reads).",
         discussion: """
             `set` replaces the timeline of each widget in FILE (one timeline object or an array); a \
-            timeline without entries removes it. Format: WidgetTimelineCodec (and docs/RANKING.md).
+            timeline without entries removes it. Format: WidgetTimelineCodec (and docs/RANKING.md). \
+            With --as-app A only A's widgets' timelines can be replaced and listed.
 
             Example:
               proactive timeline set --user me datasets/sample/declarations/timelines.json
@@ -145,7 +147,8 @@ struct TimelineCommand: ParsableCommand {
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            let store = SQLiteDeclarationStore(database: try storeOptions.openDatabase())
+            for timeline in timelines { try storeOptions.access.require(app: timeline.widget.app, to: "replace the widget timelines of") }
+            let store = try storeOptions.openScoped().declarations
             for timeline in timelines {
                 try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
                                                          timelineJSON: WidgetTimelineCodec.encode(timeline)))
@@ -168,9 +171,9 @@ struct TimelineCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let database = try storeOptions.openDatabase(.mustExist)
-            let (declarations, _) = try DeclarationLoading.load(SQLiteDeclarationStore(database: database), user: user)
-            let format = try userDateFormat(database, user: user)
+            let stores = try storeOptions.openScoped(.mustExist)
+            let declarations = try DeclarationLoading.declarations(stores.declarations, user: user)
+            let format = try userDateFormat(stores.database, user: user)
             for timeline in declarations.timelines.sorted {
                 if json { print(WidgetTimelineCodec.encode(timeline, utcOffset: timeline.entries.first.map { format.offset($0.date) } ?? 0)); continue }
                 print("\(timeline.widget.key) (best score \(RelevanceSignals.number(timeline.maximumScore)))")

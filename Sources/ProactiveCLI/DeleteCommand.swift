@@ -12,7 +12,9 @@ struct DeleteCommand: ParsableCommand {
             for one app never touches another app's "san-diego". --app, --user, --after and \
             --before combine (all must match; dates select [after, before)). A delete with no \
             criterion is refused unless --all is given. Deleted rows are overwritten on disk \
-            (secure_delete). Prints how many donations were deleted.
+            (secure_delete) and the write-ahead log is truncated, so no copy stays in the files. \
+            Prints how many donations were deleted. With --as-app A only A's donations are deleted \
+            (--app, --identifier and --group for another app are refused; --all means all of A's).
 
             Example:
               proactive delete --app com.example.weather --group san-diego
@@ -62,7 +64,11 @@ struct DeleteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let deleted = try storeOptions.openDonations(.mustExist).delete(try deletion())
+        let stores = try storeOptions.openScoped(.mustExist)
+        let deleted = try stores.donations.delete(try deletion())
+        if deleted > 0, !(try SQLitePrivacyStore(database: stores.database).eraseTraces()) {
+            ImportProgressPrinter.writeError("another process kept the write-ahead log open: run proactive compact to erase the deleted rows' old copies\n")
+        }
         print("deleted \(deleted) donation\(deleted == 1 ? "" : "s")")
     }
 }

@@ -19,6 +19,9 @@ struct DonateCommand: ParsableCommand {
             Context values (--context KEY=VALUE) are always strings. The date defaults to now, \
             written in this machine's UTC offset. Prints the stored donation as a JSON line.
 
+            Refused while recording is paused (proactive pause on). After storing, the retention \
+            policy is applied (proactive retention). With --as-app A, --app must be A.
+
             Example:
               proactive donate --app com.example.coffee --intent OrderCoffeeIntent \\
                 --param item=latte --param size=large --param shots=2 \\
@@ -62,10 +65,12 @@ struct DonateCommand: ParsableCommand {
     func run() throws {
         let now = Date()
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
-        let focus = try FocusSession(storeOptions)
+        let focus = try FocusSession(storeOptions, appMode: .scoped)
+        try RecordingPolicy.requireRecording(focus.database)
         let donation = try focus.timeline().timeline.enrich(makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now)))
-        try SQLiteDonationStore(database: focus.database).append(donation, duplicates: .fail)
+        try AppScopedDonationStore(SQLiteDonationStore(database: focus.database), access: storeOptions.access).append(donation, duplicates: .fail)
         print(DonationLineCodec.encode(donation))
+        try RecordingPolicy.applyRetention(focus.database, now: now)
     }
 
     // MARK: Building the donation

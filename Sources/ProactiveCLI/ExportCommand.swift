@@ -12,7 +12,8 @@ struct ExportCommand: ParsableCommand {
             Writes one canonical line per donation (the format `import` reads, FORMATS.md), \
             ordered by user, then date, then the order they were stored. Importing a canonical \
             file in that order and exporting it gives the same bytes. Streams: memory does not \
-            grow with the store. A file given with --output is replaced only once it is complete.
+            grow with the store. A file given with --output is replaced only once it is complete. \
+            With --as-app A only A's donations are exported (another --app is refused).
 
             Example:
               proactive export --user u1 --after 2026-11-01 --before 2026-12-01 --output november.jsonl
@@ -26,7 +27,7 @@ struct ExportCommand: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
-        let exporter = DonationExporter(store: try storeOptions.openDonations(.mustExist))
+        let exporter = DonationExporter(store: try storeOptions.openScoped(.mustExist).donations)
         if output == "-" {
             try exporter.exportToStandardOutput(matching: filter.filter)
         } else {

@@ -84,7 +84,7 @@ struct FeedbackCommand: ParsableCommand {
                 context[parts[0]] = parts[1]
             }
             // What the user's history and the declarations know, to resolve the scope.
-            let resolver = TargetResolver(definitions: try loadDefinitions(definitions))
+            let resolver = TargetResolver(definitions: try FocusSession(database: database).definitions(file: definitions))
             let training = TrainingSet(donations: try donations.donations(forUser: user, in: .all), resolver: resolver)
             let (declarations, _) = try DeclarationLoading.load(declarationStore, user: user)
             let ranker = Ranker(declarations: declarations, targets: training.targets, resolver: resolver)

@@ -45,13 +45,14 @@ struct FocusContextCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try FocusSession(storeOptions)
+        try storeOptions.access.require(app: app, to: "set the Focus app context of")
+        let session = try FocusSession(storeOptions, appMode: .scoped)
         var engine = try session.engine()
         let focusName: String
         do { focusName = try FocusName.validated(focus) } catch { throw error.failure() }
         let parsed = try predicate.map { text throws(FocusError) in try FilterPredicate(parsing: text) }
         do { try engine.setAppContext(app: app, focus: focusName, AppContext(filterPredicate: parsed, badgeCount: badge)) } catch { throw error.failure() }
-        try session.store.setAppContext(StoredAppContext(app: app, focus: focusName, filterPredicate: parsed?.description, badgeCount: badge))
+        try session.filters.setAppContext(StoredAppContext(app: app, focus: focusName, filterPredicate: parsed?.description, badgeCount: badge))
         if clear {
             print("\(app) in \(focusName): no app context")
         } else {

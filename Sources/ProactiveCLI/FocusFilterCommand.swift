@@ -57,7 +57,8 @@ struct FocusFilterCommand: ParsableCommand {
         func run() throws {
             let filter: FocusFilter
             do { filter = try FocusFilter.parse(try readTextFile(file), app: app) } catch let error as FocusError { throw error.failure(file: file) }
-            let session = try FocusSession(storeOptions)
+            try storeOptions.access.require(app: app, to: "declare the Focus filter of")
+            let session = try FocusSession(storeOptions, appMode: .scoped)
             var engine = try session.engine()
             let before = engine.configuredFocuses(app: app).map { ($0, engine.configuredValues(app: app, focus: $0)) }
             engine.declare(filter)
@@ -69,7 +70,7 @@ struct FocusFilterCommand: ParsableCommand {
                     print("dropped \(focus): \(name) (no longer fits the declaration)")
                 }
             }
-            try session.store.declareFilter(app: app, declaration: JSONWriter.string(filter.json), keeping: kept)
+            try session.filters.declareFilter(app: app, declaration: JSONWriter.string(filter.json), keeping: kept)
             let names = filter.parameters.map { "\($0.name) (\($0.type)\($0.isOptional ? ", optional" : ", default \($0.displayText($0.defaultValue!))"))" }
             print("\(app): \(filter.title): \(names.joined(separator: ", "))")
         }

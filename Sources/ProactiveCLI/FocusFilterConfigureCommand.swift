@@ -41,7 +41,8 @@ struct FocusFilterConfigureCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try FocusSession(storeOptions)
+        try storeOptions.access.require(app: app, to: "configure the Focus filter of")
+        let session = try FocusSession(storeOptions, appMode: .scoped)
         var engine = try session.engine()
         guard let filter = engine.filter(app: app) else {
             throw CommandFailure(description: "\(app) has not declared a Focus filter (proactive focus filter define --app \(app) FILE)")
@@ -60,7 +61,7 @@ struct FocusFilterConfigureCommand: ParsableCommand {
         let focusName = FocusName.normalize(focus)
         let previous = engine.configuredValues(app: app, focus: focusName)
         do { try engine.configure(app: app, focus: focusName, set: values, unset: removed) } catch { throw error.failure() }
-        try session.store.replaceValues(app: app, focus: focusName, engine.configuredValues(app: app, focus: focusName))
+        try session.filters.replaceValues(app: app, focus: focusName, engine.configuredValues(app: app, focus: focusName))
 
         let display = filter.displayRepresentation(configured: engine.configuredValues(app: app, focus: focusName))
         print("\(app) in \(focusName): \(display.primary)")

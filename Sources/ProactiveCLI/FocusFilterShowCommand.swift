@@ -33,7 +33,8 @@ struct FocusFilterShowCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let engine = try FocusSession(storeOptions, mode: .mustExist).engine()
+        if let app { try storeOptions.access.require(app: app, to: "read the Focus filter of") }
+        let engine = try FocusSession(storeOptions, mode: .mustExist, appMode: .scoped).engine()
         let apps = app.map { [$0] } ?? engine.filters.keys.sorted()
         if let app, engine.filter(app: app) == nil { throw CommandFailure(description: "\(app) has not declared a Focus filter") }
         var reports: [JSONValue] = []

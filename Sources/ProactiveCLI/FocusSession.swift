@@ -12,13 +12,18 @@ struct FocusSession {
     let database: ProactiveDatabase
     let store: SQLiteFocusStore
 
-    init(_ options: StoreOptions, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws {
-        self.init(database: try options.openDatabase(mode))
+    /// Only the filters `access` may see (`--as-app`: the app's own).
+    let filters: AppScopedFocusStore
+
+    /// - Parameter appMode: `.scoped` for commands that limit themselves to the acting app's filter.
+    init(_ options: StoreOptions, mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: StoreOptions.AppMode = .refused) throws {
+        self.init(database: try options.openDatabase(mode, appMode: appMode), access: options.access)
     }
 
-    init(database: ProactiveDatabase) {
+    init(database: ProactiveDatabase, access: StoreAccess = .administrator) {
         self.database = database
         store = SQLiteFocusStore(database: database)
+        filters = AppScopedFocusStore(store, access: access)
     }
 
     // MARK: Loading
@@ -37,10 +42,10 @@ struct FocusSession {
         return (FocusTimeline(schedules: schedules, changes: changes), rows.map(\.id))
     }
 
-    /// Every app's declared filter, configured values and app contexts.
+    /// Every app's declared filter, configured values and app contexts (an acting app's only, in app mode).
     func engine() throws -> FocusFilterEngine {
         var engine = FocusFilterEngine()
-        for stored in try store.allFilters() {
+        for stored in try filters.visibleFilters() {
             let filter: FocusFilter
             do { filter = try FocusFilter.parse(stored.declaration, app: stored.app) } catch {
                 throw CommandFailure(description: "the stored Focus filter of \(stored.app) is unreadable: \(error)")

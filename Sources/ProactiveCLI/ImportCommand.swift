@@ -20,6 +20,11 @@ struct ImportCommand: ParsableCommand {
             and identifier) are skipped and counted as "already stored". Donations without an \
             identifier are stored again.
 
+            While recording is paused (proactive pause on) nothing is imported. After the import the \
+            retention policy is applied: donations older than their app's window (default 28 days, \
+            proactive retention) are erased again and counted on standard error. With --as-app A \
+            every donation must be A's (app mode); another app's donation stops the import.
+
             Exit status: 0 when every line was stored or already stored; 2 when the import finished \
             but some lines were rejected; 1 when a strict import stopped or an error occurred.
 
@@ -78,7 +83,9 @@ struct ImportCommand: ParsableCommand {
     // MARK: Running
 
     func run() throws {
-        let store = try storeOptions.openDonations()
+        let stores = try storeOptions.openScoped()
+        try RecordingPolicy.requireRecording(stores.database)
+        let store = stores.donations
         for setting in try timeZoneSettings() {
             try store.setTimeZone(setting.zone, forUser: setting.user)
         }
@@ -98,6 +105,7 @@ struct ImportCommand: ParsableCommand {
             if summary.aborted { break }
         }
         if files.count > 1 { print(Self.describe(total, source: "total")) }
+        try RecordingPolicy.applyRetention(stores.database, now: Date())
         let seconds = printer.elapsed
         print(String(format: "%d lines in %.2f s (%.0f lines/s)", total.lines, seconds, seconds > 0 ? Double(total.lines) / seconds : 0))
         if total.aborted {

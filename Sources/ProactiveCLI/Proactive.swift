@@ -9,6 +9,7 @@ struct Proactive: AsyncParsableCommand {
                       ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self,
                       SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
                       FocusCommand.self, NotifyCommand.self, MigrateCommand.self, DefinitionsCommand.self,
-                      TrainCommand.self, PredictCommand.self, LintCommand.self]
+                      TrainCommand.self, PredictCommand.self, LintCommand.self,
+                      PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self]
     )
 }

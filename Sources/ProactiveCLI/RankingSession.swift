@@ -12,7 +12,7 @@ struct RankingOptions: ParsableArguments {
     @Option(help: "Whose history and declarations.")
     var user: String = Donation.defaultUser
 
-    @Option(help: "Intent definitions (JSON): which donations are the same target, which intents configure widgets.")
+    @Option(help: "Intent definitions (JSON) overlaying the stored ones: which donations are the same target, which intents configure widgets.")
     var definitions: String?
 
     @Option(name: .customLong("timezone"), help: "Read local times in this IANA zone (default: the user's configured zone, else the offsets in the log).")
@@ -85,7 +85,7 @@ struct RankingSession {
         guard !donations.isEmpty else {
             throw CommandFailure(description: "user \(options.user) has no donations before \(Timestamp.format(secondsSince1970: end.timeIntervalSince1970, utcOffsetSeconds: 0)) in \(store.path)")
         }
-        let resolver = TargetResolver(definitions: try loadDefinitions(options.definitions))
+        let resolver = TargetResolver(definitions: try focusSession.definitions(file: options.definitions))
         let training = TrainingSet(donations: donations, resolver: resolver)
         let focus = (timeline: timeline, gate: FocusCriteriaGate(filters: try focusSession.engine(), criteria: TargetCriteria(donations: donations, resolver: resolver)))
         let entry = ModelRegistry.builtIn.entry(named: options.model ?? ModelRegistry.builtIn.defaultName)!
@@ -157,6 +157,18 @@ func resolveWidget(_ name: String, in catalogue: [WidgetID], history: [Event], r
 enum DeclarationLoading {
     /// The user's declarations and feedback, decoded with the ranking codecs.
     static func load(_ store: SQLiteDeclarationStore, user: String) throws -> (Declarations, [FeedbackEvent]) {
+        let declarations = try self.declarations(AppScopedDeclarationStore(store, access: .administrator), user: user)
+        var feedback: [FeedbackEvent] = []
+        for stored in try store.feedback(user: user) {
+            do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
+                throw CommandFailure(description: "stored feedback \(stored.kind) \(stored.scope): \(error)")
+            }
+        }
+        return (declarations, feedback)
+    }
+
+    /// The user's relevant shortcuts and timelines that the store's acting party may see.
+    static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
         var declarations = Declarations()
         for stored in try store.shortcutSets(user: user) {
             do {
@@ -172,13 +184,7 @@ enum DeclarationLoading {
                 throw CommandFailure(description: "stored timeline of \(stored.widget): \(error)")
             }
         }
-        var feedback: [FeedbackEvent] = []
-        for stored in try store.feedback(user: user) {
-            do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
-                throw CommandFailure(description: "stored feedback \(stored.kind) \(stored.scope): \(error)")
-            }
-        }
-        return (declarations, feedback)
+        return declarations
     }
 
     /// The stored form of a feedback event.

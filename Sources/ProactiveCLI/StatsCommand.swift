@@ -13,7 +13,8 @@ struct StatsCommand: ParsableCommand {
             "rows" are stored donations; "donations" adds up their counts (a row with "count": 3 \
             stands for three). --check also runs SQLite's integrity check (exit 1 when it finds \
             damage). --json prints one JSON object: rows, donations, first_date, last_date, \
-            schema, apps, intents, users (with time_zone when configured), and integrity with --check.
+            schema, apps, intents, users (with time_zone when configured), and integrity with --check. \
+            With --as-app A only A's donations are counted.
 
             Example:
               proactive stats
@@ -34,8 +35,9 @@ struct StatsCommand: ParsableCommand {
     var top = 20
 
     func run() throws {
-        let database = try storeOptions.openDatabase(.mustExist)
-        let store = SQLiteDonationStore(database: database)
+        let stores = try storeOptions.openScoped(.mustExist)
+        let database = stores.database
+        let store = stores.donations
         let stats = try store.statistics(matching: filter.filter)
         let schema = try database.appliedMigrations().last ?? "none"
         var timeZones: [String: String] = [:]

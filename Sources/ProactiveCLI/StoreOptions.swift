@@ -4,10 +4,17 @@ import ProactiveStore
 
 // MARK: - Store location
 
-/// `--store PATH`, shared by every command that opens the store.
+/// `--store PATH` and `--as-app APP`, shared by every command that opens the store.
 ///
 /// The path is, in order: `--store`, the environment variable
 /// `PROACTIVE_STORE`, `./proactive.sqlite`.
+///
+/// **Who acts.** Without `--as-app` a command runs in administrative mode
+/// (the device owner: every app's data). `--as-app A` runs it as app A,
+/// which sees and changes only its own donations, relevant shortcuts,
+/// timelines and Focus filter (`StoreAccess`). Commands that support app
+/// mode open the store with `appMode: .scoped`; every other command
+/// refuses `--as-app` when it opens the store.
 struct StoreOptions: ParsableArguments {
     static let environmentVariable = "PROACTIVE_STORE"
     static let defaultPath = "proactive.sqlite"
@@ -15,6 +22,10 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The store file (default: $\(environmentVariable), else ./\(defaultPath)).", valueName: "path"))
     var store: String?
+
+    @Option(name: .customLong("as-app"), help: ArgumentHelp(
+        "Act as this app: see and change only its own data (default: the device owner, every app).", valueName: "bundle-id"))
+    var asApp: String?
 
     /// The store file this invocation uses.
     var path: String {
@@ -25,13 +36,46 @@ struct StoreOptions: ParsableArguments {
         return Self.defaultPath
     }
 
-    /// Opens the database, creating and migrating it unless `mode` says it must exist.
-    func openDatabase(_ mode: ProactiveDatabase.OpenMode = .createIfMissing) throws -> ProactiveDatabase {
-        try ProactiveDatabase(path: path, mode: mode)
+    /// The acting party: the device owner, or the app given with `--as-app`.
+    var access: StoreAccess { asApp.map(StoreAccess.app) ?? .administrator }
+
+    /// Whether the calling command supports app mode.
+    enum AppMode {
+        /// The command works on every app's data: `--as-app` is refused.
+        case refused
+        /// The command scopes what it does to the acting app itself.
+        case scoped
     }
 
-    /// Opens the donation store.
+    func validate() throws {
+        if asApp?.isEmpty == true { throw ValidationError("--as-app needs a bundle identifier") }
+    }
+
+    /// Opens the database, creating and migrating it unless `mode` says it must exist.
+    /// - Throws: `.accessDenied` in app mode unless the command declares `appMode: .scoped`.
+    func openDatabase(_ mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> ProactiveDatabase {
+        if appMode == .refused { try access.requireAdministrator(to: "run this command (it works on every app's data)") }
+        return try ProactiveDatabase(path: path, mode: mode)
+    }
+
+    /// Opens the donation store (administrative mode only).
     func openDonations(_ mode: ProactiveDatabase.OpenMode = .createIfMissing) throws -> SQLiteDonationStore {
         SQLiteDonationStore(database: try openDatabase(mode))
     }
+
+    /// The stores as the acting party sees them (app mode: only its own data).
+    func openScoped(_ mode: ProactiveDatabase.OpenMode = .createIfMissing) throws -> ScopedStores {
+        ScopedStores(database: try openDatabase(mode, appMode: .scoped), access: access)
+    }
+}
+
+/// The store file's donations, declarations and Focus filters, each limited
+/// to what the acting party (`StoreAccess`) may see and change.
+struct ScopedStores {
+    let database: ProactiveDatabase
+    let access: StoreAccess
+
+    var donations: AppScopedDonationStore { AppScopedDonationStore(SQLiteDonationStore(database: database), access: access) }
+    var declarations: AppScopedDeclarationStore { AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: access) }
+    var focus: AppScopedFocusStore { AppScopedFocusStore(SQLiteFocusStore(database: database), access: access) }
 }

@@ -16,7 +16,8 @@ struct TrainCommand: AsyncParsableCommand {
             Trains every user (or only --user) in parallel, one user per core, and saves each model in the \
             store's model table (versioned binary with a checksum, replaced atomically). A saved model that \
             is unreadable (corrupt, truncated, another format version) is reported and rebuilt. Deleting a \
-            donation drops its user's saved models; `predict` then trains on the fly until `train` runs again.
+            donation drops its user's saved models; `predict` then trains on the fly until `train` runs again. \
+            The retention policy is applied first (proactive retention), so no model learns from expired donations.
 
             Models: \(SavableModels.names.joined(separator: ", ")) (default \(SavableModels.defaultName)). \
             Each user's configured time zone (or --timezone) decides their local clock.
@@ -56,6 +57,7 @@ struct TrainCommand: AsyncParsableCommand {
 
     func run() async throws {
         let database = try storeOptions.openDatabase(.mustExist)
+        try RecordingPolicy.applyRetention(database, now: Date())  // never learn from what has expired
         let users = try user.map { [$0] } ?? SQLiteDonationStore(database: database).users()
         guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.path)") }
         BLAS.setThreadCount(1)  // parallel over users instead
@@ -112,11 +114,21 @@ struct TrainCommand: AsyncParsableCommand {
         if let existing = try models.load(user: user, name: name) {
             do { _ = try ModelArchive.decodeAny(existing.bytes) } catch { problem = error.description }
         }
-        let session = try ModelSession.load(database: database, user: user, definitions: definitions, zoneOverride: zone)
-        guard !session.donations.isEmpty else { throw CommandFailure(description: "user \(user) has no donations") }
-        let model = try session.fit(name)
-        let saved = session.savedModel(model, name: name, now: Date())
-        try models.save(saved)
+        // A deletion while training would leave the deleted donations in the saved model: retrain instead.
+        var saved: SavedModel
+        var session: ModelSession
+        var attempts = 0
+        repeat {
+            attempts += 1
+            let mark = try models.erasureMark()
+            session = try ModelSession.load(database: database, user: user, definitions: definitions, zoneOverride: zone)
+            guard !session.donations.isEmpty else { throw CommandFailure(description: "user \(user) has no donations") }
+            saved = session.savedModel(try session.fit(name), name: name, now: Date())
+            if try models.save(saved, ifNoDeletionSince: mark) { break }
+            guard attempts < 3 else {
+                throw CommandFailure(description: "user \(user): donations kept being deleted while training; the model was not saved (run train again)")
+            }
+        } while true
         let elapsed = clock.now - started
         return Outcome(user: user, donations: session.donations.count, targets: session.training.targets.count,
                        seconds: seconds(elapsed),

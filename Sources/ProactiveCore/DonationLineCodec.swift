@@ -66,6 +66,7 @@ public enum DonationLineCodec {
                 for (name, raw) in entries {
                     if case .null = raw { continue }  // an unset parameter
                     guard !name.isEmpty else { throw DonationLineError(field: key, reason: "a parameter name is empty") }
+                    guard parameters[name] == nil else { throw DonationLineError(field: "parameters.\(name)", reason: "appears twice") }
                     do {
                         parameters[name] = try ParameterValue(json: raw)
                     } catch {
@@ -81,16 +82,17 @@ public enum DonationLineCodec {
                     guard case let .string(text) = raw else {
                         throw DonationLineError(field: "context.\(name)", reason: "must be a string, found \(raw.kindName)")
                     }
+                    guard context[name] == nil else { throw DonationLineError(field: "context.\(name)", reason: "appears twice") }
                     context[name] = text
                 }
             case "date":
                 switch value {
                 case let .string(text):
                     let parsed = try Timestamp.parse(text)
-                    date = Date(timeIntervalSince1970: parsed.secondsSince1970)
+                    date = millisecondDate(parsed.secondsSince1970)
                     offset = parsed.utcOffsetSeconds
                 case let .number(seconds, _):
-                    date = Date(timeIntervalSince1970: try Timestamp.validateUnixSeconds(seconds))
+                    date = millisecondDate(try Timestamp.validateUnixSeconds(seconds))
                     offset = nil
                 default:
                     throw DonationLineError(field: key, reason: "must be an ISO 8601 string or Unix seconds, found \(value.kindName)")
@@ -99,10 +101,7 @@ public enum DonationLineCodec {
                 guard case let .number(number, integer) = value else {
                     throw DonationLineError(field: key, reason: "must be an integer >= 1, found \(value.kindName)")
                 }
-                guard let integer else {
-                    let isWhole = number == number.rounded()
-                    throw DonationLineError(field: key, reason: isWhole ? "\(number) is too large (at most \(maximumCount))" : "must be an integer >= 1, found \(number)")
-                }
+                guard let integer else { throw nonIntegerCount(number) }
                 guard integer >= 1 else { throw DonationLineError(field: key, reason: "must be >= 1, found \(integer)") }
                 guard integer <= maximumCount else { throw DonationLineError(field: key, reason: "\(integer) is too large (at most \(maximumCount))") }
                 count = Int(integer)
@@ -115,6 +114,22 @@ public enum DonationLineCodec {
         guard let date else { throw DonationLineError(field: "date", reason: "missing (required)") }
         return Donation(user: user, app: app, intent: intent, parameters: parameters, date: date, utcOffset: offset,
                         identifier: identifier, group: group, context: context, count: count)
+    }
+
+    /// Why a count literal that is not an integer literal in Int64 (a fraction,
+    /// an exponent, or a huge integer) is rejected: not whole, out of range on
+    /// either side, or a whole number in range written as `1.0` / `1e2`.
+    private static func nonIntegerCount(_ number: Double) -> DonationLineError {
+        if number != number.rounded() { return DonationLineError(field: "count", reason: "must be an integer >= 1, found \(number)") }
+        if number < 1 { return DonationLineError(field: "count", reason: "must be >= 1, found \(number)") }
+        if number > Double(maximumCount) { return DonationLineError(field: "count", reason: "\(number) is too large (at most \(maximumCount))") }
+        return DonationLineError(field: "count", reason: "must be written as an integer, found \(number)")
+    }
+
+    /// Dates are kept to whole milliseconds, the precision of the canonical
+    /// line and of the store's time key, so that decode(encode(d)) == d.
+    private static func millisecondDate(_ seconds: Double) -> Date {
+        Date(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
     }
 
     private static func nonEmptyString(_ value: JSONValue, field: String) throws(DonationLineError) -> String {

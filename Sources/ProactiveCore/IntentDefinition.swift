@@ -108,31 +108,44 @@ public struct IntentDefinition: Sendable, Hashable {
 
 public enum SummaryTemplate {
     /// Replaces each `${name}` with the display text of `values[name]` (or the name when unset).
+    /// An unterminated `${` and what follows it are kept as written.
+    /// - Complexity: O(n) in the template's length.
     public static func render(_ template: String, values: [String: ParameterValue]) -> String {
         var output = ""
-        var rest = Substring(template)
-        while let open = rest.range(of: "${") {
-            output += rest[..<open.lowerBound]
-            let afterOpen = rest[open.upperBound...]
-            guard let close = afterOpen.firstIndex(of: "}") else { output += rest[open.lowerBound...]; return output }
-            let name = String(afterOpen[..<close])
+        var written = template.startIndex
+        for placeholder in spans(template) {
+            output += template[written..<placeholder.range.lowerBound]
+            let name = String(placeholder.name)
             output += values[name]?.displayText ?? name
-            rest = afterOpen[afterOpen.index(after: close)...]
+            written = placeholder.range.upperBound
         }
-        output += rest
+        output += template[written...]
         return output
     }
 
-    /// The placeholder names a template uses.
+    /// The placeholder names a template uses, in order.
+    /// - Complexity: O(n) in the template's length.
     public static func placeholders(_ template: String) -> [String] {
-        var names: [String] = []
-        var rest = Substring(template)
-        while let open = rest.range(of: "${") {
-            let afterOpen = rest[open.upperBound...]
-            guard let close = afterOpen.firstIndex(of: "}") else { break }
-            names.append(String(afterOpen[..<close]))
-            rest = afterOpen[afterOpen.index(after: close)...]
+        spans(template).map { String($0.name) }
+    }
+
+    /// Every complete `${name}` in one left-to-right pass over the UTF-8 bytes
+    /// (`$`, `{` and `}` are ASCII, so the indices fall on character boundaries).
+    private static func spans(_ template: String) -> [(range: Range<String.Index>, name: Substring)] {
+        var found: [(range: Range<String.Index>, name: Substring)] = []
+        let utf8 = template.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let next = utf8.index(after: index)
+            guard utf8[index] == UInt8(ascii: "$"), next != utf8.endIndex, utf8[next] == UInt8(ascii: "{") else {
+                index = next
+                continue
+            }
+            let nameStart = utf8.index(after: next)
+            guard let close = utf8[nameStart...].firstIndex(of: UInt8(ascii: "}")) else { break }
+            found.append((index..<utf8.index(after: close), template[nameStart..<close]))
+            index = utf8.index(after: close)
         }
-        return names
+        return found
     }
 }

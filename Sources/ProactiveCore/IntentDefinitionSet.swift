@@ -78,6 +78,14 @@ public struct IntentDefinitionSet: Sendable {
         return try parse(json)
     }
 
+    /// Parses and validates a definitions file's bytes; invalid UTF-8 is an
+    /// error (reading a file as `String` would silently repair it).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(DefinitionError) -> [IntentDefinition] {
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch { throw DefinitionError(path: "", reason: error.description) }
+        return try parse(json)
+    }
+
     public static func parse(_ json: JSONValue) throws(DefinitionError) -> [IntentDefinition] {
         switch json {
         case .object: return try parseApp(json, path: "")
@@ -107,9 +115,10 @@ public struct IntentDefinitionSet: Sendable {
             if required { throw DefinitionError(path: path, reason: "missing (required)") }
             return nil
         }
-        guard case let .string(text) = value, !text.isEmpty else {
+        guard case let .string(text) = value else {
             throw DefinitionError(path: path, reason: "must be a non-empty string, found \(value.kindName)")
         }
+        guard !text.isEmpty else { throw DefinitionError(path: path, reason: "must not be empty") }
         return text
     }
 
@@ -139,37 +148,41 @@ public struct IntentDefinitionSet: Sendable {
     private static func parseIntent(_ json: JSONValue, app: String, path: String) throws(DefinitionError) -> IntentDefinition {
         guard case .object = json else { throw DefinitionError(path: path, reason: "an intent must be an object, found \(json.kindName)") }
         let name = try string(json["name"], join(path, "name"))!
+        // Sets keep the uniqueness checks linear in the file size (hostile files).
         var parameters: [ParameterDefinition] = []
+        var known = Set<String>()
         for (index, raw) in try array(json["parameters"], join(path, "parameters")).enumerated() {
             let parameterPath = join(path, "parameters[\(index)]")
             let parameter = try parseParameter(raw, path: parameterPath)
-            if parameters.contains(where: { $0.name == parameter.name }) {
+            guard known.insert(parameter.name).inserted else {
                 throw DefinitionError(path: join(parameterPath, "name"), reason: "duplicate parameter name \"\(parameter.name)\" in intent \(name)")
             }
             parameters.append(parameter)
         }
-        let known = parameters.map(\.name)
         var combinations: [ParameterCombination] = []
+        var declared = Set<Set<String>>()
         for (index, raw) in try array(json["combinations"], join(path, "combinations")).enumerated() {
             let combinationPath = join(path, "combinations[\(index)]")
             guard case .object = raw else { throw DefinitionError(path: combinationPath, reason: "must be an object, found \(raw.kindName)") }
             var names: [String] = []
+            var members = Set<String>()
             for (position, element) in try array(raw["parameters"], join(combinationPath, "parameters")).enumerated() {
                 let elementPath = join(combinationPath, "parameters[\(position)]")
                 let parameterName = try string(element, elementPath)!
                 guard known.contains(parameterName) else {
-                    throw DefinitionError(path: elementPath, reason: "unknown parameter \"\(parameterName)\" (intent \(name) has: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+                    let defined = parameters.map(\.name)
+                    throw DefinitionError(path: elementPath, reason: "unknown parameter \"\(parameterName)\" (intent \(name) has: \(defined.isEmpty ? "none" : defined.joined(separator: ", ")))")
                 }
-                guard !names.contains(parameterName) else {
+                guard members.insert(parameterName).inserted else {
                     throw DefinitionError(path: elementPath, reason: "parameter \"\(parameterName)\" is listed twice")
                 }
                 names.append(parameterName)
             }
             let summary = try string(raw["summary"], join(combinationPath, "summary"), required: false) ?? name
-            for placeholder in SummaryTemplate.placeholders(summary) where !names.contains(placeholder) {
+            for placeholder in SummaryTemplate.placeholders(summary) where !members.contains(placeholder) {
                 throw DefinitionError(path: join(combinationPath, "summary"), reason: "placeholder ${\(placeholder)} is not a parameter of this combination (\(names.joined(separator: ", ")))")
             }
-            if combinations.contains(where: { Set($0.parameters) == Set(names) }) {
+            guard declared.insert(members).inserted else {
                 throw DefinitionError(path: combinationPath, reason: "the same combination (\(names.joined(separator: ", "))) is declared twice")
             }
             combinations.append(ParameterCombination(parameters: names, summary: summary))
@@ -201,9 +214,10 @@ public struct IntentDefinitionSet: Sendable {
         case "date": type = .date
         case "enum":
             var cases: [String] = []
+            var distinct = Set<String>()
             for (index, raw) in try array(json["cases"], join(path, "cases")).enumerated() {
                 let text = try string(raw, join(path, "cases[\(index)]"))!
-                guard !cases.contains(text) else { throw DefinitionError(path: join(path, "cases[\(index)]"), reason: "duplicate case \"\(text)\"") }
+                guard distinct.insert(text).inserted else { throw DefinitionError(path: join(path, "cases[\(index)]"), reason: "duplicate case \"\(text)\"") }
                 cases.append(text)
             }
             guard !cases.isEmpty else { throw DefinitionError(path: join(path, "cases"), reason: "an enum parameter needs at least one case") }

@@ -33,6 +33,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// `PRAGMA integrity_check` found damage.
         case corrupt
+        /// Recording is paused (`proactive pause on`): donations are refused, nothing is deleted.
+        case recordingPaused
+        /// An app asked for another app's data, or for an operation only the device owner may run.
+        case accessDenied
+        /// Another process held the store's lock longer than the busy timeout; nothing was changed.
+        case busy
     }
 
     public var code: Code
@@ -57,6 +63,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
                 return StoreError(.notAProactiveStore, "\(operation): the file is not a SQLite database")
             case .SQLITE_CORRUPT:
                 return StoreError(.corrupt, "\(operation): the database file is damaged (\(error.message ?? "SQLITE_CORRUPT"))")
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return StoreError(.busy, "\(operation): another process kept the store busy for more than "
+                                  + "\(Int(ProactiveDatabase.busyTimeout)) s; nothing was changed, try again")
             default:
                 let detail = error.message ?? "\(error.resultCode)"
                 return StoreError(.database, "\(operation): SQLite error \(error.extendedResultCode.rawValue): \(detail)")

@@ -28,14 +28,18 @@ public struct BlendConfiguration: Sendable, Hashable {
     public var maxRowValues: Int
     /// Blend weights are refitted after this many learned events.
     public var refitEvery: Int
+    /// When refitting the weights, a row's log-likelihood counts half as much as that of the row this
+    /// many rows after it (`nil`: all rows count the same). Short, so a changed habit moves the weights.
+    public var rowHalfLife: Double?
 
     /// The logistic component refits less often inside the blend than alone (it is a minor, costly signal).
     public static let defaultLogistic = LogisticConfiguration(refitEvery: 200, refitAfterDays: 7)
 
     public init(profile: ProfileConfiguration = ProfileConfiguration(), logistic: LogisticConfiguration = BlendConfiguration.defaultLogistic,
                 includeLogistic: Bool = true, holdoutShare: Double = 0.2, shortHalfLifeDays: Double = 1,
-                longHalfLifeDays: Double = 14, habitHalfLifeDays: Double = 3, transitionWindowMinutes: Double = 30,
-                weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 50) {
+                longHalfLifeDays: Double = 14, habitHalfLifeDays: Double = 4, transitionWindowMinutes: Double = 30,
+                weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 20,
+                rowHalfLife: Double? = 50) {
         self.profile = profile
         self.logistic = logistic
         self.includeLogistic = includeLogistic
@@ -48,6 +52,7 @@ public struct BlendConfiguration: Sendable, Hashable {
         self.maxRows = maxRows
         self.maxRowValues = maxRowValues
         self.refitEvery = refitEvery
+        self.rowHalfLife = rowHalfLife
     }
 
     /// The same configuration with every component reading dates in `timeZoneIdentifier`.
@@ -74,6 +79,9 @@ public struct BlendConfiguration: Sendable, Hashable {
         }
         guard maxRows >= 1 else { throw ConfigurationError(field: "maxRows", reason: "must be at least 1, got \(maxRows)") }
         guard maxRowValues >= 1 else { throw ConfigurationError(field: "maxRowValues", reason: "must be at least 1") }
+        if let rowHalfLife, !(rowHalfLife > 0 && rowHalfLife.isFinite) {
+            throw ConfigurationError(field: "rowHalfLife", reason: "must be a positive number of rows, got \(rowHalfLife)")
+        }
         guard refitEvery >= 1 else { throw ConfigurationError(field: "refitEvery", reason: "must be at least 1, got \(refitEvery)") }
     }
 }

@@ -114,7 +114,8 @@ public struct BlendModel: FittedModel {
 
     /// Refits the blend weights on the stored rows (warm start from the current weights).
     public mutating func refitWeights() {
-        weights = rows.fitWeights(start: weights, prior: BlendFeature.defaultWeights, l2: configuration.weightL2)
+        weights = rows.fitWeights(start: weights, prior: BlendFeature.defaultWeights, l2: configuration.weightL2,
+                                  rowHalfLife: configuration.rowHalfLife)
         eventsSinceWeightFit = 0
     }
 

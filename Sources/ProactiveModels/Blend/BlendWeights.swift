@@ -23,7 +23,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     case recentTimeOfDay
     /// log((recent use at this time + ½) / (usual use at this time, scaled to the recent half-life, + ½)):
     /// about 0 for a steady habit, positive for one just taken up, negative for one just dropped.
-    /// Its starting weight is 1 (a prior belief that habits change), kept while history shows no change.
+    /// Its starting weight is 3 (a prior belief that habits change), kept while history shows no change.
     case habitChange
 
     public static let count = allCases.count
@@ -33,7 +33,8 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     public static var defaultWeights: [Double] {
         allCases.map { feature in
             switch feature {
-            case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious, .habitChange: return 1
+            case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
+            case .habitChange: return 3
             default: return 0
             }
         }
@@ -98,10 +99,14 @@ public struct BlendRows: Sendable, Equatable {
 
     // MARK: Fitting
 
-    /// Weights maximising Σ_rows log softmax(F_row · w)[label] − (λ/2)‖w − w₀‖², by L-BFGS from `start`.
+    /// Weights maximising Σ_rows r_row · log softmax(F_row · w)[label] − (λ/2)‖w − w₀‖², by L-BFGS from
+    /// `start`, where r_row = 2^(−(rows after it) / `rowHalfLife`) (1 for every row when `nil`): recent
+    /// rows count more, so a changed habit moves the weights within a few refits.
     /// Each row costs two `sgemv` (scores F·w, expected signals Fᵀ·p). Returns `start` when there are no rows.
-    func fitWeights(start: [Double], prior: [Double], l2: Double) -> [Double] {
+    func fitWeights(start: [Double], prior: [Double], l2: Double, rowHalfLife: Double? = nil) -> [Double] {
         guard !labels.isEmpty else { return start }
+        let rowCount = labels.count
+        let rowWeights = (0 ..< rowCount).map { row in rowHalfLife.map { Foundation.exp2(-Double(rowCount - 1 - row) / $0) } ?? 1 }
         let features = BlendFeature.count
         let largest = candidateCounts.max() ?? 0
         var weights = [Float](repeating: 0, count: features)
@@ -132,7 +137,8 @@ public struct BlendRows: Sendable, Equatable {
                         total += scores[c]
                     }
                     let label = labels[row]
-                    loss -= Double(Foundation.log(scores[label] / total))
+                    let rowWeight = rowWeights[row]
+                    loss -= rowWeight * Double(Foundation.log(scores[label] / total))
                     for c in 0 ..< candidates { scores[c] /= total }
                     scores.withUnsafeBufferPointer { p in
                         expected.withUnsafeMutableBufferPointer { y in
@@ -140,7 +146,7 @@ public struct BlendRows: Sendable, Equatable {
                         }
                     }
                     let labelBase = offset + label * features
-                    for f in 0 ..< features { gradient[f] += Double(expected[f] - all[labelBase + f]) }
+                    for f in 0 ..< features { gradient[f] += rowWeight * Double(expected[f] - all[labelBase + f]) }
                     offset += candidates * features
                 }
             }

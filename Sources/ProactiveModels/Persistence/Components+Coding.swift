@@ -66,6 +66,7 @@ extension BlendConfiguration {
         writer.write(maxRows)
         writer.write(maxRowValues)
         writer.write(refitEvery)
+        writer.write(rowHalfLife)
     }
 
     init(reader: inout ByteReader) throws(ModelFormatError) {
@@ -76,7 +77,8 @@ extension BlendConfiguration {
                   habitHalfLifeDays: try reader.readDouble("blend.habitHalfLifeDays"),
                   transitionWindowMinutes: try reader.readDouble("blend.transitionWindowMinutes"),
                   weightL2: try reader.readDouble("blend.weightL2"), maxRows: try reader.readInt("blend.maxRows"),
-                  maxRowValues: try reader.readInt("blend.maxRowValues"), refitEvery: try reader.readInt("blend.refitEvery"))
+                  maxRowValues: try reader.readInt("blend.maxRowValues"), refitEvery: try reader.readInt("blend.refitEvery"),
+                  rowHalfLife: try reader.readOptionalDouble("blend.rowHalfLife"))
         do { try validate() } catch { throw .invalid(field: "blend configuration", reason: error.description) }
     }
 }

@@ -56,7 +56,7 @@ public protocol PersistentModel: FittedModel {
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     public static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 2
+    public static let formatVersion = 3
 
     /// The bytes of `model`, ready to be written to a file.
     public static func encode<Model: PersistentModel>(_ model: Model) -> [UInt8] {

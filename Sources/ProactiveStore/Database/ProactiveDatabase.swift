@@ -53,6 +53,7 @@ public struct ProactiveDatabase: Sendable {
         FocusSchema.v4Focus,
         FocusSchema.v5IntentDefinitions,
         ModelSchema.v6Models,
+        PrivacySchema.v7Privacy,
     ]
 
     /// Whether opening may create a missing file.
@@ -72,7 +73,7 @@ public struct ProactiveDatabase: Sendable {
             throw StoreError(.missingStore, "no store at \(path) (import or donate something first, or pass --store)")
         }
         let pool = try StoreError.wrap("opening the store \(path)") {
-            try DatabasePool(path: path, configuration: Self.configuration())
+            try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
         }
         try self.init(writer: pool, path: path)
     }
@@ -118,16 +119,42 @@ public struct ProactiveDatabase: Sendable {
         let name = displayName
         try StoreError.wrap("opening the store \(name)") {
             try writer.write { db in try Self.checkIdentity(db, migrator: migrator, name: name) }
-            try migrator.migrate(writer)
+            try Self.migrate(writer, with: migrator)
+        }
+    }
+
+    /// Runs the pending migrations, tolerating other processes migrating the
+    /// same new file at the same moment. GRDB reads the applied migrations
+    /// once, then runs each pending one in its own transaction; when another
+    /// opener applied one in between, ours fails ("table ... already exists")
+    /// and is rolled back. Running the migrator again picks up from what is
+    /// applied now, so an opener retries (each retry follows someone's
+    /// progress, at most one per migration); a failure that is not such a
+    /// race still surfaces once the retries are spent.
+    private static func migrate(_ writer: any DatabaseWriter, with migrator: DatabaseMigrator) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(writer)
+                return
+            } catch {
+                attempt += 1
+                let completed = (try? writer.read { db in try migrator.hasCompletedMigrations(db) }) ?? false
+                if completed { return }
+                if attempt > migrations.count { throw error }
+            }
         }
     }
 
     /// Refuses foreign files and newer schemas before any migration runs.
     private static func checkIdentity(_ db: Database, migrator: DatabaseMigrator, name: String) throws {
         let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-        let tables = try String.fetchAll(db, sql: """
+        var tables = try String.fetchAll(db, sql: """
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
             """)
+        // Another process creating this file at the same moment may have made GRDB's
+        // (still empty) migrations table before the first migration: the file is still new.
+        if tables == ["grdb_migrations"], try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") == 0 { tables = [] }
         if applicationID != Self.applicationID {
             guard applicationID == 0, tables.isEmpty else {
                 let owner = applicationID == 0 ? "tables \(tables.prefix(5).joined(separator: ", "))" : String(format: "application_id 0x%08X", applicationID)

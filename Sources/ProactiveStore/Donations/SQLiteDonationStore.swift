@@ -80,7 +80,9 @@ public struct SQLiteDonationStore: DonationStore {
 
     /// Inserts records with one cached statement, bound and stepped through
     /// the C API; the caller owns the transaction.
+    /// Refuses (`.recordingPaused`) while recording is paused (`SQLitePrivacyStore`).
     fileprivate static func insert(_ records: [DonationRecord], into db: Database, duplicates: DuplicatePolicy) throws -> AppendResult {
+        try SQLitePrivacyStore.requireRecording(db)
         let sql = duplicates == .skip ? insertSkippingSQL : insertSQL
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
         let connection = db.sqliteConnection

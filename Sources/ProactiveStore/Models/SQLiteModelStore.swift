@@ -39,14 +39,42 @@ public struct SQLiteModelStore: Sendable {
     /// Saves (or replaces) a model.
     public func save(_ model: SavedModel) throws(StoreError) {
         try StoreError.wrap("saving the \(model.name) model of user \(model.user)") {
+            try database.writer.write { db in try Self.insert(model, db) }
+        }
+    }
+
+    /// How many donations have ever been deleted from the store. Read it
+    /// before reading the donations a model is trained on.
+    public func erasureMark() throws(StoreError) -> Int64 {
+        try StoreError.wrap("reading the erasure counter") {
+            try database.writer.read { db in try Self.erasureMark(db) }
+        }
+    }
+
+    /// Saves the model only if no donation was deleted since `mark`
+    /// (`erasureMark()` read before training), in one transaction: a model
+    /// never keeps a donation that was deleted while it was being trained.
+    /// - Returns: false (nothing saved) when a deletion happened meanwhile.
+    public func save(_ model: SavedModel, ifNoDeletionSince mark: Int64) throws(StoreError) -> Bool {
+        try StoreError.wrap("saving the \(model.name) model of user \(model.user)") {
             try database.writer.write { db in
-                try db.execute(sql: """
-                    INSERT OR REPLACE INTO model (user, name, bytes, trained_at_ms, donation_count, latest_donation_ms)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [model.user, model.name, Data(model.bytes), Self.milliseconds(model.trainedAt),
-                                     model.donationCount, model.latestDonation.map(Self.milliseconds)])
+                guard try Self.erasureMark(db) == mark else { return false }
+                try Self.insert(model, db)
+                return true
             }
         }
+    }
+
+    private static func erasureMark(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT deleted_donations FROM erasure_counter WHERE id = 1") ?? 0
+    }
+
+    private static func insert(_ model: SavedModel, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO model (user, name, bytes, trained_at_ms, donation_count, latest_donation_ms)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [model.user, model.name, Data(model.bytes), milliseconds(model.trainedAt),
+                             model.donationCount, model.latestDonation.map(milliseconds)])
     }
 
     /// The saved model, or nil when there is none.

@@ -39,7 +39,7 @@ struct PersistenceTests {
     @Test func foreignVersionMagicAndKind() throws {
         var future = Self.bytes
         future[4] = 9
-        #expect(throws: ModelFormatError.unsupportedVersion(found: 9, supported: 2)) { try BlendModel(serialized: future) }
+        #expect(throws: ModelFormatError.unsupportedVersion(found: 9, supported: ModelArchive.formatVersion)) { try BlendModel(serialized: future) }
         #expect(throws: ModelFormatError.notAModel) { try BlendModel(serialized: Array("{\"json\": true}".utf8)) }
         #expect(throws: ModelFormatError.wrongKind(expected: "profile", found: "blend")) { try ProfileModel(serialized: Self.bytes) }
         #expect(ModelFormatError.unsupportedVersion(found: 9, supported: 2).description.contains("retrain"))

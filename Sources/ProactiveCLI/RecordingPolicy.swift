@@ -1,0 +1,40 @@
+import Foundation
+import ProactiveCore
+import ProactiveStore
+
+// MARK: - Pause and retention around donating commands
+
+/// What `import` and `donate` do before and after storing: refuse while
+/// recording is paused (with the way to resume), and apply the retention
+/// policy afterwards (saying what it erased).
+enum RecordingPolicy {
+    /// - Throws: `StoreError(.recordingPaused)` with a clear message when recording is paused.
+    static func requireRecording(_ database: ProactiveDatabase) throws {
+        let privacy = SQLitePrivacyStore(database: database)
+        guard try privacy.isRecordingPaused() else { return }
+        let since = try privacy.pausedSince().map { " since " + DateFormatting.utc($0) } ?? ""
+        throw StoreError(.recordingPaused, "recording is paused\(since): donations are refused and nothing was stored "
+                         + "(proactive pause off resumes; nothing stored was deleted)")
+    }
+
+    /// Erases what is older than the retention windows at `now` and reports it on standard error.
+    @discardableResult
+    static func applyRetention(_ database: ProactiveDatabase, now: Date) throws -> RetentionReport {
+        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+        if !report.isEmpty {
+            let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            ImportProgressPrinter.writeError("retention: erased \(report.donations) donations older than their window"
+                                             + (apps.isEmpty ? "" : " (\(apps))")
+                                             + (report.feedback > 0 ? " and \(report.feedback) feedback events" : "")
+                                             + "; see proactive retention show\n")
+        }
+        return report
+    }
+}
+
+/// `2026-11-20T15:02:11Z`.
+enum DateFormatting {
+    static func utc(_ date: Date) -> String {
+        Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: 0)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Donations seen by one app
+
+/// A `DonationStore` that lets the acting app append, read, count, export and
+/// delete only its own donations. In administrative mode it passes every call
+/// through unchanged.
+///
+/// | operation | app mode |
+/// |---|---|
+/// | append | every donation's `app` must be the acting app (else nothing is stored) |
+/// | delete by identifiers / group | the deletion must name the acting app |
+/// | delete / page / statistics by filter | the filter is restricted to the acting app; a filter naming another app is refused |
+/// | donations(forUser:) | only the acting app's donations of that user |
+/// | users | users with at least one donation of the acting app |
+/// | time zones | readable; setting one is for the device owner only |
+///
+/// Refusals are `StoreError(.accessDenied)` and change nothing.
+public struct AppScopedDonationStore: DonationStore {
+    public let base: any DonationStore
+    public let access: StoreAccess
+
+    public init(_ base: any DonationStore, access: StoreAccess) {
+        self.base = base
+        self.access = access
+    }
+
+    // MARK: Writing
+
+    public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+        try check(donations)
+        return try base.append(donations, duplicates: duplicates)
+    }
+
+    public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
+        try base.inOneTransaction { appender in try body(ScopedAppender(base: appender, store: self)) }
+    }
+
+    private struct ScopedAppender: DonationAppender {
+        let base: any DonationAppender
+        let store: AppScopedDonationStore
+
+        func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+            try store.check(donations)
+            return try base.append(donations, duplicates: duplicates)
+        }
+    }
+
+    private func check(_ donations: [Donation]) throws(StoreError) {
+        for donation in donations { try access.require(app: donation.app, to: "donate for") }
+    }
+
+    public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
+        switch deletion {
+        case let .identifiers(_, app), let .group(_, app):
+            try access.require(app: app, to: "delete")
+            return try base.delete(deletion)
+        case let .matching(filter):
+            return try base.delete(.matching(try access.scope(filter, to: "delete")))
+        }
+    }
+
+    // MARK: Reading
+
+    public func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
+        let all = try base.donations(forUser: user, in: dates)
+        guard let app = access.app else { return all }
+        return all.filter { $0.app == app }
+    }
+
+    public func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
+        try base.page(matching: try access.scope(filter, to: "read"), after: cursor, limit: limit)
+    }
+
+    public func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {
+        try base.statistics(matching: try access.scope(filter, to: "count"))
+    }
+
+    public func users() throws(StoreError) -> [String] {
+        guard access.app != nil else { return try base.users() }
+        return try statistics(matching: .everything).byUser.map(\.name).sorted()
+    }
+
+    // MARK: Settings
+
+    public func timeZone(forUser user: String) throws(StoreError) -> String? {
+        try base.timeZone(forUser: user)
+    }
+
+    public func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
+        try access.requireAdministrator(to: "set a user's time zone")
+        try base.setTimeZone(identifier, forUser: user)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import GRDB
+
+// MARK: - Privacy operations on the store file
+
+/// Pausing, retention, forgetting a user and physical erasure.
+///
+/// ```swift
+/// let privacy = SQLitePrivacyStore(database: database)
+/// try privacy.setRecordingPaused(true, at: now)        // donations are refused from now on
+/// try privacy.setRetention(.days(7), app: "com.example.health")
+/// let erased = try privacy.applyRetention(now: now)
+/// let forgotten = try privacy.forget(user: "u1")
+/// let compacted = try privacy.compact()               // VACUUM + WAL truncate
+/// ```
+///
+/// **Physical erasure.** Every connection runs with `secure_delete = ON`,
+/// so a deleted row's bytes are overwritten in the page that held it. Older
+/// copies of that page can still sit in the write-ahead log until a
+/// checkpoint; `eraseTraces()` (run after retention and forgetting, and by
+/// the CLI after `delete`) checkpoints and truncates the log, and
+/// `compact()` also rebuilds the file (VACUUM) so no free page keeps history.
+public struct SQLitePrivacyStore: Sendable {
+    public let database: ProactiveDatabase
+
+    public init(database: ProactiveDatabase) {
+        self.database = database
+    }
+
+    private var writer: any DatabaseWriter { database.writer }
+
+    // MARK: Pause
+
+    /// Whether donations are currently refused.
+    public func isRecordingPaused() throws(StoreError) -> Bool {
+        try StoreError.wrap("reading the recording state") {
+            try writer.read { db in try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") ?? false }
+        }
+    }
+
+    /// Pauses (refuses every donation from now on) or resumes recording.
+    /// Nothing stored is deleted.
+    public func setRecordingPaused(_ paused: Bool, at date: Date) throws(StoreError) {
+        try StoreError.wrap("\(paused ? "pausing" : "resuming") recording") {
+            try writer.write { db in
+                try db.execute(sql: "UPDATE privacy_setting SET recording_paused = ?, paused_at_ms = ? WHERE id = 1",
+                               arguments: [paused, paused ? Self.milliseconds(date) : nil])
+            }
+        }
+    }
+
+    /// When recording was paused, if it is.
+    public func pausedSince() throws(StoreError) -> Date? {
+        try StoreError.wrap("reading the recording state") {
+            try writer.read { db in
+                try Int64.fetchOne(db, sql: "SELECT paused_at_ms FROM privacy_setting WHERE id = 1 AND recording_paused = 1")
+            }
+        }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// Throws `.recordingPaused` when recording is paused. Called inside every
+    /// donation write transaction, so a pause takes effect for the next batch
+    /// of an import already running.
+    static func requireRecording(_ db: Database) throws {
+        if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true {
+            throw StoreError(.recordingPaused, "recording is paused: donations are refused and nothing was stored (proactive pause off resumes)")
+        }
+    }
+
+    // MARK: Retention
+
+    /// The default window and every app's override.
+    public func retentionPolicy() throws(StoreError) -> RetentionPolicy {
+        try StoreError.wrap("reading the retention policy") {
+            try writer.read { db in
+                let defaultDays = try Int.fetchOne(db, sql: "SELECT default_retention_days FROM privacy_setting WHERE id = 1")
+                var byApp: [String: RetentionWindow] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT app, days FROM app_retention") {
+                    byApp[row[0]] = RetentionWindow(storedDays: row[1])
+                }
+                return RetentionPolicy(defaultWindow: RetentionWindow(storedDays: defaultDays), byApp: byApp)
+            }
+        }
+    }
+
+    /// Sets the default window (`app` nil) or one app's window.
+    /// - Throws: `.invalidRequest` for days outside 1...36500 or an empty app.
+    public func setRetention(_ window: RetentionWindow, app: String? = nil) throws(StoreError) {
+        let days = try window.validated().storedDays
+        if app?.isEmpty == true { throw StoreError(.invalidRequest, "a retention window needs a non-empty app") }
+        try StoreError.wrap("setting the retention window of \(app ?? "all apps")") {
+            try writer.write { db in
+                if let app {
+                    try db.execute(sql: "INSERT INTO app_retention (app, days) VALUES (?, ?) ON CONFLICT (app) DO UPDATE SET days = excluded.days",
+                                   arguments: [app, days])
+                } else {
+                    try db.execute(sql: "UPDATE privacy_setting SET default_retention_days = ? WHERE id = 1", arguments: [days])
+                }
+            }
+        }
+    }
+
+    /// Removes an app's override (it follows the default again); false when it had none.
+    @discardableResult
+    public func clearRetention(app: String) throws(StoreError) -> Bool {
+        try StoreError.wrap("clearing the retention window of \(app)") {
+            try writer.write { db in
+                try db.execute(sql: "DELETE FROM app_retention WHERE app = ?", arguments: [app])
+                return db.changesCount > 0
+            }
+        }
+    }
+
+    /// Erases donations and feedback older than their app's window at `now`
+    /// (one transaction), then erases their traces from the write-ahead log.
+    public func applyRetention(now: Date) throws(StoreError) -> RetentionReport {
+        let policy = try retentionPolicy()
+        let report = try StoreError.wrap("applying the retention policy") {
+            try writer.write { db in
+                var report = RetentionReport()
+                for (app, window) in policy.byApp {
+                    guard let cutoff = window.cutoff(now: now).map(Self.milliseconds) else { continue }
+                    try db.execute(sql: "DELETE FROM donation WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
+                    if db.changesCount > 0 { report.donationsByApp[app] = db.changesCount }
+                    try db.execute(sql: "DELETE FROM feedback WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
+                    report.feedback += db.changesCount
+                }
+                if let cutoff = policy.defaultWindow.cutoff(now: now).map(Self.milliseconds) {
+                    let others = "date_ms < ? AND app NOT IN (SELECT app FROM app_retention)"
+                    for row in try Row.fetchAll(db, sql: "SELECT app, COUNT(*) FROM donation WHERE \(others) GROUP BY app", arguments: [cutoff]) {
+                        report.donationsByApp[row[0]] = row[1]
+                    }
+                    try db.execute(sql: "DELETE FROM donation WHERE \(others)", arguments: [cutoff])
+                    try db.execute(sql: "DELETE FROM feedback WHERE \(others)", arguments: [cutoff])
+                    report.feedback += db.changesCount
+                }
+                return report
+            }
+        }
+        if !report.isEmpty { try eraseTraces() }
+        return report
+    }
+
+    // MARK: Forgetting a user
+
+    /// Every table that holds a user's own data, by its `user` column.
+    /// A new per-user table must be added here (a test checks that every
+    /// table with a `user` column is listed).
+    public static let userTables = ["model", "donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
+
+    /// Erases everything the store holds about `user` in one transaction:
+    /// donations, feedback, relevant shortcuts, widget timelines, settings
+    /// and saved models; then erases the traces from the write-ahead log.
+    /// - Returns: rows erased per table (tables with none are omitted).
+    public func forget(user: String) throws(StoreError) -> [String: Int] {
+        guard !user.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty user") }
+        let erased = try StoreError.wrap("forgetting user \(user)") {
+            try writer.write { db in
+                var erased: [String: Int] = [:]
+                for table in Self.userTables {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE user = ?", arguments: [user])
+                    if db.changesCount > 0 { erased[table] = db.changesCount }
+                }
+                return erased
+            }
+        }
+        try eraseTraces()
+        return erased
+    }
+
+    // MARK: Physical erasure
+
+    /// How a checkpoint or compaction went.
+    public struct CompactionReport: Sendable, Hashable {
+        /// Store file and write-ahead log sizes before and after (bytes; 0 for in-memory stores).
+        public var fileBytesBefore: Int64 = 0
+        public var fileBytesAfter: Int64 = 0
+        public var walBytesBefore: Int64 = 0
+        public var walBytesAfter: Int64 = 0
+        /// False when another connection kept the log from being truncated
+        /// (its old pages stay until the next checkpoint).
+        public var logTruncated = true
+    }
+
+    /// Copies the write-ahead log into the file and truncates the log to zero
+    /// bytes, so that page versions from before a deletion are gone.
+    /// Waits (busy timeout) for other connections' reads to finish.
+    @discardableResult
+    public func eraseTraces() throws(StoreError) -> Bool {
+        try StoreError.wrap("truncating the write-ahead log") {
+            try writer.barrierWriteWithoutTransaction { db in try Self.checkpoint(db) }
+        }
+    }
+
+    /// Rebuilds the store file without free pages (VACUUM) and truncates the
+    /// write-ahead log: nothing deleted survives anywhere in the files.
+    public func compact() throws(StoreError) -> CompactionReport {
+        var report = CompactionReport()
+        (report.fileBytesBefore, report.walBytesBefore) = sizes()
+        report.logTruncated = try StoreError.wrap("compacting the store") {
+            try writer.barrierWriteWithoutTransaction { db in
+                _ = try Self.checkpoint(db)
+                try db.execute(sql: "VACUUM")
+                return try Self.checkpoint(db)
+            }
+        }
+        (report.fileBytesAfter, report.walBytesAfter) = sizes()
+        return report
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`; true when the log was emptied
+    /// (always true outside WAL mode, where there is no log).
+    private static func checkpoint(_ db: Database) throws -> Bool {
+        guard let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") else { return true }
+        return (row[0] as Int?) == 0
+    }
+
+    private func sizes() -> (file: Int64, wal: Int64) {
+        guard let path = database.path else { return (0, 0) }
+        func size(_ file: String) -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return (size(path), size(path + "-wal"))
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Reliability and privacy checks (docs/RELIABILITY.md), in one run:
+#   1. swift test: hostile-input corpus, privacy (erasure bytes, retention, forget, pause),
+#      app isolation, concurrent connections, saved models;
+#   2. libFuzzer on the donation line parser and the definitions parser (FUZZ_SECONDS each, default 60);
+#   3. the SIGKILL loop on the importer (scripts/kill-import.sh, KILLS kills, default 50;
+#      every other round also kills the resuming import);
+#   4. several donating processes and one training process on one store (scripts/concurrency.sh);
+#   5. forgetting end to end: deleted values absent from the store bytes and saved models,
+#      forget, retention, pause, corrupt and torn models, SIGKILL during train (scripts/forgetting.sh);
+#   6. app isolation through the CLI (scripts/isolation.sh).
+# Usage: scripts/reliability.sh            (17 minutes on 2 cores, plus a first release build)
+#        FUZZ_SECONDS=10 KILLS=6 scripts/reliability.sh   (a quick pass)
+# Exits non-zero at the first failing step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzz_seconds="${FUZZ_SECONDS:-60}"
+kills="${KILLS:-50}"
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "build"
+swift build --build-tests
+swift build --product proactive
+step "swift test: corpus, privacy, isolation, concurrency, saved models"
+swift test --skip-build --filter 'HostileInputTests|HostileImportTests|PrivacyTests|IsolationTests|ConcurrencyTests|ModelStoreTests' 2>&1 \
+    | grep -E '✘|recorded an issue|Test run|error:'
+step "fuzzing, ${fuzz_seconds} s per parser"
+scripts/fuzz.sh "$fuzz_seconds"
+step "SIGKILL loop on the importer, $kills kills"
+scripts/kill-import.sh "$kills" 2>&1
+step "concurrent processes"
+scripts/concurrency.sh
+step "forgetting through the CLI"
+scripts/forgetting.sh | tail -1
+step "isolation through the CLI"
+scripts/isolation.sh | tail -1
+step "all reliability checks passed"
