@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import LinearAlgebra
 
 // MARK: - Softmax and ranking
 
@@ -54,5 +55,35 @@ extension FittedModel {
     /// The `k` most probable targets at `moment` (all targets when there are fewer).
     public func top(_ k: Int, at moment: Moment) -> [ScoredTarget] {
         Array(scores(at: moment).prefix(max(0, k)))
+    }
+}
+
+// MARK: - Batch scoring
+
+extension Softmax {
+    /// Ranks many moments at once: one `dgemm` of the stacked feature vectors
+    /// (moments × columns) with the row-major weight matrix (targets × columns)
+    /// transposed, then a softmax per moment. Equal to scoring each moment alone
+    /// up to rounding (about 1e-12 relative).
+    /// - Parameters:
+    ///   - vectors: one feature vector of `columns` entries per moment.
+    ///   - weights: targets × columns, row-major.
+    static func rankedBatch(vectors: [[Double]], weights: [Double], columns: Int, targets: [TargetKey]) -> [[ScoredTarget]] {
+        let rows = targets.count
+        guard rows > 0, !vectors.isEmpty else { return vectors.map { _ in [] } }
+        var xs = [Double]()
+        xs.reserveCapacity(vectors.count * columns)
+        for vector in vectors { xs.append(contentsOf: vector) }
+        var product = [Double](repeating: 0, count: vectors.count * rows)
+        xs.withUnsafeBufferPointer { b in
+            weights.withUnsafeBufferPointer { a in
+                product.withUnsafeMutableBufferPointer { c in
+                    BLASKernels.dgemm(m: vectors.count, n: rows, k: columns, a: b, b: a, transposeB: true, c: c)
+                }
+            }
+        }
+        return (0 ..< vectors.count).map { i in
+            ranked(logScores: Array(product[i * rows ..< (i + 1) * rows]), targets: targets)
+        }
     }
 }

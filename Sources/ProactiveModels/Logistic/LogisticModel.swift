@@ -120,22 +120,6 @@ public struct LogisticModel: FittedModel {
 
     /// Scores many moments with one `dgemm`; equal to `scores(at:)` per moment up to rounding.
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
-        let rows = space.targetCount
-        guard rows > 0, !moments.isEmpty else { return moments.map { _ in [] } }
-        let columns = layout.dimension
-        var xs = [Double]()
-        xs.reserveCapacity(moments.count * columns)
-        for moment in moments { xs.append(contentsOf: featureVector(for: moment)) }
-        var product = [Double](repeating: 0, count: moments.count * rows)
-        xs.withUnsafeBufferPointer { b in
-            weights.withUnsafeBufferPointer { a in
-                product.withUnsafeMutableBufferPointer { c in
-                    BLASKernels.dgemm(m: moments.count, n: rows, k: columns, a: b, b: a, transposeB: true, c: c)
-                }
-            }
-        }
-        return (0 ..< moments.count).map { i in
-            Softmax.ranked(logScores: Array(product[i * rows ..< (i + 1) * rows]), targets: space.targets)
-        }
+        Softmax.rankedBatch(vectors: moments.map { featureVector(for: $0) }, weights: weights, columns: layout.dimension, targets: space.targets)
     }
 }

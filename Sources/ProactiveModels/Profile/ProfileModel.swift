@@ -151,23 +151,6 @@ public struct ProfileModel: FittedModel {
     /// Scores many moments with one matrix-matrix product (`dgemm`); equal to
     /// `scores(at:)` per moment up to rounding (about 1e-12 relative).
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
-        let rows = space.targetCount
-        guard rows > 0, !moments.isEmpty else { return moments.map { _ in [] } }
-        let columns = width
-        var xs = [Double]()
-        xs.reserveCapacity(moments.count * columns)
-        for moment in moments { xs.append(contentsOf: scoringVector(for: moment)) }
-        var product = [Double](repeating: 0, count: moments.count * rows)
-        xs.withUnsafeBufferPointer { b in
-            logProfile.withUnsafeBufferPointer { a in
-                product.withUnsafeMutableBufferPointer { c in
-                    // (moments x width) · (targets x width)ᵀ
-                    BLASKernels.dgemm(m: moments.count, n: rows, k: columns, a: b, b: a, transposeB: true, c: c)
-                }
-            }
-        }
-        return (0 ..< moments.count).map { i in
-            Softmax.ranked(logScores: Array(product[i * rows ..< (i + 1) * rows]), targets: space.targets)
-        }
+        Softmax.rankedBatch(vectors: moments.map { scoringVector(for: $0) }, weights: logProfile, columns: width, targets: space.targets)
     }
 }
