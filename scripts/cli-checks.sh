@@ -12,7 +12,8 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 # A scratch store that keeps everything: the sample has fixed dates, and the
 # default 28-day retention would erase what is older than that by now.
 fresh() { rm -f "$PROACTIVE_STORE"*; "$P" retention set --keep-all >/dev/null; }
-count() { "$P" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["donations"])'; }
+# The store's donation count (the top-level "donations" field of `stats --json`, before the per-user array).
+count() { "$P" stats --json | sed -n 's/^[^[]*"donations":\([0-9]*\).*/\1/p'; }
 
 echo "== import -> export round trip is byte-stable"
 fresh
