@@ -17,7 +17,7 @@ import ProactiveCore
 /// | time zones | readable; setting one is for the device owner only |
 ///
 /// Refusals are `StoreError(.accessDenied)` and change nothing.
-public struct AppScopedDonationStore: DonationStore {
+public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
     public let base: any DonationStore
     public let access: StoreAccess
 
@@ -33,11 +33,20 @@ public struct AppScopedDonationStore: DonationStore {
         return try base.append(donations, duplicates: duplicates)
     }
 
+    func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+        try check(records)
+        return try base.append(records: records, duplicates: duplicates)
+    }
+
+    public func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try base.bulkLoading(body)
+    }
+
     public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
         try base.inOneTransaction { appender in try body(ScopedAppender(base: appender, store: self)) }
     }
 
-    private struct ScopedAppender: DonationAppender {
+    private struct ScopedAppender: DonationAppender, DonationRecordAppender {
         let base: any DonationAppender
         let store: AppScopedDonationStore
 
@@ -45,10 +54,19 @@ public struct AppScopedDonationStore: DonationStore {
             try store.check(donations)
             return try base.append(donations, duplicates: duplicates)
         }
+
+        func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+            try store.check(records)
+            return try base.append(records: records, duplicates: duplicates)
+        }
     }
 
     private func check(_ donations: [Donation]) throws(StoreError) {
         for donation in donations { try access.require(app: donation.app, to: "donate for") }
+    }
+
+    private func check(_ records: [DonationRecord]) throws(StoreError) {
+        for record in records { try access.require(app: record.app, to: "donate for") }
     }
 
     public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {

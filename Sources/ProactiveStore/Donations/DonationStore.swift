@@ -38,6 +38,14 @@ public protocol DonationStore: DonationAppender, Sendable {
     /// `body` must not call the store itself (that would deadlock).
     func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result
 
+    /// Runs `body`, which writes many donations through this store's usual
+    /// calls (an import), with the store tuned for bulk loading, and puts
+    /// the tuning back afterwards. Nothing else changes: every append is
+    /// still its own transaction. The default runs `body` as it is; the
+    /// SQLite store enlarges its page cache and spaces out WAL checkpoints
+    /// (`SQLiteDonationStore.bulkCacheKiB`). Errors of `body` pass unchanged.
+    func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result
+
     /// Deletes what `deletion` names and returns how many rows went.
     @discardableResult
     func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int
@@ -69,6 +77,10 @@ public protocol DonationStore: DonationAppender, Sendable {
 // MARK: - Conveniences
 
 extension DonationStore {
+    public func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try body()
+    }
+
     /// Appends one donation.
     @discardableResult
     public func append(_ donation: Donation, duplicates: DuplicatePolicy = .fail) throws(StoreError) -> AppendResult {
@@ -114,5 +126,24 @@ enum DonationStoreChecks {
 
     static func duplicate(_ record: DonationRecord) -> StoreError {
         StoreError(.duplicateIdentifier, "app \(record.app) already has a donation with identifier \"\(record.identifier ?? "")\"")
+    }
+}
+
+// MARK: - Encoded appends (import path)
+
+/// An appender that also takes donations already encoded by
+/// `DonationRecord.init`: the importer encodes on its decoding thread, so the
+/// writing thread only writes. This module's stores and their transaction
+/// appenders conform.
+protocol DonationRecordAppender {
+    func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult
+}
+
+extension DonationAppender {
+    /// Appends encoded donations (same contract as `append`): directly when
+    /// the appender is a `DonationRecordAppender`, else decoded back first.
+    func append(records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+        if let direct = self as? any DonationRecordAppender { return try direct.appendEncoded(records, duplicates: duplicates) }
+        return try append(records.map { record throws(StoreError) in try record.donation() }, duplicates: duplicates)
     }
 }

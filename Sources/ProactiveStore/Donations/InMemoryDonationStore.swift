@@ -6,7 +6,7 @@ import ProactiveCore
 /// A `DonationStore` in process memory with the same semantics as
 /// `SQLiteDonationStore` (same validation, order, counts and errors), for
 /// tests and short-lived tools. Thread-safe; nothing persists.
-public final class InMemoryDonationStore: DonationStore, @unchecked Sendable {
+public final class InMemoryDonationStore: DonationStore, DonationRecordAppender, @unchecked Sendable {
     // @unchecked: all mutable state is behind `lock`.
     private let lock = NSLock()
     private var state = State()
@@ -68,7 +68,10 @@ public final class InMemoryDonationStore: DonationStore, @unchecked Sendable {
     // MARK: Appending
 
     public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-        let records = try donations.map { donation throws(StoreError) in try DonationRecord(donation) }
+        try appendEncoded(donations.map { donation throws(StoreError) in try DonationRecord(donation) }, duplicates: duplicates)
+    }
+
+    func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
         do {
             return try withState { state in try state.insert(records, duplicates: duplicates) }
         } catch {
@@ -86,14 +89,17 @@ public final class InMemoryDonationStore: DonationStore, @unchecked Sendable {
     }
 
     /// Appends to a private copy of the state that replaces the store's on commit.
-    private final class TransactionAppender: DonationAppender {
+    private final class TransactionAppender: DonationAppender, DonationRecordAppender {
         var state: State
 
         init(state: State) { self.state = state }
 
         func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-            let records = try donations.map { donation throws(StoreError) in try DonationRecord(donation) }
-            return try state.insert(records, duplicates: duplicates)
+            try appendEncoded(donations.map { donation throws(StoreError) in try DonationRecord(donation) }, duplicates: duplicates)
+        }
+
+        func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+            try state.insert(records, duplicates: duplicates)
         }
     }
 

@@ -11,7 +11,7 @@ import ProactiveCore
 /// statement per transaction. Duplicate identifiers are skipped with an
 /// upsert (`ON CONFLICT (app, identifier) DO NOTHING`), so only the UNIQUE
 /// index can cause a skip; any other constraint violation is an error.
-public struct SQLiteDonationStore: DonationStore {
+public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
     public let database: ProactiveDatabase
 
     public init(database: ProactiveDatabase) {
@@ -28,7 +28,10 @@ public struct SQLiteDonationStore: DonationStore {
     // MARK: Appending
 
     public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-        let records = try donations.map { donation throws(StoreError) in try DonationRecord(donation) }
+        try appendEncoded(donations.map { donation throws(StoreError) in try DonationRecord(donation) }, duplicates: duplicates)
+    }
+
+    func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
         if records.isEmpty { return AppendResult() }
         return try StoreError.wrap("appending \(records.count) donations") {
             try writer.write { db in try Self.insert(records, into: db, duplicates: duplicates) }
@@ -58,12 +61,15 @@ public struct SQLiteDonationStore: DonationStore {
     }
 
     /// Appends inside a transaction someone else opened.
-    private struct TransactionAppender: DonationAppender {
+    private struct TransactionAppender: DonationAppender, DonationRecordAppender {
         let db: Database
 
         func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-            let records = try donations.map { donation throws(StoreError) in try DonationRecord(donation) }
-            return try StoreError.wrap("appending \(records.count) donations") {
+            try appendEncoded(donations.map { donation throws(StoreError) in try DonationRecord(donation) }, duplicates: duplicates)
+        }
+
+        func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+            try StoreError.wrap("appending \(records.count) donations") {
                 // A savepoint keeps the batch all-or-nothing inside the outer transaction.
                 var result = AppendResult()
                 try db.inSavepoint {

@@ -3,10 +3,14 @@ import ProactiveCore
 
 // MARK: - Decoding on a second thread
 
-/// One line of a JSON Lines file, decoded.
+/// One line of a JSON Lines file, decoded and already encoded for the store
+/// (so the writing thread only writes).
 enum DecodedLine: Sendable {
-    case donation(Donation)
+    case record(DonationRecord)
     case rejected(DonationLineError)
+    /// A well-formed donation the store refuses (`DonationRecord.init`);
+    /// it stops the import like a store error would.
+    case refused(StoreError)
     /// Empty or only spaces and tabs.
     case blank
 }
@@ -21,8 +25,8 @@ struct DecodedChunk: Sendable {
 }
 
 /// Reads and decodes a JSON Lines file on its own thread while the caller
-/// writes what was already decoded: parsing and SQLite then use two cores
-/// (about a third of the import time is parsing).
+/// writes what was already decoded: parsing (and encoding each donation's
+/// columns) and SQLite then use two cores.
 ///
 /// Memory stays constant: at most `queuedChunks` chunks of `chunkLines`
 /// lines wait, then the reader thread blocks. Lines come out in file
@@ -115,7 +119,9 @@ final class BackgroundLineDecoder: @unchecked Sendable {
                 field: nil, reason: "line is \(bytes) bytes, longer than the limit of \(DonationLineCodec.maximumLineBytes)"))
         case let .text(bytes):
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .blank }
-            do { return .donation(try DonationLineCodec.decode(bytes)) } catch { return .rejected(error) }
+            let donation: Donation
+            do { donation = try DonationLineCodec.decode(bytes) } catch { return .rejected(error) }
+            do { return .record(try DonationRecord(donation)) } catch { return .refused(error) }
         }
     }
 

@@ -47,8 +47,9 @@ public struct DonationImporter {
     // MARK: JSON Lines
 
     /// Imports one JSON Lines file (FORMATS.md); `path` `"-"` reads standard input.
-    /// Lines are read and decoded on a second thread (`BackgroundLineDecoder`)
-    /// while this one writes; results are as if read in order on one thread.
+    /// Lines are read, decoded and encoded for the store on a second thread
+    /// (`BackgroundLineDecoder`) while this one writes; results are as if
+    /// read in order on one thread.
     /// - Throws: `StoreError` when the file cannot be read or the store fails.
     ///   Bad lines are not errors: they are in the summary.
     public func importJSONLines(path: String) throws(StoreError) -> ImportSummary {
@@ -61,7 +62,8 @@ public struct DonationImporter {
                     switch line {
                     case .blank: session.skipEmptyLine()
                     case let .rejected(error): try session.reject(line: chunk.firstLine + offset, error)
-                    case let .donation(donation): try session.add(donation)
+                    case let .record(record): try session.add(record)
+                    case let .refused(error): throw error
                     }
                 }
                 session.bytesRead = chunk.consumedBytes
@@ -71,7 +73,8 @@ public struct DonationImporter {
 
     // MARK: Any source
 
-    /// Runs one source through a session under the strict / non-strict rule.
+    /// Runs one source through a session under the strict / non-strict rule,
+    /// with the store tuned for bulk loading (`DonationStore.bulkLoading`).
     /// Format readers call this with a closure that feeds the session.
     /// - Throws: `StoreError` from the reader or the store (committed batches
     ///   stay in non-strict mode; nothing stays in strict mode).
@@ -81,20 +84,8 @@ public struct DonationImporter {
         }
         var session: ImportSession?
         do {
-            if options.strict {
-                try store.inOneTransaction { appender in
-                    let current = makeSession(source, totalBytes, appender, commitsEachBatch: false)
-                    session = current
-                    try produce(current)
-                    try current.flush()
-                }
-                session?.markCommitted()
-            } else {
-                let current = makeSession(source, totalBytes, store, commitsEachBatch: true)
-                session = current
-                try produce(current)
-                try current.flush()
-                current.reportProgress()
+            try store.bulkLoading {
+                try feed(source, totalBytes, produce) { session = $0 }
             }
         } catch let abort as ImportSession.StrictAbort {
             session?.markRolledBack(abortedBy: abort.message)
@@ -103,6 +94,29 @@ public struct DonationImporter {
             throw StoreError.wrapping(error, while: "importing \(source)")
         }
         return session!.finishedSummary()
+    }
+
+    /// Feeds one source through a session (handed to `started` first): one
+    /// transaction in strict mode, one per batch otherwise.
+    private func feed(_ source: String, _ totalBytes: Int64?, _ produce: (ImportSession) throws -> Void,
+                      started: (ImportSession) -> Void) throws {
+        if options.strict {
+            var session: ImportSession?
+            try store.inOneTransaction { appender in
+                let current = makeSession(source, totalBytes, appender, commitsEachBatch: false)
+                session = current
+                started(current)
+                try produce(current)
+                try current.flush()
+            }
+            session?.markCommitted()
+        } else {
+            let session = makeSession(source, totalBytes, store, commitsEachBatch: true)
+            started(session)
+            try produce(session)
+            try session.flush()
+            session.reportProgress()
+        }
     }
 
     private func makeSession(_ source: String, _ totalBytes: Int64?, _ appender: any DonationAppender,

@@ -29,7 +29,8 @@ public struct ImportOptions: Sendable, Hashable {
 /// A format reader (JSON Lines, and later other log formats) calls
 /// `countLine`, then `add` or `reject` or `skipEmptyLine` for each record;
 /// `DonationImporter.run` owns the session, the transactions and the
-/// strict-mode rule. Memory: one batch of donations.
+/// strict-mode rule. Memory: one batch of donations, encoded for the store
+/// (`DonationRecord`, a few hundred bytes each).
 public final class ImportSession {
     public let source: String
     public let options: ImportOptions
@@ -41,7 +42,7 @@ public final class ImportSession {
     /// True when each batch is its own transaction (non-strict imports).
     private let commitsEachBatch: Bool
     private let onProgress: ((ImportProgress) -> Void)?
-    private var batch: [Donation] = []
+    private var batch: [DonationRecord] = []
     private(set) var summary = ImportSummary()
     private(set) var committed = 0
     private var linesAtLastReport = 0
@@ -75,8 +76,16 @@ public final class ImportSession {
     public func skipEmptyLine() { summary.emptyLines += 1 }
 
     /// Queues a donation; writes the batch when it is full.
+    /// - Throws: `.invalidDonation` when the store would refuse the donation
+    ///   (the import stops, as when the store refuses a batch), or what
+    ///   writing the batch throws.
     public func add(_ donation: Donation) throws(StoreError) {
-        batch.append(donation)
+        try add(DonationRecord(donation))
+    }
+
+    /// Queues a donation already encoded (by the JSON Lines decoding thread).
+    func add(_ record: DonationRecord) throws(StoreError) {
+        batch.append(record)
         if batch.count >= options.batchSize { try flush() }
     }
 
@@ -93,7 +102,7 @@ public final class ImportSession {
     /// Writes the pending batch (one transaction, or one savepoint in strict mode).
     func flush() throws(StoreError) {
         guard !batch.isEmpty else { return }
-        let result = try appender.append(batch, duplicates: options.duplicates)
+        let result = try appender.append(records: batch, duplicates: options.duplicates)
         batch.removeAll(keepingCapacity: true)
         summary.imported += result.inserted
         summary.duplicates += result.duplicates
