@@ -43,7 +43,7 @@ public protocol DonationStore: DonationAppender, Sendable {
     /// the tuning back afterwards. Nothing else changes: every append is
     /// still its own transaction. The default runs `body` as it is; the
     /// SQLite store enlarges its page cache and spaces out WAL checkpoints
-    /// (`SQLiteDonationStore.bulkCacheKiB`). Errors of `body` pass unchanged.
+    /// (`ProactiveDatabase.bulkTuned`). Errors of `body` pass unchanged.
     func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result
 
     /// Deletes what `deletion` names and returns how many rows went.

@@ -38,6 +38,12 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         }
     }
 
+    /// Runs `body` with the write connection tuned for bulk work
+    /// (`ProactiveDatabase.bulkTuned`: a larger page cache, rarer WAL checkpoints).
+    public func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try database.bulkTuned(body)
+    }
+
     public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
         // Errors thrown by `body` pass through unchanged; only GRDB's own are wrapped.
         var bodyError: (any Error)?
