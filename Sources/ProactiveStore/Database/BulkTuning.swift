@@ -14,7 +14,7 @@ extension ProactiveDatabase {
     /// is bounded, so memory stays flat in the file size.
     public static let bulkCacheKiB = 32 * 1024
     /// WAL pages between automatic checkpoints during bulk work (SQLite's
-    /// default is 1,000). A batch of 5,000 donations dirties more pages than
+    /// default is 1,000). A batch of 5,000 donations already dirties more pages than
     /// that, so with the default every commit also ran a checkpoint (copy
     /// the WAL into the file, two fsyncs); at 10,000 pages (~40 MB of WAL) a
     /// checkpoint writes a hot page once for several batches.

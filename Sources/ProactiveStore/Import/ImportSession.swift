@@ -12,7 +12,10 @@ public struct ImportOptions: Sendable, Hashable {
     /// What to do with a donation whose `(app, identifier)` is already stored.
     public var duplicates: DuplicatePolicy
 
-    public static let defaultBatchSize = 5000
+    /// 20,000: a commit rewrites every page the batch dirtied (about one index leaf per
+    /// active user plus the new rows), so larger batches write less WAL per donation;
+    /// 5,000 cost about 1 s more CPU per 1,000,000 donations. Memory: a few MB of records.
+    public static let defaultBatchSize = 20_000
 
     public init(strict: Bool = false, batchSize: Int = ImportOptions.defaultBatchSize, duplicates: DuplicatePolicy = .skip) {
         self.strict = strict
