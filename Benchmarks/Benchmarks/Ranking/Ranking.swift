@@ -89,15 +89,15 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("smart stack step only 10 widgets", configuration: .init(setup: {
         BenchmarkEnvironment.pinBLAS()
         _ = scenario(100)
-        _ = stackScores
+        _ = stackDistribution
     })) { benchmark in
         let scenario = scenario(100)
         let engine = SmartStackEngine(ranker: scenario.ranker)
         var state = StackState()
         benchmark.startMeasurement()
-        blackHole(engine.step(scenario.stack, scores: stackScores, moment: scenario.moment, state: &state))
+        blackHole(engine.step(scenario.stack, distribution: stackDistribution, moment: scenario.moment, state: &state))
     }
 }
 
-/// The 100-target model's scores at the scenario's moment (the step-only benchmark's input).
-let stackScores = scenario100.model.scores(at: scenario100.moment)
+/// The 100-target model's probabilities at the scenario's moment (the step-only benchmark's input).
+let stackDistribution = scenario100.model.distribution(at: scenario100.moment)
