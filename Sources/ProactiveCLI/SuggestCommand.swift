@@ -45,8 +45,8 @@ struct SuggestCommand: ParsableCommand {
                             context: context, recent: session.recent(before: date))
         let ranker = session.ranker(dayStart: session.dayStart(containing: date), context: context)
         var suggestions = SuggestionRanker(ranker: ranker)
-        let scores = session.model.scores(at: moment)
-        let list = suggestions.suggest(scores, moment: moment, k: options.developer ? max(k, scores.count + ranker.adjustedTargets.count) : k,
+        let distribution = session.model.distribution(at: moment)
+        let list = suggestions.suggest(distribution, moment: moment, k: options.developer ? max(k, distribution.count + ranker.adjustedTargets.count) : k,
                                        developerMode: options.developer)
         if json {
             print(JSONWriter.string(.array(list.map(\.json))))

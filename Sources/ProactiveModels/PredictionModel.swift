@@ -85,6 +85,9 @@ public protocol FittedModel: Sendable {
     /// (ties broken by target key so results are deterministic). Probabilities sum to 1
     /// when the model has at least one target.
     func scores(at moment: Moment) -> [ScoredTarget]
+    /// The same probabilities in the model's target order, unsorted: what hot
+    /// paths use (top-k selection and lookups by key, no O(n log n) sort).
+    func distribution(at moment: Moment) -> TargetDistribution
     /// Learns from one more event (online / prequential use).
     mutating func update(with event: Event)
     /// `scores(at:)` for many moments at once (models may batch the work, e.g. one gemm);
@@ -94,6 +97,8 @@ public protocol FittedModel: Sendable {
 
 extension FittedModel {
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] { moments.map { scores(at: $0) } }
+    /// Built from `scores(at:)` (O(n) to index); models with a target space override it.
+    public func distribution(at moment: Moment) -> TargetDistribution { TargetDistribution(ranked: scores(at: moment)) }
 }
 
 /// Hyperparameters plus the fitting procedure of one kind of model.

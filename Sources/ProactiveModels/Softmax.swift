@@ -7,18 +7,21 @@ import LinearAlgebra
 /// Turning log-scores into probabilities and ranked results.
 public enum Softmax {
     /// exp(s - max) normalised to sum 1, in place. Non-finite scores of -∞ get probability 0.
-    /// An empty input stays empty. - Complexity: O(n).
+    /// An empty input stays empty. - Complexity: O(n), one `exp` per score.
     public static func normalize(_ scores: inout [Double]) {
         guard let maximum = scores.max(), maximum.isFinite else {
             if !scores.isEmpty { scores = [Double](repeating: 1 / Double(scores.count), count: scores.count) }
             return
         }
-        var total = 0.0
-        for i in scores.indices {
-            scores[i] = Foundation.exp(scores[i] - maximum)
-            total += scores[i]
+        scores.withUnsafeMutableBufferPointer { s in
+            var total = 0.0
+            for i in 0 ..< s.count {
+                let e = Foundation.exp(s[i] - maximum)
+                s[i] = e
+                total += e
+            }
+            for i in 0 ..< s.count { s[i] /= total }
         }
-        for i in scores.indices { scores[i] /= total }
     }
 
     /// log Σ exp(s), stable. -∞ for an empty input.
@@ -35,6 +38,13 @@ public enum Softmax {
         var probabilities = logScores
         normalize(&probabilities)
         return rank(probabilities: probabilities, targets: targets)
+    }
+
+    /// Probabilities of `logScores` (one per target of `space`, index order), unsorted.
+    public static func distribution(logScores: [Double], space: FeatureSpace) -> TargetDistribution {
+        var probabilities = logScores
+        normalize(&probabilities)
+        return TargetDistribution(targets: space.targets, probabilities: probabilities, positions: space.positions)
     }
 
     /// Pairs probabilities with targets and sorts them highest first, ties by key.

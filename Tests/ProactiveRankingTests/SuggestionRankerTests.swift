@@ -117,7 +117,7 @@ import Testing
         #expect(ranker.state.shown == [b])
     }
 
-    // MARK: The early exit equals the full computation
+    // MARK: The selection equals the full computation
 
     @Test(arguments: [(10, 1), (100, 1), (1000, 1), (1000, 40)])   // 40 dismissed: more adjusted targets than the linear scan handles
     func earlyExitMatchesBruteForce(count: Int, dismissed: Int) throws {
@@ -135,10 +135,12 @@ import Testing
         }
         events.append(try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .target(scores[2].target), app: targets[scores[2].target]!.app))
         events.append(try FeedbackEvent.make(date: Day.at(8), kind: .never, scope: .app("com.example.app3"), context: ["focus": "work"]))
-        let base = Ranker(declarations: declarations, feedback: FeedbackIndex(events), targets: targets)
+        // Under a "gym" Focus only app4 passes the gate: the selection must widen past hidden targets.
+        let gate = ClosureFocusGate { candidate, focus, _ in focus != "gym" || candidate.app == "com.example.app4" }
+        let base = Ranker(declarations: declarations, feedback: FeedbackIndex(events), targets: targets, focusGate: gate)
         var ranker = SuggestionRanker(ranker: base)
         var previous = SuggestionState(shown: [scores[5].target])
-        for (hour, context) in [(9, ["focus": "work"]), (11, [:]), (9, [:])] {
+        for (hour, context) in [(9, ["focus": "work"]), (11, [:]), (9, [:]), (9, ["focus": "gym"])] {
             let moment = Day.moment(hour, context: context)
             for k in [1, 4, 12] {
                 ranker.rank(scores, moment: moment, k: k, previous: previous)

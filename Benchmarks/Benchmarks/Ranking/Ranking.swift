@@ -6,9 +6,10 @@ import ProactiveRanking
 // MARK: - Ranking latency
 //
 // One full `suggest` for one user at one moment (encode the moment, score all
-// targets, softmax and rank, fuse with relevance windows and feedback, build
+// targets, softmax, fuse with relevance windows and feedback, select and build
 // the top 4), next to the raw `cblas_sgemv` of the same targets x columns
-// shape, and one Smart Stack decision. Each scenario is built lazily in the
+// shape and of its dense part alone (the product the engine runs), and one
+// Smart Stack decision. Each scenario is built lazily in the
 // benchmark's setup, so only the one being run is in memory.
 
 let scenario100 = SuggestScenario(targets: 100)
@@ -31,13 +32,15 @@ func rankerBox(_ targets: Int) -> Box<SuggestionRanker?> {
     return box
 }
 
-/// Raw gemv of each scenario's scoring shape (built from the scenario so the shape is exact).
+/// Raw gemv of each scenario's scoring shape, and of its dense part alone
+/// (built from the scenario so the shapes are exact).
 let gemvs = [100, 1_000, 10_000].map { _ in Box<(gemv: RawGemv, y: [Float])?>(nil) }
+let denseGemvs = [100, 1_000, 10_000].map { _ in Box<(gemv: RawGemv, y: [Float])?>(nil) }
 
-func gemvBox(_ targets: Int) -> Box<(gemv: RawGemv, y: [Float])?> {
-    let box = gemvs[targets == 100 ? 0 : targets == 1_000 ? 1 : 2]
+func gemvBox(_ targets: Int, densePart: Bool = false) -> Box<(gemv: RawGemv, y: [Float])?> {
+    let box = (densePart ? denseGemvs : gemvs)[targets == 100 ? 0 : targets == 1_000 ? 1 : 2]
     if box.value == nil {
-        let shape = scenario(targets).scoringShape
+        let shape = densePart ? scenario(targets).denseShape : scenario(targets).scoringShape
         box.value = (RawGemv(rows: shape.rows, columns: shape.columns), [Float](repeating: 0, count: shape.rows))
     }
     return box
@@ -71,6 +74,16 @@ let benchmarks: @Sendable () -> Void = {
             box.value!.gemv.run(into: &box.value!.y)
             blackHole(box.value!.y[0])
         }
+
+        Benchmark("sgemv dense part \(targets) targets", configuration: .init(setup: {
+            BenchmarkEnvironment.pinBLAS()
+            _ = gemvBox(targets, densePart: true)
+        })) { benchmark in
+            let box = gemvBox(targets, densePart: true)
+            benchmark.startMeasurement()
+            box.value!.gemv.run(into: &box.value!.y)
+            blackHole(box.value!.y[0])
+        }
     }
 
     // MARK: Smart Stack
@@ -89,15 +102,15 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("smart stack step only 10 widgets", configuration: .init(setup: {
         BenchmarkEnvironment.pinBLAS()
         _ = scenario(100)
-        _ = stackScores
+        _ = stackDistribution
     })) { benchmark in
         let scenario = scenario(100)
         let engine = SmartStackEngine(ranker: scenario.ranker)
         var state = StackState()
         benchmark.startMeasurement()
-        blackHole(engine.step(scenario.stack, scores: stackScores, moment: scenario.moment, state: &state))
+        blackHole(engine.step(scenario.stack, distribution: stackDistribution, moment: scenario.moment, state: &state))
     }
 }
 
-/// The 100-target model's scores at the scenario's moment (the step-only benchmark's input).
-let stackScores = scenario100.model.scores(at: scenario100.moment)
+/// The 100-target model's probabilities at the scenario's moment (the step-only benchmark's input).
+let stackDistribution = scenario100.model.distribution(at: scenario100.moment)

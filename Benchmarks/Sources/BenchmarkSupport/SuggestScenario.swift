@@ -44,17 +44,18 @@ public struct SuggestScenario: Sendable {
 
     // MARK: The measured operations
 
-    /// One full suggestion: encode the moment, score every target (softmax,
-    /// ranked), fuse with windows and feedback, and build the top 4.
+    /// One full suggestion: encode the moment, score every target (softmax
+    /// probabilities, unsorted), fuse with windows and feedback, select and
+    /// build the top 4.
     public func suggest(with suggestionRanker: inout SuggestionRanker) -> [Suggestion] {
-        let scores = model.scores(at: moment)
-        return suggestionRanker.suggest(scores, moment: moment, k: 4)
+        let distribution = model.distribution(at: moment)
+        return suggestionRanker.suggest(distribution, moment: moment, k: 4)
     }
 
     /// One Smart Stack decision: score every target, then Smart Rotate and Widget Suggestions.
     public func decideStack(with engine: SmartStackEngine, state: inout StackState) -> StackDecision {
-        let scores = model.scores(at: moment)
-        return engine.step(stack, scores: scores, moment: moment, state: &state)
+        let distribution = model.distribution(at: moment)
+        return engine.step(stack, distribution: distribution, moment: moment, state: &state)
     }
 
     /// The shape of the scoring product: targets x columns of the profile's
@@ -62,6 +63,14 @@ public struct SuggestScenario: Sendable {
     /// feature group and per context key).
     public var scoringShape: (rows: Int, columns: Int) {
         (model.space.targetCount, model.layout.dimension + 4 + model.space.contextKeys.count)
+    }
+
+    /// The part of that matrix the engine multiplies densely: every column but
+    /// the previous-target block (one column per target, at most one non-zero
+    /// per moment, added as one contiguous row instead).
+    public var denseShape: (rows: Int, columns: Int) {
+        let shape = scoringShape
+        return (shape.rows, shape.columns - model.space.targetCount)
     }
 
     // MARK: Declarations

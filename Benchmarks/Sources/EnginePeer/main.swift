@@ -14,9 +14,10 @@ import ProactiveStore
 //   engine-peer OUTDIR --ingest FILE     (only: import FILE into OUTDIR/ingest.sqlite,
 //                                         the store's importer in-process, for profilers)
 //
-// 1. For each target count: p50/p99 of one full `suggest` and of the raw
-//    `sgemv` of the same shape, plus the shape and the number of timed calls
-//    (the peer uses the same).
+// 1. For each target count: p50/p99 of one full `suggest`, of the raw
+//    `sgemv` of the same targets x features shape, and of the raw `sgemv` of
+//    the dense part alone (the shape the engine multiplies), plus the shapes
+//    and the number of timed calls (the peer uses the same).
 // 2. Fits the logistic model on the training problem (100,000 donations x
 //    200 targets), times it, and exports the design matrix, labels and
 //    weights (`TrainingProblem.export`) so the peer trains on the same data
@@ -86,11 +87,16 @@ for targets in targetCounts {
     let gemv = RawGemv(rows: shape.rows, columns: shape.columns)
     var y = [Float](repeating: 0, count: shape.rows)
     let raw = LatencySamples.measure(iterations: iterations) { gemv.run(into: &y) }
-    BenchmarkEnvironment.note("targets \(targets): suggest p50 \(suggest.percentile(50)) us, sgemv p50 \(raw.percentile(50)) us")
+    let dense = scenario.denseShape
+    let denseGemv = RawGemv(rows: dense.rows, columns: dense.columns)
+    let rawDense = LatencySamples.measure(iterations: iterations) { denseGemv.run(into: &y) }
+    BenchmarkEnvironment.note("targets \(targets): suggest p50 \(suggest.percentile(50)) us, sgemv p50 \(raw.percentile(50)) us, "
+        + "dense-part sgemv (\(dense.rows) x \(dense.columns)) p50 \(rawDense.percentile(50)) us")
     shapes.append([
-        "targets": shape.rows, "columns": shape.columns, "iterations": iterations,
+        "targets": shape.rows, "columns": shape.columns, "dense_columns": dense.columns, "iterations": iterations,
         "suggest_p50_us": suggest.percentile(50), "suggest_p99_us": suggest.percentile(99),
         "sgemv_p50_us": raw.percentile(50), "sgemv_p99_us": raw.percentile(99),
+        "sgemv_dense_p50_us": rawDense.percentile(50), "sgemv_dense_p99_us": rawDense.percentile(99),
     ])
 }
 

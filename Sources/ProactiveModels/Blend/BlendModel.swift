@@ -82,7 +82,12 @@ public struct BlendModel: FittedModel {
     }
 
     public func scores(at moment: Moment) -> [ScoredTarget] {
-        Softmax.ranked(logScores: logScores(at: moment), targets: profile.space.targets)
+        distribution(at: moment).ranked()
+    }
+
+    /// Every target's probability at `moment`, in index order (no sorting).
+    public func distribution(at moment: Moment) -> TargetDistribution {
+        Softmax.distribution(logScores: logScores(at: moment), space: profile.space)
     }
 
     // MARK: Learning

@@ -49,10 +49,8 @@ extension ProfileModel: ExplainableModel {
         let targets = space.targetCount
         var lifts = [Double](repeating: 0, count: width)
         for j in 0 ..< width where x[j] != 0 {
-            var mean = 0.0
-            for t in 0 ..< targets { mean += logProfile[t * width + j] }
-            mean /= Double(targets)
-            lifts[j] = (logProfile[target.rawValue * width + j] - mean) * x[j]
+            let mean = logProfile.columnSum(j) / Double(targets)
+            lifts[j] = (logProfile[target.rawValue, j] - mean) * x[j]
         }
         return lifts
     }

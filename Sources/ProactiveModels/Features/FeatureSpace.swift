@@ -80,6 +80,8 @@ public struct FeatureSpace: Sendable, Equatable {
     public var targetCount: Int { targets.count }
 
     public func index(of target: TargetKey) -> TargetIndex? { targetPositions[target].map(TargetIndex.init) }
+    /// Each target's index (shared storage: reading it does not copy).
+    public var positions: [TargetKey: Int] { targetPositions }
 
     public func target(at index: TargetIndex) -> TargetKey { targets[index.rawValue] }
 

@@ -114,19 +114,33 @@ public struct MomentEncoder: Sendable, Hashable {
         layout: FeatureLayout, into x: UnsafeMutableBufferPointer<Double>
     ) {
         precondition(x.count >= layout.dimension, "feature buffer too small")
-        for i in 0 ..< layout.dimension { x[i] = 0 }
+        encodeLeading(date: date, utcOffset: utcOffset, contextColumns: contextColumns, layout: layout, into: x)
+        for i in layout.previous { x[i] = 0 }
+        let previousWeight = weight(of: previous, at: date, layout: layout)
+        if let previous, previousWeight > 0 { x[layout.column(previous: previous.target)] = previousWeight }
+        x[layout.noPrevious] = 1 - previousWeight
+    }
+
+    /// Writes the columns before the previous-target block (bias, time, weekday,
+    /// weekend, context) into `x[0 ..< layout.previous.lowerBound]`.
+    /// - Complexity: O(time kernels + context columns), independent of the number of targets.
+    public func encodeLeading(
+        date: Date, utcOffset: Int?, contextColumns: [ContextColumn], layout: FeatureLayout, into x: UnsafeMutableBufferPointer<Double>
+    ) {
+        precondition(x.count >= layout.previous.lowerBound, "feature buffer too small")
+        for i in 0 ..< layout.previous.lowerBound { x[i] = 0 }
         x[layout.bias] = 1
         let reading = clock.read(date, writtenOffset: utcOffset)
         writeTimeKernels(minuteOfDay: reading.minuteOfDay, into: x, at: layout.time.lowerBound)
         x[layout.weekday.lowerBound + reading.weekday] = 1
         x[layout.weekend.lowerBound + (reading.isWeekend ? 1 : 0)] = 1
         for column in contextColumns { x[layout.column(of: column)] = 1 }
-        var previousWeight = 0.0
-        if let previous, previous.target.rawValue < layout.targetCount {
-            previousWeight = self.previousWeight(gap: date.timeIntervalSince(previous.date))
-            x[layout.column(previous: previous.target)] = previousWeight
-        }
-        x[layout.noPrevious] = 1 - previousWeight
+    }
+
+    /// The previous target's column value at `date` (0 when there is none or the layout does not know it).
+    public func weight(of previous: (target: TargetIndex, date: Date)?, at date: Date, layout: FeatureLayout) -> Double {
+        guard let previous, previous.target.rawValue < layout.targetCount else { return 0 }
+        return previousWeight(gap: date.timeIntervalSince(previous.date))
     }
 
     /// The kernel weights (summing to 1) of a minute of the day.

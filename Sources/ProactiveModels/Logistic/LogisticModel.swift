@@ -115,7 +115,12 @@ public struct LogisticModel: FittedModel {
     }
 
     public func scores(at moment: Moment) -> [ScoredTarget] {
-        Softmax.ranked(logScores: logScores(at: moment), targets: space.targets)
+        distribution(at: moment).ranked()
+    }
+
+    /// Every target's probability at `moment`, in index order (no sorting).
+    public func distribution(at moment: Moment) -> TargetDistribution {
+        Softmax.distribution(logScores: logScores(at: moment), space: space)
     }
 
     /// Scores many moments with one `dgemm`; equal to `scores(at:)` per moment up to rounding.

@@ -17,23 +17,24 @@ public enum ProfileGroup: Int, CaseIterable, Sendable {
 extension ProfileModel {
     /// For each target (rows, index order) the log-score split by group
     /// (columns in `ProfileGroup` order); each row sums to `logScores(at:)`.
-    /// One `dgemm` of the log-profile matrix with the moment vector masked per group.
-    /// - Complexity: O(targets x width x groups).
+    /// One `dgemm` of the dense part of L with the moment's dense vector masked
+    /// per group, plus the transition row in the `previous` group.
+    /// - Complexity: O(targets x (dense width) x groups).
     public func groupLogScores(at moment: Moment) -> [Double] {
         let rows = space.targetCount
         let groups = ProfileGroup.allCases.count
         guard rows > 0 else { return [] }
-        let x = scoringVector(for: moment)
-        let width = width
-        var masked = [Double](repeating: 0, count: width * groups)
-        for j in 0 ..< width { masked[j * groups + group(ofColumn: j).rawValue] = x[j] }
+        let input = scoringInput(for: moment)
+        var masked = [Double](repeating: 0, count: logProfile.denseWidth * groups)
+        for (p, j) in logProfile.denseColumns.enumerated() { masked[p * groups + group(ofColumn: j).rawValue] = input.dense[p] }
         var result = [Double](repeating: 0, count: rows * groups)
-        logProfile.withUnsafeBufferPointer { a in
-            masked.withUnsafeBufferPointer { b in
-                result.withUnsafeMutableBufferPointer { c in
-                    BLASKernels.dgemm(m: rows, n: groups, k: width, a: a, b: b, c: c)
-                }
-            }
+        result.withUnsafeMutableBufferPointer { c in
+            logProfile.multiplyDense(by: masked, columns: groups, into: c)
+        }
+        let previousGroup = ProfileGroup.previous.rawValue
+        for (target, weight) in input.previous {
+            let column = logProfile.previousColumns.lowerBound + target
+            for t in 0 ..< rows { result[t * groups + previousGroup] += weight * logProfile[t, column] }
         }
         return result
     }
@@ -52,7 +53,6 @@ extension ProfileModel {
     /// Each column's contribution L[t, j] · x'[j] for one target at a moment (width values).
     public func columnContributions(target: TargetIndex, at moment: Moment) -> [Double] {
         let x = scoringVector(for: moment)
-        let base = target.rawValue * width
-        return x.indices.map { logProfile[base + $0] * x[$0] }
+        return x.indices.map { logProfile[target.rawValue, $0] * x[$0] }
     }
 }

@@ -13,7 +13,7 @@ extension ProfileModel {
     /// (then only touched entries of L need refreshing).
     mutating func refreshReference() -> Bool {
         let newReference = currentReference
-        if newReference == reference, logProfile.count == space.targetCount * width { return true }
+        if newReference == reference, logProfile.rows == space.targetCount, logProfile.width == width { return true }
         reference = newReference
         return false
     }
@@ -28,7 +28,7 @@ extension ProfileModel {
     mutating func refreshAll() {
         reference = currentReference
         decay = decayFactor()
-        logProfile = [Double](repeating: 0, count: space.targetCount * width)
+        logProfile = LogProfileMatrix(layout: layout, extraColumns: Self.fixedGroupCount + space.contextKeys.count)
         let allColumns = Array(0 ..< layout.dimension)
         for row in 0 ..< space.targetCount { refresh(row: row, columns: allColumns, includingKeys: true) }
     }
@@ -38,27 +38,25 @@ extension ProfileModel {
     mutating func refresh(row: Int, columns: [Int], includingKeys: Bool = true) {
         let layout = layout
         let dimension = layout.dimension
-        let width = width
         let alpha = configuration.smoothing
         let c = decay
         let base = row * dimension
-        let target = row * width
         let total = c * counts[base]
         // Bias: the prior. Then the denominators of the four groups that sum to one per event.
-        logProfile[target] = Foundation.log(total + configuration.priorSmoothing)
-        logProfile[target + dimension] = Foundation.log(total + alpha * Double(layout.timeKernels))
-        logProfile[target + dimension + 1] = Foundation.log(total + alpha * 7)
-        logProfile[target + dimension + 2] = Foundation.log(total + alpha * 2)
-        logProfile[target + dimension + 3] = Foundation.log(total + alpha * Double(layout.targetCount + 1))
+        logProfile[row, layout.bias] = Foundation.log(total + configuration.priorSmoothing)
+        logProfile[row, dimension] = Foundation.log(total + alpha * Double(layout.timeKernels))
+        logProfile[row, dimension + 1] = Foundation.log(total + alpha * 7)
+        logProfile[row, dimension + 2] = Foundation.log(total + alpha * 2)
+        logProfile[row, dimension + 3] = Foundation.log(total + alpha * Double(layout.targetCount + 1))
         for j in columns where j != layout.bias {
-            logProfile[target + j] = Foundation.log(c * counts[base + j] + alpha)
+            logProfile[row, j] = Foundation.log(c * counts[base + j] + alpha)
         }
         guard includingKeys else { return }
         for (k, key) in space.contextKeys.enumerated() {
             let valueColumns = space.columnsByKey[key] ?? []
             var keyTotal = 0.0
             for column in valueColumns { keyTotal += counts[base + layout.column(of: column)] }
-            logProfile[target + dimension + Self.fixedGroupCount + k] = Foundation.log(c * keyTotal + alpha * Double(valueColumns.count))
+            logProfile[row, dimension + Self.fixedGroupCount + k] = Foundation.log(c * keyTotal + alpha * Double(valueColumns.count))
         }
     }
 

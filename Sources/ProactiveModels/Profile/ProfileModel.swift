@@ -37,8 +37,9 @@ public struct ProfileModel: FittedModel {
     public internal(set) var log: EventLog
     /// Scaled counts, `targetCount` rows x `layout.dimension` columns, row-major.
     var counts: [Double]
-    /// log-profile matrix, `targetCount` rows x `width` columns, row-major.
-    var logProfile: [Double]
+    /// The log-profile matrix L, `targetCount` rows x `width` logical columns
+    /// (stored as a compact dense part plus a transition block, see `LogProfileMatrix`).
+    var logProfile: LogProfileMatrix
     var eventCounts: [Int]
     var contextUses: [Int]
     /// Stored counts are scaled by 2^(time/halfLife - anchor); anchor is a whole number.
@@ -57,7 +58,7 @@ public struct ProfileModel: FittedModel {
         let logged = events.map { [space] in space.loggedEvent(for: $0)! }
         log = EventLog(events: logged, space: space)
         counts = []
-        logProfile = []
+        logProfile = LogProfileMatrix(layout: FeatureLayout(timeKernels: 0, contextCount: 0, targetCount: 0), extraColumns: 0)
         eventCounts = []
         contextUses = []
         anchor = 0
@@ -74,7 +75,7 @@ public struct ProfileModel: FittedModel {
         self.log = log
         self.counts = counts
         self.anchor = anchor
-        logProfile = []
+        logProfile = LogProfileMatrix(layout: FeatureLayout(timeKernels: 0, contextCount: 0, targetCount: 0), extraColumns: 0)
         eventCounts = []
         contextUses = []
         reference = 0
@@ -94,63 +95,86 @@ public struct ProfileModel: FittedModel {
 
     // MARK: Scoring
 
-    /// The extended feature vector x' of a moment (features, then -1 per context key present).
-    func scoringVector(for moment: Moment) -> [Double] {
+    /// A moment as the scoring product reads it: the dense part of x' (in
+    /// `LogProfileMatrix.denseColumns` order: features before the previous-target
+    /// block, "no previous", -1 per group denominator, -1 per context key present)
+    /// and the previous target's weight, if any.
+    struct ScoringInput {
+        var dense: [Double]
+        var previous: [(target: Int, weight: Double)]
+    }
+
+    /// The scoring input of a moment. - Complexity: O(time kernels + context), not O(targets).
+    func scoringInput(for moment: Moment) -> ScoringInput {
         let layout = layout
-        var x = [Double](repeating: 0, count: width)
+        let leading = layout.previous.lowerBound
+        var dense = [Double](repeating: 0, count: logProfile.denseWidth)
         let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date)
         let columns = space.columns(for: moment.context)
-        x.withUnsafeMutableBufferPointer { buffer in
-            encoder.encode(date: moment.date, utcOffset: moment.utcOffset, contextColumns: columns,
-                           previous: previous, layout: layout, into: buffer)
+        dense.withUnsafeMutableBufferPointer { buffer in
+            encoder.encodeLeading(date: moment.date, utcOffset: moment.utcOffset, contextColumns: columns, layout: layout, into: buffer)
         }
-        for g in 0 ..< Self.fixedGroupCount { x[layout.dimension + g] = -1 }
-        let presentKeys = Set(columns.map { space.contextValue(at: $0).key })
-        for (k, key) in space.contextKeys.enumerated() where presentKeys.contains(key) {
-            x[layout.dimension + Self.fixedGroupCount + k] = -1
+        let weight = encoder.weight(of: previous, at: moment.date, layout: layout)
+        dense[leading] = 1 - weight
+        for g in 0 ..< Self.fixedGroupCount { dense[leading + 1 + g] = -1 }
+        for (k, key) in space.contextKeys.enumerated() where columns.contains(where: { space.contextValue(at: $0).key == key }) {
+            dense[leading + 1 + Self.fixedGroupCount + k] = -1
         }
+        return ScoringInput(dense: dense, previous: previous.map { weight > 0 ? [($0.target.rawValue, weight)] : [] } ?? [])
+    }
+
+    /// The extended feature vector x' of a moment (`width` values: features, then -1 per
+    /// group denominator and per context key present), for per-column inspection.
+    func scoringVector(for moment: Moment) -> [Double] {
+        let input = scoringInput(for: moment)
+        var x = [Double](repeating: 0, count: width)
+        for (p, j) in logProfile.denseColumns.enumerated() { x[j] = input.dense[p] }
+        for (target, weight) in input.previous { x[logProfile.previousColumns.lowerBound + target] = weight }
         return x
     }
 
     /// Unnormalised log-scores of every target (index order) at `moment`: L · x'.
     ///
-    /// x' is sparse whatever the number of targets: the previous-target block
-    /// (one column per target) holds at most two non-zeros, so about 40 of its
-    /// `width` entries are non-zero. Only those columns of L are read, which
-    /// keeps the product O(targets x 40) instead of O(targets²) in time and
-    /// memory traffic (a dense `dgemv` reads the whole targets x width matrix).
+    /// x' is dense only outside the previous-target block, which holds at most
+    /// one non-zero. So the product is one `dgemv` over the compact dense part
+    /// of L (targets x about 60) plus one contiguous row of the transition
+    /// block: O(targets x 60) time and memory traffic, where a dense product
+    /// would read the whole targets x (targets + 60) matrix.
     public func logScores(at moment: Moment) -> [Double] {
-        let x = scoringVector(for: moment)
-        let rows = space.targetCount
-        guard rows > 0 else { return [] }
-        let columns = x.indices.filter { x[$0] != 0 }
-        let values = columns.map { x[$0] }
-        let width = width
-        var scores = [Double](repeating: 0, count: rows)
-        logProfile.withUnsafeBufferPointer { l in
-            columns.withUnsafeBufferPointer { j in
-                values.withUnsafeBufferPointer { v in
-                    scores.withUnsafeMutableBufferPointer { y in
-                        for t in 0 ..< rows {
-                            let row = l.baseAddress! + t * width
-                            var sum = 0.0
-                            for k in 0 ..< j.count { sum += row[j[k]] * v[k] }
-                            y[t] = sum
-                        }
-                    }
-                }
-            }
-        }
+        let input = scoringInput(for: moment)
+        var scores = [Double](repeating: 0, count: space.targetCount)
+        scores.withUnsafeMutableBufferPointer { y in logProfile.multiply(dense: input.dense, previous: input.previous, into: y) }
         return scores
     }
 
-    public func scores(at moment: Moment) -> [ScoredTarget] {
-        Softmax.ranked(logScores: logScores(at: moment), targets: space.targets)
+    /// Every target's probability at `moment`, in index order (no sorting).
+    public func distribution(at moment: Moment) -> TargetDistribution {
+        Softmax.distribution(logScores: logScores(at: moment), space: space)
     }
 
-    /// Scores many moments with one matrix-matrix product (`dgemm`); equal to
-    /// `scores(at:)` per moment up to rounding (about 1e-12 relative).
+    public func scores(at moment: Moment) -> [ScoredTarget] {
+        distribution(at: moment).ranked()
+    }
+
+    /// Scores many moments with one matrix-matrix product (`dgemm`) over the
+    /// dense part plus each moment's transition row; equal to `scores(at:)` per
+    /// moment up to rounding (about 1e-12 relative).
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
-        Softmax.rankedBatch(vectors: moments.map { scoringVector(for: $0) }, weights: logProfile, columns: width, targets: space.targets)
+        let rows = space.targetCount
+        guard rows > 0, !moments.isEmpty else { return moments.map { _ in [] } }
+        let inputs = moments.map { scoringInput(for: $0) }
+        var stacked = [Double]()
+        stacked.reserveCapacity(moments.count * logProfile.denseWidth)
+        for input in inputs { stacked.append(contentsOf: input.dense) }
+        var product = [Double](repeating: 0, count: moments.count * rows)
+        product.withUnsafeMutableBufferPointer { c in
+            logProfile.multiplyDense(stacked: stacked, count: moments.count, into: c)
+            for (i, input) in inputs.enumerated() {
+                logProfile.addTransitions(input.previous, scale: 1, into: UnsafeMutableBufferPointer(rebasing: c[i * rows ..< (i + 1) * rows]))
+            }
+        }
+        return (0 ..< moments.count).map { i in
+            Softmax.ranked(logScores: Array(product[i * rows ..< (i + 1) * rows]), targets: space.targets)
+        }
     }
 }

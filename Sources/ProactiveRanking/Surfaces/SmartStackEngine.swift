@@ -33,6 +33,12 @@ public struct SmartStackEngine: Sendable {
     ///   - scores: the model's scores at `moment` (any order).
     ///   - state: what the previous step left; returned updated.
     public func step(_ stack: SmartStack, scores: [ScoredTarget], moment: Moment, state: inout StackState) -> StackDecision {
+        step(stack, distribution: TargetDistribution(ranked: scores), moment: moment, state: &state)
+    }
+
+    /// One step at `moment`, with the model's probabilities unsorted (`FittedModel.distribution(at:)`):
+    /// each widget's configuration target is one lookup.
+    public func step(_ stack: SmartStack, distribution: TargetDistribution, moment: Moment, state: inout StackState) -> StackDecision {
         let settings = stack.settings
         let configuration = settings.developerMode ? ranker.configuration.liftingLimits : ranker.configuration
         let stickiness = 1 + configuration.hysteresis
@@ -42,7 +48,7 @@ public struct SmartStackEngine: Sendable {
             state.insertionDay = day
             state.insertionsToday = 0
         }
-        let candidates = score(stack, scores: scores, moment: moment, configuration: configuration)
+        let candidates = score(stack, distribution: distribution, moment: moment, configuration: configuration)
         var changes: [StackChange] = []
 
         // 1. Inserted widgets leave when their relevance ends.
@@ -123,15 +129,13 @@ public struct SmartStackEngine: Sendable {
 
     /// Every candidate's score at `moment`, best first (ties: stack widgets first, then by key).
     public func score(_ stack: SmartStack, scores: [ScoredTarget], moment: Moment, configuration: FusionConfiguration) -> [ScoredWidget] {
+        score(stack, distribution: TargetDistribution(ranked: scores), moment: moment, configuration: configuration)
+    }
+
+    /// `score` with the model's probabilities unsorted.
+    public func score(_ stack: SmartStack, distribution: TargetDistribution, moment: Moment, configuration: FusionConfiguration) -> [ScoredWidget] {
         let outside = ranker.suggestibleWidgets.filter { !stack.contains($0) }
-        var wanted: [TargetKey: Double] = [:]
-        for widget in stack.widgets + outside {
-            if let key = ranker.configurationTarget(of: widget) { wanted[key] = 0 }
-        }
-        if !wanted.isEmpty {
-            for scored in scores where wanted[scored.target] != nil { wanted[scored.target] = scored.probability }
-        }
-        func probability(_ widget: WidgetID) -> Double { ranker.configurationTarget(of: widget).flatMap { wanted[$0] } ?? 0 }
+        func probability(_ widget: WidgetID) -> Double { ranker.configurationTarget(of: widget).map { distribution.probability(of: $0) } ?? 0 }
         var candidates: [ScoredWidget] = []
         for widget in stack.widgets {
             let signals = ranker.widgetSignals(widget, probability: probability(widget), timeline: true, moment: moment)

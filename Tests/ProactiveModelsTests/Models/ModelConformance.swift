@@ -80,6 +80,11 @@ struct ModelConformance<Trainer: ModelTrainer> where Trainer.Model: PersistentMo
             }
             #expect(model.top(targets.count + 10, at: moment).count == targets.count)
             #expect(model.top(2, at: moment) == Array(scores.prefix(2)))
+            // The unsorted form holds the same numbers: ranking it gives the list, selecting gives its prefix.
+            let distribution = model.distribution(at: moment)
+            #expect(distribution.ranked() == scores, "\(trainer.name): distribution differs from scores")
+            for k in [1, 3, targets.count + 2] { #expect(distribution.top(k) == Array(scores.prefix(k))) }
+            for entry in scores { #expect(distribution.probability(of: entry.target) == entry.probability) }
         }
     }
 

@@ -37,6 +37,32 @@ struct ProfileModelTests {
         for (x, y) in zip(model.counts, modelA.counts) { #expect(abs(x - y) <= 1e-12 * largest) }
     }
 
+    /// The split storage (dense part + transition rows) computes exactly L · x' over the logical columns.
+    @Test func scoringEqualsTheLogicalProduct() throws {
+        let model = try ProfileTrainer().fit(TrainingSet(events: Self.a + Self.b))
+        let width = model.logProfile.width
+        #expect(width == model.layout.dimension + 4 + model.space.contextKeys.count)
+        #expect(model.logProfile.denseWidth == width - model.space.targetCount)
+        let recent = [Fixtures.event("gym", day: 22, hour: 17.9)]
+        for moment in Fixtures.probeMoments + [Fixtures.moment(day: 22, hour: 18, context: ["place": "gym"], recent: recent)] {
+            let x = model.scoringVector(for: moment)
+            let scores = model.logScores(at: moment)
+            #expect(x.filter { $0 != 0 }.count < 60)
+            for t in 0 ..< model.space.targetCount {
+                var reference = 0.0
+                for j in 0 ..< width { reference += model.logProfile[t, j] * x[j] }
+                #expect(abs(scores[t] - reference) <= 1e-12 * max(1, abs(reference)), "target \(t)")
+            }
+            // Groups add up to the score, previous-target evidence included.
+            let groups = model.groupLogScores(at: moment)
+            let count = ProfileGroup.allCases.count
+            for t in 0 ..< model.space.targetCount {
+                let total = (0 ..< count).reduce(0.0) { $0 + groups[t * count + $1] }
+                #expect(abs(total - scores[t]) <= 1e-9 * max(1, abs(scores[t])))
+            }
+        }
+    }
+
     @Test func removingAWholeTargetIsBitExact() throws {
         // When every event of B's only targets goes, the model is rebuilt from the log: bit for bit A.
         let onlyB = [Fixtures.event("gym", day: 2, hour: 18, context: ["place": "gym"]),

@@ -1,0 +1,93 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Unsorted target probabilities
+
+/// A model's probabilities at one moment in its own target order, with an
+/// index by key: the hot-path form of `FittedModel.scores(at:)`.
+///
+/// Ranking every target costs a sort (O(n log n) with key comparisons on
+/// ties); a suggestion needs only the few best and the probabilities of a few
+/// declared targets. `top(_:)` selects in one pass and `probability(of:)` is
+/// one hash lookup.
+///
+/// ```swift
+/// let distribution = model.distribution(at: moment)
+/// let best = distribution.top(4)                        // same as scores(at:).prefix(4)
+/// let p = distribution.probability(of: declaredTarget)  // 0 when unknown
+/// ```
+public struct TargetDistribution: Sendable {
+    /// Targets in the model's order.
+    public let targets: [TargetKey]
+    /// `probabilities[i]` belongs to `targets[i]`.
+    public let probabilities: [Double]
+    private let positions: [TargetKey: Int]
+
+    /// - Precondition: one probability per target, and `positions[targets[i]] == i`.
+    public init(targets: [TargetKey], probabilities: [Double], positions: [TargetKey: Int]) {
+        precondition(targets.count == probabilities.count, "one probability per target")
+        self.targets = targets
+        self.probabilities = probabilities
+        self.positions = positions
+    }
+
+    /// From a ranked list (any order works). - Complexity: O(n).
+    public init(ranked: [ScoredTarget]) {
+        targets = ranked.map(\.target)
+        probabilities = ranked.map(\.probability)
+        var positions: [TargetKey: Int] = [:]
+        positions.reserveCapacity(ranked.count)
+        for (i, entry) in ranked.enumerated() { positions[entry.target] = i }
+        self.positions = positions
+    }
+
+    public var count: Int { targets.count }
+
+    /// The index of `key`, or nil when the model does not know it.
+    @inline(__always)
+    public func index(of key: TargetKey) -> Int? { positions[key] }
+
+    /// The probability of `key` (0 when the model does not know it).
+    @inline(__always)
+    public func probability(of key: TargetKey) -> Double { positions[key].map { probabilities[$0] } ?? 0 }
+
+    /// Whether target `i` ranks before target `j`: higher probability, ties by key.
+    @inline(__always)
+    public func precedes(_ i: Int, _ j: Int) -> Bool {
+        probabilities[i] != probabilities[j] ? probabilities[i] > probabilities[j] : targets[i] < targets[j]
+    }
+
+    // MARK: Ranking
+
+    /// Indices of the `k` best targets, best first (ties by key), as `ranked()` would order them.
+    /// - Complexity: O(n + k log k) comparisons in the usual case (one comparison per
+    ///   target that cannot enter), O(n · k) at worst.
+    public func topIndices(_ k: Int) -> [Int] {
+        let k = min(max(0, k), count)
+        guard k > 0 else { return [] }
+        var best: [Int] = []
+        best.reserveCapacity(k + 1)
+        probabilities.withUnsafeBufferPointer { p in
+            for i in 0 ..< p.count {
+                if best.count == k {
+                    // Cheap reject on the probability alone (ties go to the full comparison).
+                    if p[i] < p[best[k - 1]] { continue }
+                    if !precedes(i, best[k - 1]) { continue }
+                    best.removeLast()
+                }
+                var position = best.count
+                while position > 0, precedes(i, best[position - 1]) { position -= 1 }
+                best.insert(i, at: position)
+            }
+        }
+        return best
+    }
+
+    /// The `k` best targets with their probabilities, best first.
+    public func top(_ k: Int) -> [ScoredTarget] {
+        topIndices(k).map { ScoredTarget(target: targets[$0], probability: probabilities[$0]) }
+    }
+
+    /// Every target, best first (ties by key): what `FittedModel.scores(at:)` returns.
+    public func ranked() -> [ScoredTarget] { Softmax.rank(probabilities: probabilities, targets: targets) }
+}
