@@ -125,7 +125,7 @@ if runs profiles && command -v valgrind >/dev/null; then
       echo "Samples inclusive of callees (children), share of the whole run (scenario building included):"
       echo "   children     self  symbol"
       perf report -i "$out/perf.suggest" --children --sort symbol -g none --stdio 2>/dev/null | swift demangle --simplified \
-        | grep -E '\] (SuggestScenario\.suggest|ProfileModel\.(scores|logScores)|(specialized )?static Softmax\.|(specialized )?SuggestionRanker\.(rank|suggest)|swift_retain$|RawGemv\.run)' \
+        | grep -E '\] (SuggestScenario\.suggest|ProfileModel\.(scores|logScores|distribution)|LogProfileMatrix\.multiply|TargetDistribution\.topIndices|(specialized )?static Softmax\.|(specialized )?SuggestionRanker\.(rank|suggest)|swift_retain$|RawGemv\.run)' \
         | sed -E 's/[ -]+$//' | head -14; } > "$out/profile-suggest-10000-targets-perf.txt"
   fi
 fi
