@@ -72,6 +72,29 @@ struct DonationStoreConformanceTests {
         #expect(try store.count() == 5)
     }
 
+    /// The SQLite store inserts a batch grouped by user and date; what it keeps must not depend on that.
+    @Test(arguments: StoreKind.allCases)
+    func withinABatchTheFirstInFileOrderWinsAndTiesKeepTheirOrder(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        let first = sample(user: "u2", minutes: 9, identifier: "dup", parameters: ["note": .string("first")])
+        let batch = [
+            first,
+            sample(minutes: 5, identifier: "t1"),
+            sample(user: "u2", minutes: 1, identifier: "other"),
+            sample(minutes: 5, identifier: "t2"),
+            // Grouped by user and sorted by date this one would come first; in file order it is the second "dup".
+            sample(user: "u2", minutes: 0, identifier: "dup", parameters: ["note": .string("second")]),
+            sample(minutes: 2),
+        ]
+        #expect(try store.append(batch, duplicates: .skip) == AppendResult(inserted: 5, duplicates: 1))
+        #expect(try store.donations(forUser: "u2", in: .all) == [batch[2], first])
+        #expect(try store.donations(forUser: "u1", in: .all).map(\.identifier) == [nil, "t1", "t2"])
+        // Under `.fail` the later duplicate fails the batch, whatever the order of insertion.
+        let error = storeError { try store.append([sample(user: "u3", minutes: 8, identifier: "again"), sample(user: "u0", minutes: 0, identifier: "again")], duplicates: .fail) }
+        #expect(error?.code == .duplicateIdentifier)
+        #expect(try store.count() == 5)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func invalidDonationsAreRejectedWithTheField(kind: StoreKind) throws {
         let store = try kind.makeStore(in: directory)
