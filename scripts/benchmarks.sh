@@ -26,6 +26,9 @@ bash scripts/ensure-system-packages.sh
 command -v /usr/bin/time >/dev/null || { echo "benchmarks.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 scratch=(--package-path Benchmarks --scratch-path Benchmarks/.build)
+# SwiftPM can keep a stale build plan for the path dependency (the main package) after files
+# are added to it ("cannot find ... in scope"); dropping the plan makes it re-plan, not rebuild.
+rm -f Benchmarks/.build/release.yaml
 log() { echo "== $*" >&2; }
 
 # MARK: Machine

@@ -68,16 +68,19 @@ public struct TargetDistribution: Sendable {
         var best: [Int] = []
         best.reserveCapacity(k + 1)
         probabilities.withUnsafeBufferPointer { p in
+            @inline(__always) func before(_ i: Int, _ j: Int) -> Bool { p[i] != p[j] ? p[i] > p[j] : targets[i] < targets[j] }
+            // The k-th best probability so far: most targets fail this one comparison.
+            var threshold = -Double.infinity
             for i in 0 ..< p.count {
                 if best.count == k {
                     // Cheap reject on the probability alone (ties go to the full comparison).
-                    if p[i] < p[best[k - 1]] { continue }
-                    if !precedes(i, best[k - 1]) { continue }
+                    if p[i] < threshold || !before(i, best[k - 1]) { continue }
                     best.removeLast()
                 }
                 var position = best.count
-                while position > 0, precedes(i, best[position - 1]) { position -= 1 }
+                while position > 0, before(i, best[position - 1]) { position -= 1 }
                 best.insert(i, at: position)
+                if best.count == k { threshold = p[best[k - 1]] }
             }
         }
         return best

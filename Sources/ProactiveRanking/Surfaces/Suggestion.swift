@@ -4,6 +4,10 @@ import ProactiveCore
 // MARK: - Intent suggestions
 
 /// One intent suggestion (a Siri Suggestion): a target with its summary, score and why.
+///
+/// The reason text is rendered when `why` is read, from the signals and the
+/// fusion configuration the suggestion was ranked with, so ranking builds no
+/// strings.
 public struct Suggestion: Sendable, Hashable {
     public var target: TargetKey
     public var app: String
@@ -13,17 +17,24 @@ public struct Suggestion: Sendable, Hashable {
     public var score: Double
     /// Everything that went into the score.
     public var signals: RelevanceSignals
-    /// A short reason, strongest contribution first.
-    public var why: String
+    /// The configuration the score was fused with (its weights order the reasons).
+    public var configuration: FusionConfiguration
+    /// The offset local times in the reason are written in.
+    public var utcOffset: Int
 
-    public init(target: TargetKey, app: String, summary: String, score: Double, signals: RelevanceSignals, why: String) {
+    public init(target: TargetKey, app: String, summary: String, score: Double, signals: RelevanceSignals,
+                configuration: FusionConfiguration, utcOffset: Int) {
         self.target = target
         self.app = app
         self.summary = summary
         self.score = score
         self.signals = signals
-        self.why = why
+        self.configuration = configuration
+        self.utcOffset = utcOffset
     }
+
+    /// A short reason, strongest contribution first (`RelevanceSignals.why`).
+    public var why: String { signals.why(configuration, utcOffset: utcOffset) }
 
     /// The JSON object the CLI prints with `--json`.
     public var json: JSONValue {

@@ -21,7 +21,7 @@ import ProactiveModels
 /// let top = ranker.suggest(model.distribution(at: moment), moment: moment, k: 4)
 /// ```
 /// - Complexity: O(n + a) for n targets and a adjusted targets in the usual
-///   case (a selection pass and a hash lookups), plus O(n · m) for m hidden
+///   case (one selection pass and a hash lookups), plus O(n · m) for m hidden
 ///   targets skipped.
 public struct SuggestionRanker: Sendable {
     public var ranker: Ranker
@@ -92,7 +92,7 @@ public struct SuggestionRanker: Sendable {
         rank(TargetDistribution(ranked: scores), moment: moment, k: k, previous: previous, developerMode: developerMode)
     }
 
-    /// Ranks and builds the suggestions (summaries and reasons), best first.
+    /// Ranks and builds the suggestions (summaries; reasons are rendered when read), best first.
     public mutating func suggest(_ distribution: TargetDistribution, moment: Moment, k: Int, previous: SuggestionState = SuggestionState(),
                                  developerMode: Bool = false) -> [Suggestion] {
         rank(distribution, moment: moment, k: k, previous: previous, developerMode: developerMode)
@@ -100,7 +100,7 @@ public struct SuggestionRanker: Sendable {
         return ranked.map { entry in
             let target = ranker.targets[entry.target]
             return Suggestion(target: entry.target, app: target?.app ?? entry.target.app, summary: target?.summary ?? entry.target.rawValue,
-                              score: entry.score, signals: entry.signals, why: entry.signals.why(configuration, utcOffset: moment.utcOffset ?? 0))
+                              score: entry.score, signals: entry.signals, configuration: configuration, utcOffset: moment.utcOffset ?? 0)
         }
     }
 
