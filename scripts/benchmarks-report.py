@@ -107,8 +107,8 @@ STRUCTURE = [
     "`sgemm` (events x columns x targets) plus a softmax over every row; the peer runs scipy's L-BFGS-B on "
     "float64 products of the same sizes.",
     "- **ingest** streams lines, decodes each with `DonationLineCodec` and encodes its columns on a second "
-    "thread, and inserts batches of 20,000 in one transaction each, grouped by user and by date within "
-    "the batch; every row also updates the `(user, date_ms)` and `(app, group_id)` indexes and checks "
+    "thread, and inserts batches of 20,000 in one transaction each; every row also updates the "
+    "`(user, date_ms)` and `(app, group_id)` indexes and checks "
     "its JSON columns (`json_valid`). A simulated log is in date order across users, so "
     "the `(user, date_ms)` inserts land at one place per user: during an import the write connection "
     "gets a 32 MiB page cache (those leaves stay cached) and a checkpoint every 10,000 WAL pages instead "

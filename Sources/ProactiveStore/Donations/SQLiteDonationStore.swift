@@ -105,9 +105,7 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         var result = AppendResult()
         var scratch: [UInt8] = []
         scratch.reserveCapacity(1024)
-        let order = insertionOrder(records, duplicates: duplicates, result: &result)
-        for position in order {
-            let record = records[position]
+        for record in records {
             sqlite3_reset(statement)
             let code = record.withBindings(to: statement, scratch: &scratch) { sqlite3_step(statement) }
             guard code == SQLITE_DONE else {
@@ -118,43 +116,6 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
             if sqlite3_changes(connection) == 1 { result.inserted += 1 } else { result.duplicates += 1 }
         }
         return result
-    }
-
-    /// The order to insert a batch in: grouped by user, by date within a user
-    /// (file order on ties). A log is usually in time order across users, so
-    /// in file order consecutive rows land on a different leaf of the
-    /// `(user, date_ms)` index each; grouped, they append to one leaf after
-    /// another. Nothing observable changes: row ids of one user and instant
-    /// keep their file order, and when two rows of the batch share an app and
-    /// identifier the first in file order is the one kept. Later ones are
-    /// counted as duplicates here under `.skip`, and under `.reject` they are
-    /// inserted and fail as before.
-    private static func insertionOrder(_ records: [DonationRecord], duplicates: DuplicatePolicy, result: inout AppendResult) -> [Int] {
-        guard records.count > 1 else { return Array(records.indices) }
-        var userNumbers: [String: Int] = [:]
-        var seen = Set<DonationIdentity>()
-        var keys: [(user: Int, date: Int64, position: Int)] = []
-        keys.reserveCapacity(records.count)
-        for (position, record) in records.enumerated() {
-            if duplicates == .skip, let identifier = record.identifier,
-               !seen.insert(DonationIdentity(app: record.app, identifier: identifier)).inserted {
-                result.duplicates += 1
-                continue
-            }
-            let user = userNumbers[record.user] ?? {
-                let number = userNumbers.count
-                userNumbers[record.user] = number
-                return number
-            }()
-            keys.append((user, record.dateMilliseconds, position))
-        }
-        keys.sort { ($0.user, $0.date, $0.position) < ($1.user, $1.date, $1.position) }
-        return keys.map(\.position)
-    }
-
-    private struct DonationIdentity: Hashable {
-        var app: String
-        var identifier: String
     }
 
     // MARK: Deleting
