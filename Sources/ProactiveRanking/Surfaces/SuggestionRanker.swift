@@ -21,8 +21,8 @@ import ProactiveModels
 /// let top = ranker.suggest(model.distribution(at: moment), moment: moment, k: 4)
 /// ```
 /// - Complexity: O(n + a) for n targets and a adjusted targets in the usual
-///   case (one selection pass and a hash lookups), plus O(n · m) for m hidden
-///   targets skipped.
+///   case (one selection pass and a hash lookups); when hidden targets use up
+///   the selection, another pass selects four times as many.
 public struct SuggestionRanker: Sendable {
     public var ranker: Ranker
     /// The ranked entries of the last `rank` call, best first.
