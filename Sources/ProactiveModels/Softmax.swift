@@ -55,7 +55,7 @@ public enum Softmax {
         precondition(probabilities.count == targets.count, "one probability per target")
         var order = Array(probabilities.indices)
         probabilities.withUnsafeBufferPointer { p in
-            order.sort { p[$0] != p[$1] ? p[$0] > p[$1] : targets[$0] < targets[$1] }
+            order.sort { TargetDistribution.ranksBefore($0, $1, p, targets) }
         }
         return order.map { ScoredTarget(target: targets[$0], probability: probabilities[$0]) }
     }

@@ -51,10 +51,11 @@ public struct TargetDistribution: Sendable {
     @inline(__always)
     public func probability(of key: TargetKey) -> Double { positions[key].map { probabilities[$0] } ?? 0 }
 
-    /// Whether target `i` ranks before target `j`: higher probability, ties by key.
+    /// The order of every ranked list: whether target `i` comes before target `j`
+    /// (higher probability first, ties by key).
     @inline(__always)
-    public func precedes(_ i: Int, _ j: Int) -> Bool {
-        probabilities[i] != probabilities[j] ? probabilities[i] > probabilities[j] : targets[i] < targets[j]
+    static func ranksBefore(_ i: Int, _ j: Int, _ p: UnsafeBufferPointer<Double>, _ targets: [TargetKey]) -> Bool {
+        p[i] != p[j] ? p[i] > p[j] : targets[i] < targets[j]
     }
 
     // MARK: Ranking
@@ -68,7 +69,7 @@ public struct TargetDistribution: Sendable {
         var best: [Int] = []
         best.reserveCapacity(k + 1)
         probabilities.withUnsafeBufferPointer { p in
-            @inline(__always) func before(_ i: Int, _ j: Int) -> Bool { p[i] != p[j] ? p[i] > p[j] : targets[i] < targets[j] }
+            @inline(__always) func before(_ i: Int, _ j: Int) -> Bool { Self.ranksBefore(i, j, p, targets) }
             // The k-th best probability so far: most targets fail this one comparison.
             var threshold = -Double.infinity
             for i in 0 ..< p.count {

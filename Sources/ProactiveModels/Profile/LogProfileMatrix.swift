@@ -64,14 +64,14 @@ struct LogProfileMatrix: Sendable, Equatable {
         }
     }
 
-    /// The dense part of a logical vector `x` (`width` values), in storage order.
-    func denseVector(of x: [Double]) -> [Double] { denseColumns.map { x[$0] } }
-
     // MARK: Products
 
-    /// y = L · x' for one moment given by its dense part and previous-target weights.
-    /// - Complexity: one `dgemv` of rows x denseWidth plus one `daxpy` of `rows` per previous target.
-    func multiply(dense x: [Double], previous: [(target: Int, weight: Double)], into y: UnsafeMutableBufferPointer<Double>) {
+    /// A moment's previous target (its index) and that column's value in x'.
+    typealias PreviousTarget = (target: Int, weight: Double)
+
+    /// y = L · x' for one moment given by its dense part and its previous target, if any.
+    /// - Complexity: one `dgemv` of rows x denseWidth plus one `daxpy` of `rows`.
+    func multiply(dense x: [Double], previous: PreviousTarget?, into y: UnsafeMutableBufferPointer<Double>) {
         precondition(x.count == denseWidth && y.count >= rows, "shape mismatch")
         guard rows > 0 else { return }
         dense.withUnsafeBufferPointer { a in
@@ -79,17 +79,15 @@ struct LogProfileMatrix: Sendable, Equatable {
                 BLASKernels.dgemv(rows: rows, columns: denseWidth, a: a, x: xBuffer, y: y)
             }
         }
-        addTransitions(previous, scale: 1, into: y)
+        addTransition(previous, into: y)
     }
 
-    /// y += scale · Σ weight · (row `target` of the transition block).
-    func addTransitions(_ previous: [(target: Int, weight: Double)], scale: Double, into y: UnsafeMutableBufferPointer<Double>) {
-        guard !previous.isEmpty else { return }
+    /// y += weight · (row `target` of the transition block): the previous target's
+    /// column of L for every target, contiguous.
+    func addTransition(_ previous: PreviousTarget?, into y: UnsafeMutableBufferPointer<Double>) {
+        guard let (target, weight) = previous, weight != 0 else { return }
         transitions.withUnsafeBufferPointer { t in
-            for (target, weight) in previous where weight != 0 {
-                let row = UnsafeBufferPointer(rebasing: t[target * rows ..< (target + 1) * rows])
-                BLASKernels.daxpy(count: rows, alpha: scale * weight, x: row, y: y)
-            }
+            BLASKernels.daxpy(count: rows, alpha: weight, x: UnsafeBufferPointer(rebasing: t[target * rows ..< (target + 1) * rows]), y: y)
         }
     }
 

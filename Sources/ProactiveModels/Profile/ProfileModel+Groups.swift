@@ -31,10 +31,11 @@ extension ProfileModel {
         result.withUnsafeMutableBufferPointer { c in
             logProfile.multiplyDense(by: masked, columns: groups, into: c)
         }
-        let previousGroup = ProfileGroup.previous.rawValue
-        for (target, weight) in input.previous {
-            let column = logProfile.previousColumns.lowerBound + target
-            for t in 0 ..< rows { result[t * groups + previousGroup] += weight * logProfile[t, column] }
+        // The transition row goes to the `previous` group: add it to a scratch vector, then scatter.
+        if input.previous != nil {
+            var transition = [Double](repeating: 0, count: rows)
+            transition.withUnsafeMutableBufferPointer { logProfile.addTransition(input.previous, into: $0) }
+            for t in 0 ..< rows { result[t * groups + ProfileGroup.previous.rawValue] += transition[t] }
         }
         return result
     }

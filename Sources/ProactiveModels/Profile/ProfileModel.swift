@@ -101,7 +101,7 @@ public struct ProfileModel: FittedModel {
     /// and the previous target's weight, if any.
     struct ScoringInput {
         var dense: [Double]
-        var previous: [(target: Int, weight: Double)]
+        var previous: LogProfileMatrix.PreviousTarget?
     }
 
     /// The scoring input of a moment. - Complexity: O(time kernels + context), not O(targets).
@@ -120,7 +120,7 @@ public struct ProfileModel: FittedModel {
         for (k, key) in space.contextKeys.enumerated() where columns.contains(where: { space.contextValue(at: $0).key == key }) {
             dense[leading + 1 + Self.fixedGroupCount + k] = -1
         }
-        return ScoringInput(dense: dense, previous: previous.map { weight > 0 ? [($0.target.rawValue, weight)] : [] } ?? [])
+        return ScoringInput(dense: dense, previous: previous.flatMap { weight > 0 ? ($0.target.rawValue, weight) : nil })
     }
 
     /// The extended feature vector x' of a moment (`width` values: features, then -1 per
@@ -129,7 +129,7 @@ public struct ProfileModel: FittedModel {
         let input = scoringInput(for: moment)
         var x = [Double](repeating: 0, count: width)
         for (p, j) in logProfile.denseColumns.enumerated() { x[j] = input.dense[p] }
-        for (target, weight) in input.previous { x[logProfile.previousColumns.lowerBound + target] = weight }
+        if let (target, weight) = input.previous { x[logProfile.previousColumns.lowerBound + target] = weight }
         return x
     }
 
@@ -170,7 +170,7 @@ public struct ProfileModel: FittedModel {
         product.withUnsafeMutableBufferPointer { c in
             logProfile.multiplyDense(stacked: stacked, count: moments.count, into: c)
             for (i, input) in inputs.enumerated() {
-                logProfile.addTransitions(input.previous, scale: 1, into: UnsafeMutableBufferPointer(rebasing: c[i * rows ..< (i + 1) * rows]))
+                logProfile.addTransition(input.previous, into: UnsafeMutableBufferPointer(rebasing: c[i * rows ..< (i + 1) * rows]))
             }
         }
         return (0 ..< moments.count).map { i in

@@ -29,12 +29,12 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
     // MARK: Writing
 
     public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-        try check(donations)
+        try check(apps: donations.lazy.map(\.app))
         return try base.append(donations, duplicates: duplicates)
     }
 
     func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-        try check(records)
+        try check(apps: records.lazy.map(\.app))
         return try base.append(records: records, duplicates: duplicates)
     }
 
@@ -51,22 +51,19 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
         let store: AppScopedDonationStore
 
         func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-            try store.check(donations)
+            try store.check(apps: donations.lazy.map(\.app))
             return try base.append(donations, duplicates: duplicates)
         }
 
         func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
-            try store.check(records)
+            try store.check(apps: records.lazy.map(\.app))
             return try base.append(records: records, duplicates: duplicates)
         }
     }
 
-    private func check(_ donations: [Donation]) throws(StoreError) {
-        for donation in donations { try access.require(app: donation.app, to: "donate for") }
-    }
-
-    private func check(_ records: [DonationRecord]) throws(StoreError) {
-        for record in records { try access.require(app: record.app, to: "donate for") }
+    /// Refuses the whole write when any donation is for an app this party may not donate for.
+    private func check(apps: some Sequence<String>) throws(StoreError) {
+        for app in apps { try access.require(app: app, to: "donate for") }
     }
 
     public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {

@@ -43,9 +43,23 @@ struct ProfileModelTests {
         let width = model.logProfile.width
         #expect(width == model.layout.dimension + 4 + model.space.contextKeys.count)
         #expect(model.logProfile.denseWidth == width - model.space.targetCount)
+        // Storage maps each logical column to its meaning: L[t, j] = log(decayed count + α) for
+        // feature columns, previous-target block included (read through the transposed part).
+        let layout = model.layout
+        for t in 0 ..< model.space.targetCount {
+            for j in [layout.time.lowerBound, layout.weekday.lowerBound + 2, layout.context.lowerBound,
+                      layout.previous.lowerBound + t, layout.previous.lowerBound + (t + 1) % model.space.targetCount, layout.noPrevious] {
+                let expected = log(model.decay * model.counts[t * layout.dimension + j] + model.configuration.smoothing)
+                #expect(abs(model.logProfile[t, j] - expected) <= 1e-12 * max(1, abs(expected)), "L[\(t), \(j)]")
+            }
+        }
         let recent = [Fixtures.event("gym", day: 22, hour: 17.9)]
         for moment in Fixtures.probeMoments + [Fixtures.moment(day: 22, hour: 18, context: ["place": "gym"], recent: recent)] {
             let x = model.scoringVector(for: moment)
+            // The feature part of x' is what the encoder writes for the moment (built independently).
+            let encoded = model.encoder.encode(moment, in: model.space, fallbackPrevious: model.log.latest(atOrBefore: moment.date))
+            #expect(Array(x.prefix(layout.dimension)) == encoded)
+            #expect(x[layout.dimension ..< layout.dimension + 4].allSatisfy { $0 == -1 })
             let scores = model.logScores(at: moment)
             #expect(x.filter { $0 != 0 }.count < 60)
             for t in 0 ..< model.space.targetCount {
