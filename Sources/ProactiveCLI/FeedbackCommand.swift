@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveModels
 import ProactiveRanking
 import ProactiveStore
@@ -86,7 +87,7 @@ struct FeedbackCommand: ParsableCommand {
             // What the user's history and the declarations know, to resolve the scope.
             let resolver = TargetResolver(definitions: try FocusSession(database: database).definitions(file: definitions))
             let training = TrainingSet(donations: try donations.donations(forUser: user, in: .all), resolver: resolver)
-            let (declarations, _) = try DeclarationLoading.load(declarationStore, user: user)
+            let declarations = try DeclarationLoading.declarations(AppScopedDeclarationStore(declarationStore, access: .administrator), user: user)
             let ranker = Ranker(declarations: declarations, targets: training.targets, resolver: resolver)
             let scope: FeedbackScope
             var owner: String?
@@ -101,7 +102,9 @@ struct FeedbackCommand: ParsableCommand {
                 action = WidgetConfiguration(intent: known.intent, parameters: known.parameters)
             } else if let widget {
                 let catalogue = Swift.Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
-                scope = .widget(try resolveWidget(widget, in: catalogue, history: training.events, ranker: ranker))
+                var uses: [TargetKey: Double] = [:]
+                for event in training.events { uses[event.target, default: 0] += event.weight }
+                scope = .widget(try RankingSession.resolveWidget(widget, in: catalogue, uses: uses, ranker: ranker))
             } else {
                 scope = .app(app!)
             }

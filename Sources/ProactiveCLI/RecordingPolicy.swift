@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveStore
 
 // MARK: - Pause and retention around donating commands
@@ -21,6 +22,7 @@ enum RecordingPolicy {
     @discardableResult
     static func applyRetention(_ database: ProactiveDatabase, now: Date) throws -> RetentionReport {
         let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+        if !report.isEmpty { try Engine(database: database).settleDeletions(now: now) }  // saved models unlearn what expired
         if !report.isEmpty {
             let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             ImportProgressPrinter.writeError("retention: erased \(report.donations) donations older than their window"

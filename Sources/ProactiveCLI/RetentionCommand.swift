@@ -1,4 +1,5 @@
 import ArgumentParser
+import ProactiveEngine
 import Foundation
 import ProactiveStore
 
@@ -109,8 +110,9 @@ struct RetentionCommand: ParsableCommand {
         var now: DateArgument?
 
         func run() throws {
-            let report = try SQLitePrivacyStore(database: try storeOptions.openDatabase(.mustExist))
-                .applyRetention(now: now?.date ?? Date())
+            let database = try storeOptions.openDatabase(.mustExist)
+            let report = try SQLitePrivacyStore(database: database).applyRetention(now: now?.date ?? Date())
+            if !report.isEmpty { try Engine(database: database).settleDeletions() }  // saved models unlearn what expired
             for app in report.donationsByApp.keys.sorted() { print("\(app): erased \(report.donationsByApp[app]!) donations") }
             print("erased \(report.donations) donations and \(report.feedback) feedback events")
         }

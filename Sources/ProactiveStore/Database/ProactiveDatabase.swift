@@ -54,6 +54,7 @@ public struct ProactiveDatabase: Sendable {
         FocusSchema.v5IntentDefinitions,
         ModelSchema.v6Models,
         PrivacySchema.v7Privacy,
+        LiveModelSchema.v8LiveModels,
     ]
 
     /// Whether opening may create a missing file.
