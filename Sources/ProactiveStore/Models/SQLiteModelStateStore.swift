@@ -107,10 +107,11 @@ public struct SQLiteModelStateStore: Sendable {
                            trained_at_ms, saved_at_ms, catalogue
                     FROM model_state WHERE user = ? AND name = ?
                     """, arguments: [user, name]) else { return nil }
-                let data: Data = row[0]
+                // One copy from SQLite's buffer (not Data and then an array).
+                let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
-                return SavedModelState(user: user, name: name, bytes: [UInt8](data), catalogue: row[9], key: key, trainedAt: Self.date(row[7]),
+                return SavedModelState(user: user, name: name, bytes: bytes, catalogue: row[9], key: key, trainedAt: Self.date(row[7]),
                                        savedAt: Self.date(row[8]))
             }
         }
