@@ -54,6 +54,8 @@ public struct ProactiveDatabase: Sendable {
         FocusSchema.v5IntentDefinitions,
         ModelSchema.v6Models,
         PrivacySchema.v7Privacy,
+        PrivacySchema.v8RetentionOptIn,
+        DonationSchema.v9ContentKey,
     ]
 
     /// Whether opening may create a missing file.
