@@ -123,6 +123,17 @@ status=0
 [ "$status" != 0 ] || fail "a corrupt store was accepted"
 grep -qi "error" "$WORK/err.txt" || fail "no error message for a corrupt store"
 
+echo "== docs: every .md a doc, comment or --help names exists; help examples paste (no line wrapped at 80 columns)"
+python3 scripts/check-docs.py "$P"
+
+echo "== focus schedule add takes --timezone (and its old spelling --time-zone)"
+fresh
+"$P" focus schedule add work --days Mon-Fri --start 09:00 --end 17:00 --timezone Europe/Paris | grep -q "schedule 1: work" \
+  || fail "--timezone refused"
+"$P" focus schedule add gym --days daily --start 18:00 --end 19:00 --time-zone Europe/Paris | grep -q "schedule 2: gym" \
+  || fail "--time-zone no longer accepted"
+"$P" focus schedule add --help | grep -q -- "--time-zone" && fail "the old spelling --time-zone is listed in the help"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

@@ -40,7 +40,7 @@ cat >"$WORK/mail-filter.json" <<'JSON'
 JSON
 
 # Focus as context: Work on weekdays, Personal set by hand at lunch.
-expect 'schedule 1: work Mon-Fri 09:00-17:30' "$P" focus schedule add Work --days Mon-Fri --start 09:00 --end 17:30 --time-zone America/Los_Angeles
+expect 'schedule 1: work Mon-Fri 09:00-17:30' "$P" focus schedule add Work --days Mon-Fri --start 09:00 --end 17:30 --timezone America/Los_Angeles
 expect 'work \(schedule 1' "$P" focus status --at 2026-11-16T10:00:00-08:00
 
 # Focus filter: declaration, configuration, display representation.

@@ -6,7 +6,7 @@ import ProactiveStore
 
 // MARK: - proactive evaluate
 
-/// Scores models on a train/test split exactly as FORMATS.md's evaluation contract says.
+/// Scores models on a train/test split exactly as docs/FORMATS.md's evaluation contract says.
 struct EvaluateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",

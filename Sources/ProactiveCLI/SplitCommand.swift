@@ -18,7 +18,8 @@ struct SplitCommand: ParsableCommand {
             Both outputs are in date order. A malformed line stops the split and is named FILE:LINE.
 
             Example:
-              proactive split android.jsonl --by time --train-share 0.25 --train train.jsonl --test test.jsonl
+              proactive split android.jsonl --by time --train-share 0.25 \\
+                --train train.jsonl --test test.jsonl
             """
     )
 

@@ -38,7 +38,7 @@ enum DonationSchema {
     }
 
     /// `user_setting`: per-user configuration; for now the IANA time zone
-    /// whose clock the user's donations are read in (FORMATS.md: "unless a
+    /// whose clock the user's donations are read in (docs/FORMATS.md: "unless a
     /// time zone is configured for the user").
     static let v2UserSettings = SchemaMigration(name: "v2_user_settings") { db in
         try db.execute(sql: """

@@ -48,7 +48,7 @@ public struct DonationImporter {
 
     // MARK: JSON Lines
 
-    /// Imports one JSON Lines file (FORMATS.md); `path` `"-"` reads standard input.
+    /// Imports one JSON Lines file (docs/FORMATS.md); `path` `"-"` reads standard input.
     /// Lines are read, decoded and encoded for the store on a second thread
     /// (`BackgroundLineDecoder`) while this one writes; results are as if
     /// read in order on one thread.
