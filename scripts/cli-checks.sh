@@ -134,6 +134,24 @@ fresh
   || fail "--time-zone no longer accepted"
 "$P" focus schedule add --help | grep -q -- "--time-zone" && fail "the old spelling --time-zone is listed in the help"
 
+echo "== one vocabulary: --version; '-' is standard output for evaluate --report; summaries on standard error"
+"$P" --version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ \(store schema v[0-9]+_[a-z_]+, model format [0-9]+\)$' \
+  || fail "--version: $("$P" --version 2>&1)"
+(
+  cd "$WORK"
+  "$P" split "$OLDPWD/datasets/sample/donations.jsonl" --train train.jsonl --test test.jsonl >split-out.txt 2>split-err.txt
+  [ ! -s split-out.txt ] && grep -q "^split 283 donations" split-err.txt || fail "split: summary not alone on standard error"
+  "$P" evaluate --train train.jsonl --test test.jsonl --report - --quiet >report.json 2>table.txt
+  python3 -c 'import json,sys; r=json.load(open("report.json")); assert r["events"] > 0 and "hit@1" in r and "mrr" in r' \
+    || fail "evaluate --report - did not write the JSON report to standard output: $(head -c 300 report.json)"
+  grep -q "| model | hit@1" table.txt || fail "evaluate --report -: the table is not on standard error"
+  [ ! -e ./- ] || fail "evaluate --report - wrote a file named -"
+)
+fresh
+"$P" import datasets/sample/donations.jsonl --progress none >"$WORK/out.txt" 2>"$WORK/err.txt"
+[ ! -s "$WORK/out.txt" ] || fail "import wrote to standard output: $(cat "$WORK/out.txt")"
+grep -q "283 lines: 283 stored" "$WORK/err.txt" || fail "import summary missing from standard error"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

@@ -182,15 +182,16 @@ struct FeedbackCommand: ParsableCommand {
         }
     }
 
-    /// Stores events, and every tap's donation, printing each.
+    /// Stores events, and every tap's donation, printing each. A tap's
+    /// donation already stored (the same feedback recorded again) is not stored twice.
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
                        donations: SQLiteDonationStore) throws {
         try declarations.appendFeedback(events.map { DeclarationLoading.stored($0, user: user, utcOffset: offset) })
         for event in events {
             print(FeedbackCodec.encode(event, utcOffset: offset))
             if let donation = event.donation(user: user, utcOffset: offset) {
-                try donations.append(donation, duplicates: .fail)
-                print("donated " + DonationLineCodec.encode(donation))
+                let result = try donations.append(donation, duplicates: .skip)
+                print((result.inserted == 1 ? "donated " : "already stored ") + DonationLineCodec.encode(donation))
             }
         }
     }

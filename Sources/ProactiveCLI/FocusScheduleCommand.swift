@@ -52,7 +52,7 @@ struct FocusScheduleCommand: ParsableCommand {
         @Option(name: .customLong("timezone"), help: "IANA time zone of the times (default: this machine's).")
         var timeZone: String?
 
-        /// The spelling before 0.2 (`--time-zone`), still accepted, not listed.
+        /// The spelling of earlier builds (`--time-zone`), still accepted, not listed.
         @Option(name: .customLong("time-zone"), help: .hidden)
         var legacyTimeZone: String?
 
