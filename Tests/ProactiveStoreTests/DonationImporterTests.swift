@@ -164,31 +164,36 @@ struct DonationImporterTests {
     func donationsOlderThanTheRetentionWindowAreNotStored(kind: StoreKind) throws {
         let store = try kind.makeStore(in: directory)
         let day = 24 * 60
-        // Ten days of one donation a day for two apps; `now` is the end of day 10.
-        let text = (0..<10).flatMap { [line($0 * day, identifier: "w\($0)"), line($0 * day, app: "com.example.health", identifier: "h\($0)")] }
-            .joined(separator: "\n")
+        // Ten days of one donation a day for three apps; `now` is the end of day 10.
+        let text = (0..<10).flatMap {
+            [line($0 * day, identifier: "w\($0)"), line($0 * day, app: "com.example.health", identifier: "h\($0)"),
+             line($0 * day, app: "com.example.notes", identifier: "n\($0)")]
+        }.joined(separator: "\n")
         let path = try directory.write("aged.jsonl", text)
         let now = Date(timeIntervalSince1970: sampleDay + 10 * Double(day) * 60)
-        let policy = RetentionPolicy(defaultWindow: .days(7), byApp: ["com.example.health": .days(2)])
+        // An app that keeps everything overrides the default window too.
+        let policy = RetentionPolicy(defaultWindow: .days(7), byApp: ["com.example.health": .days(2), "com.example.notes": .keepAll])
         var progress: [ImportProgress] = []
         let importer = DonationImporter(store: store, options: ImportOptions(batchSize: 3, retention: ImportRetention(policy: policy, now: now))) {
             progress.append($0)
         }
         let summary = try importer.importJSONLines(path: path)
-        // Kept while date >= now - window: weather days 3...9 (7), health days 8...9 (2).
-        #expect(summary.imported == 9)
+        // Kept while date >= now - window: weather days 3...9 (7), health days 8...9 (2), notes all 10.
+        #expect(summary.imported == 19)
         #expect(summary.olderThanRetention == 11)
         #expect(summary.olderThanRetentionByApp == ["com.example.weather": 3, "com.example.health": 8])
-        #expect(try store.all().compactMap(\.identifier).sorted() == ["h8", "h9", "w3", "w4", "w5", "w6", "w7", "w8", "w9"])
-        #expect(progress.last?.committed == 9)
+        #expect(try store.all().compactMap(\.identifier).filter { !$0.hasPrefix("n") }.sorted()
+                == ["h8", "h9", "w3", "w4", "w5", "w6", "w7", "w8", "w9"])
+        #expect(try store.count(matching: DonationFilter(app: "com.example.notes")) == 10)
+        #expect(progress.last?.committed == 19)
         // Nothing stored is older than its window: applying the same policy at the same instant erases nothing.
-        let oldest = try store.all().map { ($0.app, $0.date) }
-        #expect(oldest.allSatisfy { app, date in date >= policy.window(for: app).cutoff(now: now)! })
+        let kept = try store.all().map { ($0.app, $0.date) }
+        #expect(kept.allSatisfy { app, date in policy.window(for: app).cutoff(now: now).map { date >= $0 } ?? true })
         // A policy that keeps everything stores everything.
         let keepAll = DonationImporter(store: try kind.makeStore(in: directory),
                                        options: ImportOptions(retention: ImportRetention(policy: RetentionPolicy(), now: now)))
         let everything = try keepAll.importJSONLines(path: path)
-        #expect(everything.imported == 20 && everything.olderThanRetention == 0)
+        #expect(everything.imported == 30 && everything.olderThanRetention == 0)
     }
 
     /// A strict import rolled back reports nothing stored and nothing left out.
