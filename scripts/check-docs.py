@@ -31,11 +31,12 @@ def exists(reference, folder):
     return any(os.path.isfile(os.path.join(ROOT, base, reference)) for base in ("", folder))
 
 
+URL = re.compile(r"[a-z]+://\S+")
+
+
 def check_references(text, where, folder):
     for number, line in enumerate(text.split("\n"), 1):
-        for reference in MARKDOWN.findall(line):
-            if "://" in line[:line.find(reference)].split()[-1:][0] if line[:line.find(reference)].split() else False:
-                continue  # part of a URL
+        for reference in MARKDOWN.findall(URL.sub("", line)):  # a page on the web is not a file here
             if not exists(reference, folder):
                 problems.append(f"{where}:{number}: {reference} does not exist in the repository")
 
