@@ -9,14 +9,17 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write stored donations as JSON Lines.",
         discussion: """
-            Writes one canonical line per donation (the format `import` reads, FORMATS.md), \
+            Writes one canonical line per donation (the format `import` reads, docs/FORMATS.md), \
             ordered by user, then date, then the order they were stored. Importing a canonical \
-            file in that order and exporting it gives the same bytes. Streams: memory does not \
-            grow with the store. A file given with --output is replaced only once it is complete. \
-            With --as-app A only A's donations are exported (another --app is refused).
+            file in that order and exporting it gives the same bytes, and importing an export \
+            into the store it came from stores nothing new. Streams: memory does not grow with \
+            the store. A file given with --output is replaced only once it is complete ('-' or \
+            no --output: standard output). With --as-app A only A's donations are exported \
+            (another --app is refused).
 
-            Example:
-              proactive export --user u1 --after 2026-11-01 --before 2026-12-01 --output november.jsonl
+            Examples:
+              proactive export --user u1 --after 2026-11-01 \\
+                --before 2026-12-01 --output november.jsonl
               proactive export --app com.example.weather | head
             """)
 
@@ -32,7 +35,7 @@ struct ExportCommand: ParsableCommand {
             try exporter.exportToStandardOutput(matching: filter.filter)
         } else {
             let count = try exporter.export(matching: filter.filter, toPath: output)
-            print("exported \(count) donations to \(output)")
+            printError("exported \(count) donations to \(output)")
         }
     }
 }

@@ -18,8 +18,10 @@ struct FeedbackCommand: ParsableCommand {
             context (--context focus=work), until "undo-never" with the same scope and context.
 
             Example:
-              proactive feedback add dismiss --user me --widget calendar --at 2026-11-20T09:35:00-08:00
-              proactive feedback add never --user me --app com.example.news --context focus=work
+              proactive feedback add dismiss --user me --widget calendar \\
+                --at 2026-11-20T09:35:00-08:00
+              proactive feedback add never --user me --app com.example.news \\
+                --context focus=work
               proactive feedback list --user me
             """,
         subcommands: [Add.self, Import.self, ListSubcommand.self])
@@ -34,8 +36,9 @@ struct FeedbackCommand: ParsableCommand {
                 name as in `proactive stack`) or --app (never/undo-never only).
 
                 Example:
-                  proactive feedback add tap --user me --target 'com.example.weather:CheckWeatherIntent(location=cupertino)' \\
-                      --definitions datasets/sample/definitions.json
+                  proactive feedback add tap --user me \\
+                    --target 'com.example.weather:CheckWeatherIntent(location=cupertino)' \\
+                    --definitions datasets/sample/definitions.json
                 """)
 
         @OptionGroup var storeOptions: StoreOptions
@@ -122,9 +125,18 @@ struct FeedbackCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "import", abstract: "Record feedback events from a JSON Lines file (FeedbackCodec format).",
+            commandName: "import", abstract: "Record feedback events from a JSON Lines file.",
             discussion: """
-                All lines are checked first; a bad line is reported as FILE:LINE: field: reason and nothing is recorded.
+                One event per line: a JSON object with "date" and "kind" (impression, tap, dismiss, \
+                never, undo-never), and what it is about: a "target" key with its "app", a "widget" \
+                {"app", "widgetKind", "configuration"}, or an "app" alone; optional "context" (flat \
+                strings) and, for a tap, the "action" it ran. docs/FORMATS.md describes every field.
+
+                All lines are checked first; a bad line is reported as FILE:LINE: field: reason and \
+                nothing is recorded.
+
+                Example line:
+                  {"date":"2026-11-20T09:31:00Z","kind":"dismiss","app":"com.example.mail"}
 
                 Example:
                   proactive feedback import --user me feedback.jsonl
@@ -173,15 +185,16 @@ struct FeedbackCommand: ParsableCommand {
         }
     }
 
-    /// Stores events, and every tap's donation, printing each.
+    /// Stores events, and every tap's donation, printing each. A tap's
+    /// donation already stored (the same feedback recorded again) is not stored twice.
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
                        donations: SQLiteDonationStore) throws {
         try declarations.appendFeedback(events.map { DeclarationLoading.stored($0, user: user, utcOffset: offset) })
         for event in events {
             print(FeedbackCodec.encode(event, utcOffset: offset))
             if let donation = event.donation(user: user, utcOffset: offset) {
-                try donations.append(donation, duplicates: .fail)
-                print("donated " + DonationLineCodec.encode(donation))
+                let result = try donations.append(donation, duplicates: .skip)
+                print((result.inserted == 1 ? "donated " : "already stored ") + DonationLineCodec.encode(donation))
             }
         }
     }

@@ -21,7 +21,7 @@ struct StackCommand: ParsableCommand {
 
             Example:
               proactive stack --user me --widgets weather,reminders --day 2026-11-20 \\
-                  --definitions datasets/sample/definitions.json --timezone America/Los_Angeles --png day.png
+                  --definitions datasets/sample/definitions.json \\\n      --timezone America/Los_Angeles --png day.png
             """)
 
     @OptionGroup var storeOptions: StoreOptions

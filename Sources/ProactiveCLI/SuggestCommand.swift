@@ -18,7 +18,8 @@ struct SuggestCommand: ParsableCommand {
             --developer lifts the floor and lists every candidate.
 
             Example:
-              proactive suggest --user me --at 2026-11-20T07:00:00-08:00 -k 4 --context focus=personal
+              proactive suggest --user me --at 2026-11-20T07:00:00-08:00 -k 4 \\\n      --context focus=personal \\
+                  --definitions datasets/sample/definitions.json
             """)
 
     @OptionGroup var storeOptions: StoreOptions

@@ -130,9 +130,28 @@ struct PrivacyTests {
 
     // MARK: Retention
 
-    @Test func newStoresKeepTwentyEightDays() throws {
-        let policy = try SQLitePrivacyStore(database: try ProactiveDatabase.inMemory()).retentionPolicy()
-        #expect(policy == RetentionPolicy(defaultWindow: .days(28), byApp: [:]))
+    @Test func newStoresKeepEverythingUntilTheOwnerSetsAWindow() throws {
+        let privacy = SQLitePrivacyStore(database: try ProactiveDatabase.inMemory())
+        #expect(try privacy.retentionPolicy() == RetentionPolicy(defaultWindow: .keepAll, byApp: [:]))
+        try privacy.setRetention(.days(28))
+        #expect(try privacy.retentionPolicy() == RetentionPolicy(defaultWindow: .days(28), byApp: [:]))
+    }
+
+    /// v8 clears v7's implicit 28 days only in a store that never held anything; a store in use keeps its window.
+    @Test(arguments: [false, true])
+    func migratingToV8KeepsTheWindowOfAStoreInUse(inUse: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v7.sqlite")
+        try migrated(path, upTo: "v7_privacy") { db in
+            if inUse {
+                try db.execute(sql: """
+                    INSERT INTO donation (user, app, intent, parameters, date_ms, context, count)
+                    VALUES ('u1', 'com.example.weather', 'CheckWeatherIntent', '{}', 1795651200000, '{}', 1)
+                    """)
+            }
+        }
+        let policy = try SQLitePrivacyStore(database: try ProactiveDatabase(path: path)).retentionPolicy()
+        #expect(policy.defaultWindow == (inUse ? .days(28) : .keepAll))
     }
 
     @Test func retentionErasesWhatIsOlderThanEachAppsWindow() throws {
@@ -148,6 +167,7 @@ struct PrivacyTests {
             }
         }
         try store.append(all, duplicates: .fail)
+        try privacy.setRetention(.days(28))
         try privacy.setRetention(.days(7), app: "com.example.health")
         try privacy.setRetention(.keepAll, app: "com.example.notes")
         let report = try privacy.applyRetention(now: now)
@@ -167,7 +187,9 @@ struct PrivacyTests {
         try declarations.appendFeedback([30.0, 1].map { days in
             StoredFeedback(user: "u1", date: now.addingTimeInterval(-days * 86_400), kind: "tap", scope: "target:x", app: "com.example.bank", eventJSON: "{}")
         })
-        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+        let privacy = SQLitePrivacyStore(database: database)
+        try privacy.setRetention(.days(28))
+        let report = try privacy.applyRetention(now: now)
         #expect(report.feedback == 1)
         #expect(try declarations.feedback(user: "u1").count == 1)
     }

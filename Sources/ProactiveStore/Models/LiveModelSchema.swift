@@ -21,7 +21,7 @@ import GRDB
 ///   deleting command (and `compact` settles every pending one), so deleted
 ///   values do not outlive the command that deleted them.
 enum LiveModelSchema {
-    static let v8LiveModels = SchemaMigration(name: "v8_live_models") { db in
+    static let v10LiveModels = SchemaMigration(name: "v10_live_models") { db in
         try rebuildDonationWithAutoincrement(db)
         try db.execute(sql: """
             DROP TRIGGER IF EXISTS donation_delete_drops_models;
@@ -53,15 +53,17 @@ enum LiveModelSchema {
                 identifier TEXT,
                 group_id TEXT,
                 context TEXT NOT NULL,
-                count INTEGER NOT NULL
+                count INTEGER NOT NULL,
+                content_hash INTEGER
             ) STRICT;
             CREATE INDEX model_erasure_user ON model_erasure(user, seq);
             CREATE TRIGGER donation_delete_journals_for_models AFTER DELETE ON donation
             WHEN EXISTS (SELECT 1 FROM model_state WHERE user = OLD.user)
             BEGIN
-                INSERT INTO model_erasure (donation_id, user, app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count)
+                INSERT INTO model_erasure (donation_id, user, app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count,
+                                           content_hash)
                 VALUES (OLD.id, OLD.user, OLD.app, OLD.intent, OLD.parameters, OLD.date_ms, OLD.utc_offset, OLD.identifier,
-                        OLD.group_id, OLD.context, OLD.count);
+                        OLD.group_id, OLD.context, OLD.count, OLD.content_hash);
             END;
             """)
     }
@@ -70,21 +72,21 @@ enum LiveModelSchema {
     /// table's own stored SQL, and re-creates its indexes and triggers.
     static func rebuildDonationWithAutoincrement(_ db: Database) throws {
         guard let create = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'donation'") else {
-            throw DatabaseError(message: "v8_live_models: no donation table")
+            throw DatabaseError(message: "v10_live_models: no donation table")
         }
         if create.contains("AUTOINCREMENT") { return }
         let marker = "id INTEGER PRIMARY KEY,"
-        guard create.contains(marker) else { throw DatabaseError(message: "v8_live_models: unexpected donation table definition") }
+        guard create.contains(marker) else { throw DatabaseError(message: "v10_live_models: unexpected donation table definition") }
         let dependents = try String.fetchAll(db, sql: """
             SELECT sql FROM sqlite_master WHERE tbl_name = 'donation' AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name
             """)
         let rebuilt = create
             .replacingOccurrences(of: marker, with: "id INTEGER PRIMARY KEY AUTOINCREMENT,")
-            .replacingOccurrences(of: "CREATE TABLE donation", with: "CREATE TABLE donation_v8")
+            .replacingOccurrences(of: "CREATE TABLE donation", with: "CREATE TABLE donation_v10")
         try db.execute(sql: rebuilt)
-        try db.execute(sql: "INSERT INTO donation_v8 SELECT * FROM donation")
+        try db.execute(sql: "INSERT INTO donation_v10 SELECT * FROM donation")
         try db.execute(sql: "DROP TABLE donation")
-        try db.execute(sql: "ALTER TABLE donation_v8 RENAME TO donation")
+        try db.execute(sql: "ALTER TABLE donation_v10 RENAME TO donation")
         for statement in dependents { try db.execute(sql: statement) }
     }
 }

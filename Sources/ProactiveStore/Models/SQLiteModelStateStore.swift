@@ -190,7 +190,7 @@ public struct SQLiteModelStateStore: Sendable {
         let (records, high, erased) = try StoreError.wrap("reading the donations of user \(user)") {
             try database.writer.read { db in
                 let records = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE user = ? ORDER BY id",
-                                               arguments: [user]).map { (id: $0[10] as Int64, record: DonationRecord(row: $0)) }
+                                               arguments: [user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
                 let high = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'donation'") ?? 0
                 let erased = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0
                 return (records, max(high, records.last?.id ?? 0), erased)
@@ -207,10 +207,10 @@ public struct SQLiteModelStateStore: Sendable {
         let (added, erased, high, mark) = try StoreError.wrap("reading the changes to user \(user)'s donations") {
             try database.writer.read { db in
                 let added = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE id > ? AND user = ? ORDER BY id",
-                                             arguments: [highWater, user]).map { (id: $0[10] as Int64, record: DonationRecord(row: $0)) }
+                                             arguments: [highWater, user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
                 let erased = try Row.fetchAll(db, sql: """
                     SELECT \(DonationRecord.columns), seq, donation_id FROM model_erasure WHERE user = ? AND seq > ? ORDER BY seq
-                    """, arguments: [user, erasureMark]).map { (seq: $0[10] as Int64, id: $0[11] as Int64, record: DonationRecord(row: $0)) }
+                    """, arguments: [user, erasureMark]).map { (seq: $0["seq"] as Int64, id: $0["donation_id"] as Int64, record: DonationRecord(row: $0)) }
                 let high = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'donation'") ?? 0
                 let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0
                 return (added, erased, max(high, highWater, added.last?.id ?? 0), max(mark, erasureMark))
