@@ -35,7 +35,7 @@ import GRDB
 /// does not know): each gives a `StoreError` that says so.
 public struct ProactiveDatabase: Sendable {
     /// The connection; stores run their SQL through it.
-    public let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     /// The file path, nil for an in-memory database.
     public let path: String?
 
@@ -107,7 +107,7 @@ public struct ProactiveDatabase: Sendable {
     // MARK: Migrations
 
     /// The migrator with every registered migration.
-    public static var migrator: DatabaseMigrator {
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations {
             migrator.registerMigration(migration.name, migrate: migration.apply)
