@@ -121,6 +121,12 @@ public struct ProactiveDatabase: Sendable {
         let migrator = Self.migrator
         let name = displayName
         try StoreError.wrap("opening the store \(name)") {
+            // A store that is up to date is only read (no write transaction, no lock): the common case of every query.
+            let current = try writer.read { db in
+                try Self.checkIdentity(db, migrator: migrator, name: name)
+                return try migrator.hasCompletedMigrations(db)
+            }
+            if current { return }
             try writer.write { db in try Self.checkIdentity(db, migrator: migrator, name: name) }
             try Self.migrate(writer, with: migrator)
         }
