@@ -148,6 +148,22 @@ echo "== one vocabulary: --version; '-' is standard output for evaluate --report
   [ ! -e ./- ] || fail "evaluate --report - wrote a file named -"
 )
 
+echo "== one clock per user: the same instant written in two offsets gets one answer; users timezone set/show"
+fresh
+"$P" import datasets/sample/donations.jsonl >/dev/null 2>&1
+"$P" train --quiet >/dev/null
+a="$("$P" predict --user me --at 2026-11-24T02:00:00Z -k 3 --json 2>/dev/null)"
+b="$("$P" predict --user me --at 2026-11-23T18:00:00-08:00 -k 3 --json 2>/dev/null)"
+[ "$a" = "$b" ] || fail "the same instant in two offsets gave two answers:\n$a\n$b"
+echo "$a" | grep -q '"clock":"UTC-08:00, the offset of' || fail "predict --json does not say which clock it used: $a"
+"$P" users timezone set me America/Los_Angeles | grep -q "me: America/Los_Angeles" || fail "users timezone set"
+"$P" users timezone show | grep -q "^me: America/Los_Angeles$" || fail "users timezone show"
+"$P" predict --user me --at 2026-11-23T18:00 -k 1 --json 2>/dev/null | grep -q '"clock":"America/Los_Angeles"' \
+  || fail "predict does not read --at in the configured zone"
+if "$P" users timezone set me Mars/Olympus >zone.txt 2>&1; then fail "an unknown zone was accepted"; fi
+grep -q "unknown time zone" zone.txt || fail "users timezone set, unknown zone: $(cat zone.txt)"
+rm -f zone.txt
+
 echo "== live models: the online evaluation walked through the engine (rank, donate, learn) gives the same ranks"
 (
   cd "$WORK"

@@ -75,23 +75,30 @@ struct MomentOptions: ParsableArguments {
         return context
     }
 
-    /// `--at` as an instant and the offset it was written in: local wall time in `zone`
-    /// when it has no offset, else as `DateArgument`; now when absent.
-    func instant(zone: TimeZone?, now: Date = Date()) throws -> (date: Date, offset: Int?) {
-        guard let text = at else { return (now, zone?.secondsFromGMT(for: now)) }
+    /// `--at` as an instant, the offset of the user's clock then, and which clock that is: the user's
+    /// zone (`--timezone`, else the configured one), else the offset of their latest donation. A wall
+    /// time without an offset is read on that clock; an instant with an offset is the same instant
+    /// whatever offset it was written in. Now when absent.
+    func instant(_ engine: Engine, now: Date = Date()) throws -> (date: Date, offset: Int, clock: String) {
+        let zoneName = model.timeZoneName
+        guard let text = at else {
+            let clock = try engine.clock(user: user, at: now, zoneOverride: zoneName)
+            return (now, clock.offset, clock.description)
+        }
         if Self.isLocal(text) {
             let padded = text.count == 16 ? text + ":00" : text
             let wall: Timestamp.Parsed
             do { wall = try Timestamp.parse(padded + "Z") } catch { throw ValidationError("--at: \(error)") }
-            guard let zone else { return (Date(timeIntervalSince1970: wall.secondsSince1970), 0) }
-            // The offset at the wall time, refined once across a daylight-saving change.
-            var offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall.secondsSince1970))
-            offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall.secondsSince1970 - Double(offset)))
-            return (Date(timeIntervalSince1970: wall.secondsSince1970 - Double(offset)), offset)
+            // The offset at the wall time, refined once (across a daylight-saving change).
+            let asUTC = Date(timeIntervalSince1970: wall.secondsSince1970)
+            var clock = try engine.clock(user: user, at: asUTC, zoneOverride: zoneName)
+            clock = try engine.clock(user: user, at: asUTC.addingTimeInterval(-Double(clock.offset)), zoneOverride: zoneName)
+            return (asUTC.addingTimeInterval(-Double(clock.offset)), clock.offset, clock.description)
         }
         let parsed: DateArgument
         do { parsed = try DateArgument.parse(text) } catch { throw ValidationError("--at: \(error)") }
-        return (parsed.date, parsed.utcOffset)
+        let clock = try engine.clock(user: user, at: parsed.date, zoneOverride: zoneName)
+        return (parsed.date, clock.offset, clock.description)
     }
 
     /// `2026-11-20T07:30` or `2026-11-20T07:30:00`: a wall time without an offset.
@@ -100,9 +107,4 @@ struct MomentOptions: ParsableArguments {
             && !text.dropFirst(11).contains(where: { $0 == "Z" || $0 == "+" || $0 == "-" })
     }
 
-    /// The user's zone for reading `--at`: `--timezone`, else the configured one.
-    func zone(_ engine: Engine) throws -> TimeZone? {
-        let name = try model.timeZoneName ?? SQLiteDonationStore(database: engine.database).timeZone(forUser: user)
-        return try parseTimeZone(name)
-    }
 }

@@ -15,9 +15,12 @@ struct PredictCommand: ParsableCommand {
             Reads the user's live model: the state `train` saved, caught up with every donation stored or \
             deleted since (nothing is refitted). Without a saved state, or when the intent definitions, \
             Focus schedules or --timezone differ from the ones it was fitted with, the model is fitted now, \
-            saved, and a note on standard error says why. --at without an offset is the user's local time \
-            (their configured zone, or --timezone); the moment's recent history is the user's donations at \
-            or before it. `suggest` reads the same model, so both give the same probabilities.
+            saved, and a note on standard error says why. --at without an offset is the user's local time: their \
+            zone (--timezone, else `proactive users timezone set`), else the offset of their latest donation; an \
+            --at with an offset is that instant read on the same clock, so 2026-11-24T02:00:00Z and \
+            2026-11-23T18:00:00-08:00 give the same answer. The clock used is printed on standard error ("clock" \
+            in --json). The moment's recent history is the user's donations at or before it. `suggest` reads the \
+            same model, so both give the same probabilities.
 
             Examples:
               proactive predict --user u1 --at 2026-11-20T07:30 --context focus=work -k 4
@@ -40,7 +43,7 @@ struct PredictCommand: ParsableCommand {
 
     func run() throws {
         let engine = try moment.model.engine(storeOptions)
-        let (date, offset) = try moment.instant(zone: try moment.zone(engine))
+        let (date, offset, clock) = try moment.instant(engine)
         let prediction: Prediction
         do {
             prediction = try engine.predict(user: moment.user, at: date, utcOffset: offset, context: try moment.context(), k: k,
@@ -52,7 +55,7 @@ struct PredictCommand: ParsableCommand {
         let context = prediction.moment.context.sorted { $0.key < $1.key }
         if json {
             print(JSONWriter.string(.object([
-                ("user", .string(prediction.user)), ("at", .string(when)), ("model", .string(prediction.model)),
+                ("user", .string(prediction.user)), ("at", .string(when)), ("clock", .string(clock)), ("model", .string(prediction.model)),
                 ("context", .object(context.map { ($0.key, .string($0.value)) })),
                 ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
                 ("suggestions", .array(prediction.rows.map { row in
@@ -66,6 +69,7 @@ struct PredictCommand: ParsableCommand {
         for note in prediction.notes { printError("note: \(note)") }
         let contextText = context.isEmpty ? "" : " (" + context.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")"
         print("Top \(prediction.rows.count) for \(prediction.user) at \(when)\(contextText), model \(prediction.model):")
+        printError("clock: \(clock)")
         for (position, row) in prediction.rows.enumerated() {
             let why = row.reasons.isEmpty ? "" : " -- " + row.reasons.joined(separator: ", ")
             print(String(format: "%2d. %@  %.3f%@", position + 1, row.summary, row.probability, why))

@@ -40,7 +40,7 @@ struct SuggestCommand: ParsableCommand {
 
     func run() throws {
         let engine = try moment.model.engine(storeOptions)
-        let (date, offset) = try moment.instant(zone: try moment.zone(engine))
+        let (date, offset, clock) = try moment.instant(engine)
         let result: SuggestionResult
         do {
             result = try engine.suggest(user: moment.user, at: date, utcOffset: offset, context: try moment.context(), k: k,
@@ -53,6 +53,7 @@ struct SuggestCommand: ParsableCommand {
             return
         }
         for note in result.notes { printError("note: \(note)") }
+        printError("clock: \(clock)")
         let list = result.suggestions
         guard !list.isEmpty else {
             let when = Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: result.moment.utcOffset ?? 0)

@@ -18,6 +18,20 @@ extension Engine {
                       recent: recent.map(live.inputs.event))
     }
 
+    /// The user's clock at `date`: the configured zone (or `zoneOverride`), else the offset of the
+    /// user's latest donation at or before `date` (else their first one), else UTC; with a
+    /// description for a person ("America/Los_Angeles", "UTC-08:00, the offset of the user's latest donation").
+    public func clock(user: String, at date: Date, zoneOverride: String? = nil) throws -> (offset: Int, description: String) {
+        if let name = try zoneOverride ?? donations.timeZone(forUser: user), let zone = TimeZone(identifier: name) {
+            return (zone.secondsFromGMT(for: date), name)
+        }
+        let latest = try states.recentDonations(ofUser: user, atOrBefore: date, limit: 1).last
+            ?? states.recentDonations(ofUser: user, atOrBefore: .distantFuture, limit: 1).last
+        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured; `proactive users timezone set` sets one)") }
+        let hours = Timestamp.format(secondsSince1970: 0, utcOffsetSeconds: offset).suffix(6)
+        return (offset, "UTC\(hours == "Z" ? "" : hours), the offset of the user's latest donation (no zone configured)")
+    }
+
     // MARK: Predict
 
     /// The top `k` targets at a moment with their probabilities and reasons.
