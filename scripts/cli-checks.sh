@@ -81,6 +81,61 @@ status=0
 [ "$status" != 0 ] || fail "a corrupt store was accepted"
 grep -qi "error" "$WORK/err.txt" || fail "no error message for a corrupt store"
 
+echo "== issue 16: bad dates and control characters are refused at their line; the rest is stored (batch size 1)"
+fresh
+cat > "$WORK/hostile.jsonl" <<'JSONL'
+{"app":"com.a","intent":"open","date":"2026-11-20T07:00:00Z"}
+{"app":"com.a","intent":"open","date":"2026-11-20T07:00:00+18:30"}
+{"app":"com.a","intent":"open","date":"1970-01-01T05:00:00+09:00"}
+{"app":"com.a","intent":"open","date":"2200-12-31T23:00:00-05:00"}
+{"user":"victim\u0000x","app":"com.a","intent":"open","date":"2026-11-20T08:00:00Z"}
+{"app":"com.a","intent":"open","date":"2026-11-20T08:00:00Z","identifier":"x\u0000y"}
+{"app":"com.caf\u00e9","intent":"open","date":"2026-11-20T08:00:00Z"}
+{"app":"com.a","intent":"open","date":"2026-11-20T09:00:00Z"}
+JSONL
+status=0
+"$P" import "$WORK/hostile.jsonl" --batch-size 1 --progress none >/dev/null 2>"$WORK/err.txt" || status=$?
+[ "$status" = 2 ] || fail "exit status $status, expected 2: $(cat "$WORK/err.txt")"
+for n in 2 3 4; do grep -q "hostile.jsonl:$n: date: " "$WORK/err.txt" || fail "line $n not named: $(cat "$WORK/err.txt")"; done
+grep -q "hostile.jsonl:5: user: must not contain control characters" "$WORK/err.txt" || fail "line 5 not named"
+grep -q "hostile.jsonl:6: identifier: must not contain control characters" "$WORK/err.txt" || fail "line 6 not named"
+grep -q "hostile.jsonl:7: app: a bundle identifier is printable ASCII" "$WORK/err.txt" || fail "line 7 not named"
+[ "$(count)" = 2 ] || fail "expected lines 1 and 8 stored, found $(count)"
+
+echo "== issue 16: --as-app takes only plain bundle identifiers (no NFC/NFD twins, no '/')"
+status=0
+"$P" delete --as-app "com.caf$(printf '\xc3\xa9')" --app "com.cafe$(printf '\xcc\x81')" >/dev/null 2>&1 || status=$?
+[ "$status" != 0 ] || fail "a non-ASCII --as-app was accepted"
+echo '{"app":"com.b","widgetKind":"news/top","entries":[{"date":"2026-11-20T08:00:00Z","score":5}]}' > "$WORK/news.json"
+"$P" timeline set "$WORK/news.json" >/dev/null
+echo '{"app":"com.b/news","widgetKind":"top","entries":[{"date":"2026-11-20T08:00:00Z","score":1}]}' > "$WORK/forged.json"
+status=0
+"$P" timeline set --as-app com.b/news "$WORK/forged.json" >/dev/null 2>&1 || status=$?
+[ "$status" != 0 ] || fail "--as-app com.b/news was accepted"
+status=0
+"$P" timeline set "$WORK/forged.json" >/dev/null 2>&1 || status=$?
+[ "$status" != 0 ] || fail "a timeline of app com.b/news was accepted"
+"$P" timeline list | grep -q 'com.b/news/top (best score 5)' || fail "com.b's news/top timeline was overwritten: $("$P" timeline list)"
+
+echo "== issue 16: an unbounded stored timeline is skipped with a warning, not a crash of every stack"
+fresh
+echo '{"app":"com.b","intent":"open","date":"2026-11-19T07:00:00Z"}' > "$WORK/before.jsonl"
+"$P" import "$WORK/before.jsonl" --progress none >/dev/null
+for app in com.a com.b; do
+  echo "{\"app\":\"$app\",\"widgetKind\":\"w\",\"entries\":[{\"date\":\"2026-11-20T08:00:00Z\",\"score\":5,\"duration\":3600}]}" > "$WORK/t.json"
+  "$P" timeline set "$WORK/t.json" >/dev/null
+done
+echo '{"app":"com.a","widgetKind":"w","entries":[{"date":"2026-11-20T08:00:00Z","score":5,"duration":1e19}]}' > "$WORK/huge.json"
+status=0
+"$P" timeline set "$WORK/huge.json" >/dev/null 2>"$WORK/err.txt" || status=$?
+[ "$status" != 0 ] && grep -q "entries\[0\].duration" "$WORK/err.txt" || fail "a duration of 1e19 s was accepted"
+# A row written before the rule existed (by an older version): forged with sqlite3.
+sqlite3 "$PROACTIVE_STORE" "UPDATE widget_timeline SET timeline = replace(timeline, '\"duration\":3600', '\"duration\":1e19') WHERE app = 'com.a'"
+status=0
+"$P" stack --widgets com.b/w --day 2026-11-20 --timezone UTC >"$WORK/out.txt" 2>"$WORK/err.txt" || status=$?
+[ "$status" = 0 ] || fail "stack exit $status with one bad stored timeline: $(cat "$WORK/err.txt")"
+grep -q "stored timeline of com.a/w skipped" "$WORK/err.txt" || fail "the skipped timeline is not reported: $(cat "$WORK/err.txt")"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

@@ -168,20 +168,24 @@ enum DeclarationLoading {
     }
 
     /// The user's relevant shortcuts and timelines that the store's acting party may see.
-    static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
+    /// A stored declaration the codecs refuse (written before a rule existed) is
+    /// skipped and named on standard error: one app's bad declaration must not
+    /// take down every other app's suggestions.
+    static func declarations(_ store: AppScopedDeclarationStore, user: String,
+                             report: (String) -> Void = { printError("warning: \($0)") }) throws -> Declarations {
         var declarations = Declarations()
         for stored in try store.shortcutSets(user: user) {
             do {
                 declarations.shortcuts.replace(try RelevantShortcutCodec.decode(stored.shortcutsJSON, app: stored.app, declaredAt: stored.declaredAt))
             } catch {
-                throw CommandFailure(description: "stored relevant shortcuts of \(stored.app): \(error)")
+                report("stored relevant shortcuts of \(stored.app) skipped: \(error)")
             }
         }
         for stored in try store.timelines(user: user) {
             do {
                 for timeline in try WidgetTimelineCodec.decode(stored.timelineJSON) { declarations.timelines.replace(timeline) }
             } catch {
-                throw CommandFailure(description: "stored timeline of \(stored.widget): \(error)")
+                report("stored timeline of \(stored.widget) skipped: \(error)")
             }
         }
         return declarations

@@ -53,9 +53,12 @@ public enum DonationLineCodec {
         for (key, value) in members {
             guard seen.insert(key).inserted else { throw DonationLineError(field: key, reason: "appears twice") }
             switch key {
-            case "user": user = try nonEmptyString(value, field: key)
-            case "app": app = try nonEmptyString(value, field: key)
-            case "intent": intent = try nonEmptyString(value, field: key)
+            case "user": user = try identifyingString(value, field: key)
+            case "app":
+                let text = try nonEmptyString(value, field: key)
+                if let problem = IdentifierRules.bundleIdentifierProblem(text) { throw DonationLineError(field: key, reason: problem) }
+                app = text
+            case "intent": intent = try identifyingString(value, field: key)
             case "identifier": identifier = try optionalString(value, field: key)
             case "group": group = try optionalString(value, field: key)
             case "parameters":
@@ -138,9 +141,16 @@ public enum DonationLineCodec {
         return text
     }
 
+    /// A non-empty string without control characters (`IdentifierRules`).
+    private static func identifyingString(_ value: JSONValue, field: String) throws(DonationLineError) -> String {
+        let text = try nonEmptyString(value, field: field)
+        if let problem = IdentifierRules.controlCharacterProblem(text) { throw DonationLineError(field: field, reason: problem) }
+        return text
+    }
+
     private static func optionalString(_ value: JSONValue, field: String) throws(DonationLineError) -> String? {
         if case .null = value { return nil }
-        return try nonEmptyString(value, field: field)
+        return try identifyingString(value, field: field)
     }
 
     // MARK: Encoding

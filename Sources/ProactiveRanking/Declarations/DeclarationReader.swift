@@ -93,6 +93,17 @@ struct DeclarationReader {
         return text
     }
 
+    /// A bundle identifier (`IdentifierRules`: printable ASCII, no `/`).
+    func bundleIdentifier(_ key: String) throws(DeclarationError) -> String? {
+        guard let text = try string(key) else { return nil }
+        try Self.checkBundleIdentifier(text, path: at(key))
+        return text
+    }
+
+    static func checkBundleIdentifier(_ text: String, path: String) throws(DeclarationError) {
+        if let problem = IdentifierRules.bundleIdentifierProblem(text) { throw DeclarationError(path: path, reason: problem) }
+    }
+
     func number(_ key: String) throws(DeclarationError) -> Double? {
         guard let value = self[key] else { return nil }
         guard case let .number(number, _) = value else { throw DeclarationError(path: at(key), reason: "must be a number, found \(value.kindName)") }

@@ -80,8 +80,8 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
 
     public func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
         let all = try base.donations(forUser: user, in: dates)
-        guard let app = access.app else { return all }
-        return all.filter { $0.app == app }
+        guard access.app != nil else { return all }
+        return all.filter { access.sees(app: $0.app) }
     }
 
     public func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {

@@ -1,0 +1,54 @@
+import Foundation
+import ProactiveCore
+@testable import ProactiveStore
+import Testing
+
+/// Issue 16 (items 1-4): what names a donation is stored exactly as it is
+/// compared, so nothing becomes unforgettable or reachable by another app.
+@Suite("Identifying fields")
+struct IdentifyingFieldTests {
+    static let composed = "com.caf\u{E9}"  // NFC
+    static let decomposed = "com.cafe\u{301}"  // NFD, canonically equivalent
+
+    @Test func canonicallyEquivalentAppsAreDifferentActors() throws {
+        #expect(Self.composed == Self.decomposed)  // Swift's == equates them; the check must not
+        let access = StoreAccess.app(Self.composed)
+        #expect(throws: StoreError.self) { try access.require(app: Self.decomposed, to: "delete") }
+        #expect(!access.sees(app: Self.decomposed))
+        #expect(access.sees(app: Self.composed))
+        #expect(throws: StoreError.self) { _ = try access.scope(DonationFilter(app: Self.decomposed), to: "delete") }
+    }
+
+    @Test(arguments: [
+        (sample(app: "com.caf\u{E9}"), "app"),
+        (sample(app: "com.b/news"), "app"),
+        (sample(user: "victim\u{0}x"), "user"),
+        (sample(identifier: "pay-1\u{0}"), "identifier"),
+        (sample(group: "g\u{1}"), "group"),
+        (sample(intent: "I\u{7F}"), "intent"),
+    ])
+    func bothStoresRefuseWhatCouldReadBackAsSomethingElse(donation: Donation, field: String) throws {
+        let sqlite = SQLiteDonationStore(database: try ProactiveDatabase.inMemory())
+        let memory = InMemoryDonationStore()
+        for store in [sqlite, memory] as [any DonationStore] {
+            do {
+                _ = try store.append([donation], duplicates: .fail)
+                Issue.record("stored \(DonationLineCodec.encode(donation))")
+            } catch {
+                #expect(error.code == .invalidDonation)
+                #expect(error.description.contains(": \(field): "), "\(error)")
+            }
+            #expect(try store.all().isEmpty)
+        }
+    }
+
+    /// The codec and the store agree on the date range: a line the codec
+    /// accepts is never refused by the store (which aborted whole imports).
+    @Test(arguments: ["1969-12-31T16:00:00-08:00", "2200-12-31T23:59:59.999Z", "2026-11-20T07:00:00+18:00"])
+    func datesTheCodecAcceptsTheStoreStores(date: String) throws {
+        let donation = try DonationLineCodec.decode(#"{"app":"a","intent":"i","date":"\#(date)"}"#)
+        let store = SQLiteDonationStore(database: try ProactiveDatabase.inMemory())
+        _ = try store.append([donation], duplicates: .fail)
+        #expect(try store.all().map(DonationLineCodec.encode) == [DonationLineCodec.encode(donation)])
+    }
+}
