@@ -32,8 +32,22 @@ public enum DonationLineCodec {
         }
         let json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch { throw DonationLineError(field: nil, reason: error.description) }
-        return try decode(json)
+        let donation = try decode(json)
+        // What is accepted must export as a line that is accepted again. The
+        // canonical form is never more than 5 times the input (numbers: `1e15`
+        // is written `1000000000000000.0`) plus the defaulted `user` and a
+        // written-out date, so only long lines need the check.
+        if bytes.count > maximumLineBytes / canonicalExpansionBound {
+            let canonical = encode(donation).utf8.count
+            guard canonical <= maximumLineBytes else {
+                throw DonationLineError(field: nil, reason: "the line's canonical form (what export writes) is \(canonical) bytes, longer than the limit of \(maximumLineBytes)")
+            }
+        }
+        return donation
     }
+
+    /// Lines up to `maximumLineBytes / canonicalExpansionBound` bytes cannot have a canonical form over the limit.
+    static let canonicalExpansionBound = 8
 
     public static func decode(_ json: JSONValue) throws(DonationLineError) -> Donation {
         guard case let .object(members) = json else {
