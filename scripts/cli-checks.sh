@@ -136,6 +136,25 @@ status=0
 [ "$status" = 0 ] || fail "stack exit $status with one bad stored timeline: $(cat "$WORK/err.txt")"
 grep -q "stored timeline of com.a/w skipped" "$WORK/err.txt" || fail "the skipped timeline is not reported: $(cat "$WORK/err.txt")"
 
+echo "== issue 16: export -o refuses the store itself and keeps a FIFO a FIFO"
+fresh
+"$P" import datasets/sample/donations.jsonl --progress none >/dev/null
+before="$(count)"
+for target in "$PROACTIVE_STORE" "$PROACTIVE_STORE-wal"; do
+  status=0
+  "$P" export -o "$target" >/dev/null 2>"$WORK/err.txt" || status=$?
+  [ "$status" != 0 ] || fail "export -o $target was accepted"
+  grep -q "refusing to export to" "$WORK/err.txt" || fail "no reason given: $(cat "$WORK/err.txt")"
+done
+[ "$(count)" = "$before" ] || fail "the store changed after export -o onto it"
+mkfifo "$WORK/fifo"
+cat "$WORK/fifo" > "$WORK/from-fifo.jsonl" &
+reader=$!
+"$P" export -o "$WORK/fifo" >/dev/null
+wait "$reader"
+[ -p "$WORK/fifo" ] || fail "the FIFO was replaced"
+cmp "$WORK/from-fifo.jsonl" datasets/sample/donations.jsonl || fail "the FIFO did not carry the export"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

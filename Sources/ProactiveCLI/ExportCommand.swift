@@ -12,7 +12,9 @@ struct ExportCommand: ParsableCommand {
             Writes one canonical line per donation (the format `import` reads, FORMATS.md), \
             ordered by user, then date, then the order they were stored. Importing a canonical \
             file in that order and exporting it gives the same bytes. Streams: memory does not \
-            grow with the store. A file given with --output is replaced only once it is complete. \
+            grow with the store. A regular file given with --output is replaced only once it is complete \
+            (a symbolic link's target is replaced); a FIFO or device is written through; the store \
+            itself and its -wal/-shm files are refused. \
             With --as-app A only A's donations are exported (another --app is refused).
 
             Example:
@@ -31,7 +33,9 @@ struct ExportCommand: ParsableCommand {
         if output == "-" {
             try exporter.exportToStandardOutput(matching: filter.filter)
         } else {
-            let count = try exporter.export(matching: filter.filter, toPath: output)
+            let store = storeOptions.path
+            let count = try exporter.export(matching: filter.filter, toPath: output,
+                                            protectedPaths: [store, store + "-wal", store + "-shm", store + "-journal"])
             print("exported \(count) donations to \(output)")
         }
     }
