@@ -155,6 +155,20 @@ wait "$reader"
 [ -p "$WORK/fifo" ] || fail "the FIFO was replaced"
 cmp "$WORK/from-fifo.jsonl" datasets/sample/donations.jsonl || fail "the FIFO did not carry the export"
 
+echo "== issue 16: a stack day is the calendar day in the zone (25 hours on 2026-11-01, 23 on 2027-03-14)"
+fresh
+"$P" import datasets/sample/donations.jsonl --user-timezone me=America/Los_Angeles --progress none >/dev/null
+"$P" definitions add datasets/sample/definitions.json >/dev/null
+"$P" train --quiet >/dev/null
+echo '{"app":"com.example.news","widgetKind":"headlines","entries":[{"date":"2027-03-14T11:00:00-07:00","score":5,"duration":3600}]}' > "$WORK/news.json"
+"$P" timeline set --user me "$WORK/news.json" >/dev/null
+for day in 2026-11-01 2027-03-14; do
+  "$P" stack --user me --widgets weather,headlines --day "$day" --timezone America/Los_Angeles > "$WORK/stack.txt"
+  sed -n 2p "$WORK/stack.txt" | grep -q '^00:00-' || fail "$day does not start at local midnight: $(cat "$WORK/stack.txt")"
+  grep -E '^[0-9]{2}:[0-9]{2}-' "$WORK/stack.txt" | tail -1 | grep -q '^[0-9:]*-00:00 ' || fail "$day does not end at local midnight: $(cat "$WORK/stack.txt")"
+done
+grep -qE '^11:[0-9]{2}-12:00 .*since 11:00 until 12:00' "$WORK/stack.txt" || fail "the timeline's row and its reason disagree: $(cat "$WORK/stack.txt")"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

@@ -61,11 +61,8 @@ struct StackCommand: ParsableCommand {
     func run() throws {
         let (year, month, dayOfMonth) = try Self.parseDay(day)
         let days = Timestamp.daysFromCivil(year: year, month: month, day: dayOfMonth)
-        // Local midnights: the UTC midnight shifted by the offset in force around it (noon avoids DST edges).
-        func localMidnight(_ days: Int, _ offsetAt: (Date) -> Int) -> Date {
-            let utc = Date(timeIntervalSince1970: Double(days * 86_400))
-            return utc.addingTimeInterval(-Double(offsetAt(utc.addingTimeInterval(12 * 3600))))
-        }
+        // The calendar day in the user's zone: 23, 24 or 25 hours across DST.
+        let localMidnight = LocalClock.startOfDay
         var end = Date()
         let session = try RankingSession.load(store: storeOptions, options: options) { offsetAt in
             end = localMidnight(days + 1, offsetAt)
@@ -85,7 +82,8 @@ struct StackCommand: ParsableCommand {
                                                                               developerMode: options.developer))
         // The Focus on at each minute (schedules and manual changes) joins the --context values.
         let timeline = session.focus.timeline
-        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffset: session.offset(at: start),
+        let (zone, fallback) = (session.zone, session.fallbackOffset)
+        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone?.secondsFromGMT(for: $0) ?? fallback },
                                        contextAt: { timeline.enrich(context: context, at: $0) }, history: session.training.events)
         let result = simulation.run(stack, model: session.model, from: start, to: end)
         print(report(result, stack: stack, session: session, ranker: ranker))
