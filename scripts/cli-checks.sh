@@ -169,6 +169,18 @@ for day in 2026-11-01 2027-03-14; do
 done
 grep -qE '^11:[0-9]{2}-12:00 .*since 11:00 until 12:00' "$WORK/stack.txt" || fail "the timeline's row and its reason disagree: $(cat "$WORK/stack.txt")"
 
+echo "== issue 16: while paused, feedback is refused and the message that nothing was stored is true"
+fresh
+"$P" pause on >/dev/null
+status=0
+"$P" feedback add never --user u1 --app com.a >/dev/null 2>"$WORK/err.txt" || status=$?
+[ "$status" != 0 ] || fail "feedback was accepted while paused"
+grep -q "nothing was stored" "$WORK/err.txt" || fail "the refusal does not say so: $(cat "$WORK/err.txt")"
+[ -z "$("$P" feedback list --user u1)" ] || fail "feedback was stored while paused: $("$P" feedback list --user u1)"
+"$P" pause off >/dev/null
+"$P" feedback add never --user u1 --app com.a >/dev/null
+[ -n "$("$P" feedback list --user u1)" ] || fail "feedback after pause off was not stored"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

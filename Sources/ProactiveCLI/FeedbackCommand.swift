@@ -170,14 +170,19 @@ struct FeedbackCommand: ParsableCommand {
         }
     }
 
-    /// Stores events, and every tap's donation, printing each.
+    /// Stores events, and every tap's donation, printing each. While recording
+    /// is paused nothing is stored (feedback is refused like donations).
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
                        donations: SQLiteDonationStore) throws {
+        try RecordingPolicy.requireRecording(declarations.database)
         try declarations.appendFeedback(events.map { DeclarationLoading.stored($0, user: user, utcOffset: offset) })
         for event in events {
             print(FeedbackCodec.encode(event, utcOffset: offset))
             if let donation = event.donation(user: user, utcOffset: offset) {
-                try donations.append(donation, duplicates: .fail)
+                do { try donations.append(donation, duplicates: .fail) } catch {
+                    guard error.code == .recordingPaused else { throw error }
+                    throw CommandFailure(description: "recording was paused meanwhile: the feedback above was stored, the donation of its tap was not")
+                }
                 print("donated " + DonationLineCodec.encode(donation))
             }
         }

@@ -133,10 +133,13 @@ public struct SQLiteDeclarationStore: Sendable {
     // MARK: Feedback
 
     /// Appends events in one transaction.
+    /// Refuses (`.recordingPaused`) while recording is paused: feedback is what
+    /// the user did, recorded no more than donations are.
     public func appendFeedback(_ events: [StoredFeedback]) throws(StoreError) {
         guard !events.isEmpty else { return }
         try StoreError.wrap("recording \(events.count) feedback events") {
             try writer.write { db in
+                try SQLitePrivacyStore.requireRecording(db)
                 let statement = try db.cachedStatement(sql: "INSERT INTO feedback (user, date_ms, kind, scope, app, event) VALUES (?, ?, ?, ?, ?, ?)")
                 for event in events {
                     try statement.execute(arguments: [event.user, Self.milliseconds(event.date), event.kind, event.scope, event.app, event.eventJSON])
