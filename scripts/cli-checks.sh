@@ -181,6 +181,19 @@ grep -q "nothing was stored" "$WORK/err.txt" || fail "the refusal does not say s
 "$P" feedback add never --user u1 --app com.a >/dev/null
 [ -n "$("$P" feedback list --user u1)" ] || fail "feedback after pause off was not stored"
 
+echo "== issue 16: delete --app takes the feedback naming its donations with it (no value left in the file)"
+fresh
+"$P" donate --user u1 --app com.health --intent LogIntent --param note=SECRET_X --date 2026-11-20T08:00:00Z >/dev/null
+"$P" donate --user u1 --app com.other --intent LogIntent --param note=KEEP_Y --date 2026-11-20T08:00:00Z >/dev/null
+"$P" feedback add tap --user u1 --target 'com.health:LogIntent(note=SECRET_X)' --at 2026-11-20T09:00:00Z >/dev/null
+"$P" feedback add dismiss --user u1 --target 'com.other:LogIntent(note=KEEP_Y)' --at 2026-11-20T09:00:00Z >/dev/null
+"$P" compact >/dev/null
+grep -qaF SECRET_X "$PROACTIVE_STORE" || fail "SECRET_X is not in the store before deleting (the check could not fail)"
+"$P" delete --app com.health >/dev/null
+"$P" compact >/dev/null
+if grep -qaF SECRET_X "$PROACTIVE_STORE" "$PROACTIVE_STORE-wal" 2>/dev/null; then fail "SECRET_X is still in the store after delete --app and compact"; fi
+"$P" feedback list --user u1 | grep -q KEEP_Y || fail "another app's feedback was deleted"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 
