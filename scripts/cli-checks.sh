@@ -194,6 +194,14 @@ grep -qaF SECRET_X "$PROACTIVE_STORE" || fail "SECRET_X is not in the store befo
 if grep -qaF SECRET_X "$PROACTIVE_STORE" "$PROACTIVE_STORE-wal" 2>/dev/null; then fail "SECRET_X is still in the store after delete --app and compact"; fi
 "$P" feedback list --user u1 | grep -q KEEP_Y || fail "another app's feedback was deleted"
 
+echo "== issue 16: an app reads back neither from donate nor from export the owner's Focus"
+fresh
+"$P" focus set sleep --at 2026-11-20T00:00:00Z >/dev/null
+"$P" donate --as-app com.a --app com.a --intent open --date 2026-11-20T03:00:00Z > "$WORK/out.txt"
+grep -q sleep "$WORK/out.txt" && fail "donate --as-app echoed the owner's Focus: $(cat "$WORK/out.txt")"
+"$P" export --as-app com.a | grep -q sleep && fail "export --as-app shows the owner's Focus"
+"$P" export | grep -q '"focus":"sleep"' || fail "the Focus was not recorded with the donation (the check could not fail)"
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

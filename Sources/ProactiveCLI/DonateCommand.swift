@@ -67,9 +67,11 @@ struct DonateCommand: ParsableCommand {
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
         let focus = try FocusSession(storeOptions, appMode: .scoped)
         try RecordingPolicy.requireRecording(focus.database)
-        let donation = try focus.timeline().timeline.enrich(makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now)))
+        let given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
+        let donation = try focus.timeline().timeline.enrich(given)
         try AppScopedDonationStore(SQLiteDonationStore(database: focus.database), access: storeOptions.access).append(donation, duplicates: .fail)
-        print(DonationLineCodec.encode(donation))
+        // An app reads back what it gave, not the owner's Focus the store added (apps may not read Focus).
+        print(DonationLineCodec.encode(storeOptions.access.app == nil ? donation : given))
         try RecordingPolicy.applyRetention(focus.database, now: now)
     }
 

@@ -51,4 +51,15 @@ struct IdentifyingFieldTests {
         _ = try store.append([donation], duplicates: .fail)
         #expect(try store.all().map(DonationLineCodec.encode) == [DonationLineCodec.encode(donation)])
     }
+
+    /// Issue 16, item 5: the Focus recorded with a donation is the owner's; an app reads its donations without it.
+    @Test func anAppReadsItsDonationsWithoutTheOwnersFocus() throws {
+        let base = SQLiteDonationStore(database: try ProactiveDatabase.inMemory())
+        _ = try base.append([sample(app: "com.a", context: ["focus": "sleep", "place": "home"])], duplicates: .fail)
+        let app = AppScopedDonationStore(base, access: .app("com.a"))
+        #expect(try app.all().map(\.context) == [["place": "home"]])
+        #expect(try app.donations(forUser: "u1", in: .all).map(\.context) == [["place": "home"]])
+        let owner = AppScopedDonationStore(base, access: .administrator)
+        #expect(try owner.all().map(\.context) == [["focus": "sleep", "place": "home"]])
+    }
 }
