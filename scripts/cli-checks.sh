@@ -202,6 +202,20 @@ grep -q sleep "$WORK/out.txt" && fail "donate --as-app echoed the owner's Focus:
 "$P" export --as-app com.a | grep -q sleep && fail "export --as-app shows the owner's Focus"
 "$P" export | grep -q '"focus":"sleep"' || fail "the Focus was not recorded with the donation (the check could not fail)"
 
+echo "== issue 16: a store file the user may only read can be read (stats, export)"
+mkdir "$WORK/ro" && chmod 755 "$WORK" && chmod 777 "$WORK/ro"
+"$P" import datasets/sample/donations.jsonl --store "$WORK/ro/store.sqlite" --progress none >/dev/null 2>&1
+rm -f "$WORK/ro/store.sqlite-wal" "$WORK/ro/store.sqlite-shm"
+chmod 444 "$WORK/ro/store.sqlite"
+as_reader=()
+if [ "$(id -u)" = 0 ]; then as_reader=(runuser -u nobody --); fi  # root writes whatever the mode
+if [ "$(id -u)" != 0 ] || command -v runuser >/dev/null; then
+  "${as_reader[@]}" "$P" stats --store "$WORK/ro/store.sqlite" >/dev/null 2>"$WORK/err.txt" || fail "stats on a read-only store: $(cat "$WORK/err.txt")"
+  "${as_reader[@]}" "$P" export --store "$WORK/ro/store.sqlite" >/dev/null 2>"$WORK/err.txt" || fail "export of a read-only store: $(cat "$WORK/err.txt")"
+else
+  echo "   (skipped: running as root without runuser)"
+fi
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 

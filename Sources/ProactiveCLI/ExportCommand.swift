@@ -29,7 +29,7 @@ struct ExportCommand: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
-        let exporter = DonationExporter(store: try storeOptions.openScoped(.mustExist).donations)
+        let exporter = DonationExporter(store: try storeOptions.openScoped(.readOnly).donations)
         if output == "-" {
             try exporter.exportToStandardOutput(matching: filter.filter)
         } else {
