@@ -168,6 +168,15 @@ for day in 2026-11-01 2027-03-14; do
   grep -E '^[0-9]{2}:[0-9]{2}-' "$WORK/stack.txt" | tail -1 | grep -q '^[0-9:]*-00:00 ' || fail "$day does not end at local midnight: $(cat "$WORK/stack.txt")"
 done
 grep -qE '^11:[0-9]{2}-12:00 .*since 11:00 until 12:00' "$WORK/stack.txt" || fail "the timeline's row and its reason disagree: $(cat "$WORK/stack.txt")"
+status=0
+"$P" predict --user me --at 2027-03-14T02:30 --timezone America/Los_Angeles >/dev/null 2>"$WORK/err.txt" || status=$?
+[ "$status" != 0 ] && grep -q "does not exist in America/Los_Angeles" "$WORK/err.txt" || fail "a local time in the DST gap was accepted"
+"$P" predict --user me --at 2027-03-14T03:30 --timezone America/Los_Angeles >/dev/null || fail "the local time after the gap was refused"
+for args in "-k -1" "--at -5"; do
+  status=0
+  "$P" predict --user me $args >/dev/null 2>"$WORK/err.txt" || status=$?
+  [ "$status" != 0 ] && ! grep -q "Missing value" "$WORK/err.txt" || fail "predict $args: $(cat "$WORK/err.txt")"
+done
 
 echo "== issue 16: while paused, feedback is refused and the message that nothing was stored is true"
 fresh

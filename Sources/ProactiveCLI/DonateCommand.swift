@@ -42,7 +42,7 @@ struct DonateCommand: ParsableCommand {
     @Option(name: .customLong("context"), help: ArgumentHelp("A context value such as focus=work (repeatable).", valueName: "key=value"))
     var contextValues: [String] = []
 
-    @Option(help: ArgumentHelp("When it happened: \(DateArgument.help). Default: now.", valueName: "date"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("When it happened: \(DateArgument.help). Default: now.", valueName: "date"),
             transform: DateArgument.transform)
     var date: DateArgument?
 

@@ -57,7 +57,7 @@ struct FeedbackCommand: ParsableCommand {
         @Option(name: .customLong("context"), help: ArgumentHelp("Context (for never: the rule's conditions), repeatable.", valueName: "key=value"))
         var contextValues: [String] = []
 
-        @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+        @Option(parsing: .unconditional, help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
         var at: DateArgument?
 
         @Option(help: "Intent definitions (JSON), to resolve targets and configured widgets.")

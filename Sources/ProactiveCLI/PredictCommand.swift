@@ -28,13 +28,13 @@ struct PredictCommand: AsyncParsableCommand {
     @Option(help: "Whose model to use.")
     var user: String = Donation.defaultUser
 
-    @Option(help: "The moment: local time (2026-11-20T07:30), ISO 8601 with an offset, or Unix seconds (default: now).")
+    @Option(parsing: .unconditional, help: "The moment: local time (2026-11-20T07:30), ISO 8601 with an offset, or Unix seconds (default: now).")
     var at: String?
 
     @Option(parsing: .singleValue, help: ArgumentHelp("Context in effect, key=value (repeatable).", valueName: "key=value"))
     var context: [String] = []
 
-    @Option(name: .short, help: "How many targets to show.")
+    @Option(name: .short, parsing: .unconditional, help: "How many targets to show.")
     var k: Int = 4
 
     @OptionGroup var modelOptions: ModelOptions
@@ -132,7 +132,11 @@ struct PredictCommand: AsyncParsableCommand {
             // The offset at the wall time, refined once across a daylight-saving change.
             var offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall.secondsSince1970))
             offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall.secondsSince1970 - Double(offset)))
-            return (Date(timeIntervalSince1970: wall.secondsSince1970 - Double(offset)), offset)
+            let instant = Date(timeIntervalSince1970: wall.secondsSince1970 - Double(offset))
+            guard zone.secondsFromGMT(for: instant) == offset else {
+                throw ValidationError("--at: \(text) does not exist in \(zone.identifier) (the clocks skip it at a daylight-saving change); give an offset")
+            }
+            return (instant, offset)
         }
         let parsed: DateArgument
         do { parsed = try DateArgument.parse(text) } catch { throw ValidationError("--at: \(error)") }

@@ -24,10 +24,10 @@ struct SuggestCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var options: RankingOptions
 
-    @Option(help: ArgumentHelp("The moment: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+    @Option(parsing: .unconditional, help: ArgumentHelp("The moment: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
     var at: DateArgument?
 
-    @Option(name: .short, help: "How many suggestions at most.")
+    @Option(name: .short, parsing: .unconditional, help: "How many suggestions at most.")
     var k: Int = 4
 
     @Flag(help: "Print a JSON array instead of a table.")
