@@ -225,6 +225,13 @@ else
   echo "   (skipped: running as root without runuser)"
 fi
 
+echo "== issue 16: output that cannot be written fails the command"
+if [ -w /dev/full ]; then
+  status=0
+  "$P" stats --store "$WORK/ro/store.sqlite" > /dev/full 2>"$WORK/err.txt" || status=$?
+  [ "$status" != 0 ] && grep -q "cannot write to standard output" "$WORK/err.txt" || fail "stats > /dev/full: exit $status, $(cat "$WORK/err.txt")"
+fi
+
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 
