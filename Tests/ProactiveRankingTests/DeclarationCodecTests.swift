@@ -73,6 +73,8 @@ import Testing
          "shortcuts[0].relevanceProviders[0].duration: 1e+19 seconds from the start ends outside the supported years 1970-2200 (UTC)"),
         (#"{"app": "a", "shortcuts": [{"widgetKind": "w", "relevanceProviders": [{"kind": "location", "latitude": 0, "longitude": 0, "radius": 1e308}]}]}"#,
          "shortcuts[0].relevanceProviders[0].radius: must be a number of metres in 0...40075000 (> 0)"),
+        (#"{"app": "a", "shortcuts": [{"widgetKind": "w", "relevanceProviders": [{"kind": "date", "start": "2026-11-20T10:00:00.0004Z", "duration": 0.00005}]}]}"#,
+         "shortcuts[0].relevanceProviders[0].duration: must be at least a millisecond, found 5e-05 s"),
         (#"{"app": "a/b", "shortcuts": []}"#, "app: a bundle identifier is printable ASCII without '/' or spaces (found '/' at character 2)"),
     ])
     func preciseErrors(text: String, expected: String) {

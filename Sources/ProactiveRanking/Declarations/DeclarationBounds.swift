@@ -10,6 +10,11 @@ enum DeclarationBounds {
     /// The largest radius of a location provider: the Earth's circumference, in metres.
     static let maximumRadius = 40_075_000.0
 
+    /// Dates are kept to whole milliseconds, as they are written back.
+    static func millisecondDate(_ seconds: Double) -> Date {
+        Date(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
+    }
+
     static var supportedYears: String { "\(Timestamp.supportedYears.lowerBound)-\(Timestamp.supportedYears.upperBound)" }
 
     /// - Throws: when `date` is outside the supported years.
@@ -22,7 +27,7 @@ enum DeclarationBounds {
     /// - Throws: when `start + seconds` is outside the supported years.
     static func checkEnd(of start: Date, after seconds: Double, path: String) throws(DeclarationError) {
         guard Timestamp.isSupported(start.timeIntervalSince1970 + seconds) else {
-            throw DeclarationError(path: path, reason: "\(RelevanceSignals.number(seconds)) seconds from the start ends outside the supported years \(supportedYears) (UTC)")
+            throw DeclarationError(path: path, reason: "\(seconds) seconds from the start ends outside the supported years \(supportedYears) (UTC)")
         }
     }
 }

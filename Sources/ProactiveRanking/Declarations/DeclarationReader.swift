@@ -110,16 +110,17 @@ struct DeclarationReader {
         return number
     }
 
-    /// An ISO 8601 date with offset, or Unix seconds (as in donation logs).
+    /// An ISO 8601 date with offset, or Unix seconds (as in donation logs),
+    /// kept to whole milliseconds: the precision dates are written back in.
     func date(_ key: String) throws(DeclarationError) -> Date? {
         guard let value = self[key] else { return nil }
         switch value {
         case let .string(text):
-            do { return Date(timeIntervalSince1970: try Timestamp.parse(text).secondsSince1970) } catch {
+            do { return DeclarationBounds.millisecondDate(try Timestamp.parse(text).secondsSince1970) } catch {
                 throw DeclarationError(path: at(key), reason: error.reason)
             }
         case let .number(seconds, _):
-            do { return Date(timeIntervalSince1970: try Timestamp.validateUnixSeconds(seconds)) } catch {
+            do { return DeclarationBounds.millisecondDate(try Timestamp.validateUnixSeconds(seconds)) } catch {
                 throw DeclarationError(path: at(key), reason: error.reason)
             }
         default:
