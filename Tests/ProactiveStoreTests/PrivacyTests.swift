@@ -92,7 +92,7 @@ struct PrivacyTests {
         let day = Date(timeIntervalSince1970: sampleDay)
         for user in ["gone", "kept"] {
             try declarations.replaceShortcutSet(StoredShortcutSet(user: user, app: "com.example.bank", declaredAt: day, shortcutsJSON: #"[{"widgetKind":"k"}]"#))
-            try declarations.replaceTimeline(StoredTimeline(user: user, widget: "com.example.bank:w", app: "com.example.bank", timelineJSON: #"{"entries":[{"x":1}]}"#))
+            try declarations.replaceTimeline(StoredTimeline(user: user, widget: "com.example.bank/w", app: "com.example.bank", timelineJSON: #"{"entries":[{"x":1}]}"#))
             try declarations.appendFeedback([StoredFeedback(user: user, date: day, kind: "tap", scope: "target:x",
                                                             app: "com.example.bank", eventJSON: #"{"note":"\#(user == "gone" ? secret : "ok")"}"#)])
         }
