@@ -137,6 +137,8 @@ import Testing
          "entries[0].duration: 1e+19 seconds from the start ends outside the supported years 1970-2200 (UTC)"),
         (#"{"app": "a", "widgetKind": "w", "entries": [{"date": "2026-11-20T08:15:00Z", "score": 1.79e308}]}"#,
          "entries[0].score: must be at most 1000000000000.0, found 1.79e+308"),
+        (#"{"app": "a", "widgetKind": "w\u0000x", "entries": []}"#,
+         "widgetKind: must not contain control characters (found U+0000 at character 2)"),
         (#"{"app": "com.b/news", "widgetKind": "top", "entries": []}"#,
          "app: a bundle identifier is printable ASCII without '/' or spaces (found '/' at character 6)"),
     ])

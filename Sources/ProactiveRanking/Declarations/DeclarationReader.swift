@@ -85,6 +85,8 @@ struct DeclarationReader {
         guard let value = self[key] else { return nil }
         guard case let .string(text) = value else { throw DeclarationError(path: at(key), reason: "must be a string, found \(value.kindName)") }
         guard !text.isEmpty else { throw DeclarationError(path: at(key), reason: "must not be empty") }
+        // Names (apps, widget kinds, targets) become stored keys, compared exactly (`IdentifierRules`).
+        if let problem = IdentifierRules.controlCharacterProblem(text) { throw DeclarationError(path: at(key), reason: problem) }
         return text
     }
 
