@@ -135,6 +135,11 @@ status=0
 "$P" stack --widgets com.b/w --day 2026-11-20 --timezone UTC >"$WORK/out.txt" 2>"$WORK/err.txt" || status=$?
 [ "$status" = 0 ] || fail "stack exit $status with one bad stored timeline: $(cat "$WORK/err.txt")"
 grep -q "stored timeline of com.a/w skipped" "$WORK/err.txt" || fail "the skipped timeline is not reported: $(cat "$WORK/err.txt")"
+# Feedback stored before the stricter rules (an app name with '/') is skipped the same way.
+sqlite3 "$PROACTIVE_STORE" "INSERT INTO feedback (user, date_ms, kind, scope, app, event) VALUES ('default', 1795737600000, 'never', 'app:com.a/b', 'com.a/b', '{\"date\":\"2026-11-20T08:00:00Z\",\"kind\":\"never\",\"app\":\"com.a/b\"}')"
+status=0
+"$P" stack --widgets com.b/w --day 2026-11-20 --timezone UTC >/dev/null 2>"$WORK/err.txt" || status=$?
+[ "$status" = 0 ] && grep -q "stored feedback never app:com.a/b skipped" "$WORK/err.txt" || fail "a bad stored feedback event: exit $status, $(cat "$WORK/err.txt")"
 
 echo "== issue 16: export -o refuses the store itself and keeps a FIFO a FIFO"
 fresh

@@ -161,7 +161,7 @@ enum DeclarationLoading {
         var feedback: [FeedbackEvent] = []
         for stored in try store.feedback(user: user) {
             do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
-                throw CommandFailure(description: "stored feedback \(stored.kind) \(stored.scope): \(error)")
+                printError("warning: stored feedback \(stored.kind) \(stored.scope) skipped: \(error)")
             }
         }
         return (declarations, feedback)
