@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .library(
             name: "Proactive",
-            targets: ["LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking"]
+            targets: ["LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
         .executable(name: "proactive", targets: ["ProactiveCLI"]),
     ],
@@ -42,11 +42,16 @@ let package = Package(
         .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
+        .target(
+            name: "ProactiveEngine",
+            dependencies: ["ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra"]
+        ),
+
         // MARK: Surfaces
         .executableTarget(
             name: "ProactiveCLI",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra",
+                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,6 +66,10 @@ let package = Package(
         ),
         .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra"]),
         .testTarget(name: "ProactiveRankingTests", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
+        .testTarget(
+            name: "ProactiveEngineTests",
+            dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

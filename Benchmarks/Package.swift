@@ -43,6 +43,12 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Live",
+            dependencies: ["BenchmarkSupport", .product(name: "Proactive", package: "Proactive"), .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/Live",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "Store",
             dependencies: ["BenchmarkSupport", .product(name: "Proactive", package: "Proactive"), .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/Store",

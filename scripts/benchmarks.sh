@@ -41,7 +41,7 @@ swift package ${scratch[*]} --allow-writing-to-directory $out benchmark --format
 # 2. ingest (release CLI)
 swift build -c release --product proactive
 proactive simulate --users 1000 --days 75 --seed 7 -o $out/simulated.jsonl   # first N lines kept
-proactive retention set --keep-all --store $out/ingest-N.sqlite   # the simulated dates are fixed, not relative to today
+proactive retention set --keep-all --store $out/ingest-N.sqlite   # explicit (a new store's default): the simulated dates are fixed
 /usr/bin/time -v proactive import --store $out/ingest-N.sqlite --progress none $out/ingest-N.jsonl
 # 3. Python peer
 scripts/compare-python.sh $out/peer
@@ -73,9 +73,9 @@ for count in 100000 1000000 20000; do
   [ "$lines" -eq "$count" ] || { echo "benchmarks.sh: simulated only $lines donations" >&2; exit 1; }
   [ "$count" -eq 20000 ] && break   # the profile's input only
   rm -f "$out/ingest-$count.sqlite"*
-  # Keep everything: the simulated log has fixed dates (early 2026), so under the default
-  # 28-day retention the import would end by erasing all of it, and the figure would
-  # measure that erasure too, depending on the day the benchmark runs.
+  # Keep everything (a new store's default, stated explicitly): the simulated log has
+  # fixed dates (early 2026), and under a retention window the import would leave out
+  # a share of it that depends on the day the benchmark runs.
   "$cli" retention set --keep-all --store "$out/ingest-$count.sqlite" > /dev/null
   /usr/bin/time -v "$cli" import --store "$out/ingest-$count.sqlite" --progress none "$out/ingest-$count.jsonl" \
     2> "$out/ingest-$count.time"

@@ -9,9 +9,8 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export PROACTIVE_STORE="$WORK/store.sqlite"
 fail() { echo "FAILED: $*" >&2; exit 1; }
-# A scratch store that keeps everything: the sample has fixed dates, and the
-# default 28-day retention would erase what is older than that by now.
-fresh() { rm -f "$PROACTIVE_STORE"*; "$P" retention set --keep-all >/dev/null; }
+# A scratch store (a new store keeps everything: the sample has fixed dates).
+fresh() { rm -f "$PROACTIVE_STORE"*; }
 # The store's donation count (the top-level "donations" field of `stats --json`, before the per-user array).
 count() { "$P" stats --json | sed -n 's/^[^[]*"donations":\([0-9]*\).*/\1/p'; }
 
@@ -20,6 +19,49 @@ fresh
 "$P" import datasets/sample/donations.jsonl --progress none >/dev/null
 "$P" export > "$WORK/export.jsonl"
 cmp "$WORK/export.jsonl" datasets/sample/donations.jsonl || fail "export differs from the canonical sample"
+
+echo "== export then import into the same store stores nothing new (no identifiers)"
+fresh
+sed 's/,"identifier":"[^"]*"//' datasets/sample/donations.jsonl > "$WORK/anonymous.jsonl"
+grep -q identifier "$WORK/anonymous.jsonl" && fail "the identifiers were not removed"
+"$P" import "$WORK/anonymous.jsonl" --progress none 2>/dev/null
+lines=$(wc -l < "$WORK/anonymous.jsonl")
+[ "$(count)" = "$lines" ] || fail "expected $lines donations stored, found $(count)"
+"$P" export > "$WORK/anonymous-export.jsonl"
+"$P" import "$WORK/anonymous-export.jsonl" --progress none 2> "$WORK/err.txt"
+grep -q ": $lines lines: 0 stored, $lines already stored, 0 rejected" "$WORK/err.txt" || fail "re-import summary: $(cat "$WORK/err.txt")"
+[ "$(count)" = "$lines" ] || fail "the round trip doubled the store: $(count) donations"
+cmp <("$P" export) "$WORK/anonymous-export.jsonl" || fail "the store changed on re-import"
+
+echo "== retention: a new store keeps everything; with a window, old donations are counted, never stored"
+fresh
+"$P" retention show | grep -qx "default: keep everything" || fail "a new store has a retention window: $("$P" retention show)"
+now=$(date -u +%s)
+{
+  for days in 40 35 1 0; do
+    echo "{\"app\":\"com.a\",\"intent\":\"open\",\"date\":$((now - days * 86400 - 60)),\"parameters\":{\"age\":$days}}"
+  done
+  echo "{\"app\":\"com.h\",\"intent\":\"open\",\"date\":$((now - 3 * 86400)),\"parameters\":{\"age\":3}}"
+} > "$WORK/aged.jsonl"
+"$P" import "$WORK/aged.jsonl" --progress none 2>/dev/null
+[ "$(count)" = 5 ] || fail "a new store did not keep all 5 donations: $(count)"
+fresh
+"$P" retention set --days 28 >/dev/null
+"$P" import "$WORK/aged.jsonl" --progress none 2> "$WORK/err.txt"
+grep -q "aged.jsonl: 5 lines: 3 stored, 0 already stored, 2 older than the retention window (28 days) not stored" "$WORK/err.txt" \
+  || fail "retention summary: $(cat "$WORK/err.txt")"
+grep -q "erased" "$WORK/err.txt" && fail "the import erased something: $(cat "$WORK/err.txt")"
+[ "$(count)" = 3 ] || fail "expected 3 donations stored, found $(count)"
+"$P" retention apply | grep -q "erased 0 donations" || fail "retention apply erased what the import had just stored"
+"$P" retention set --app com.h --days 2 >/dev/null
+"$P" import "$WORK/aged.jsonl" --progress none --json 2>/dev/null > "$WORK/import.json"
+python3 - "$WORK/import.json" <<'PY' || fail "import --json: $(cat "$WORK/import.json")"
+import json, sys
+report = json.load(open(sys.argv[1]))
+# The app window erased com.h's 3-day-old donation before the import, and the import leaves it out.
+assert (report["stored"], report["already_stored"], report["older_than_retention"]) == (0, 2, 3), report
+assert report["retention_days"] == {"default": 28, "com.h": 2}, report
+PY
 
 echo "== bad lines in the middle: good lines kept, bad ones named, exit 2"
 fresh
@@ -236,6 +278,35 @@ if [ -w /dev/full ]; then
   "$P" stats --store "$WORK/ro/store.sqlite" > /dev/full 2>"$WORK/err.txt" || status=$?
   [ "$status" != 0 ] && grep -q "cannot write to standard output" "$WORK/err.txt" || fail "stats > /dev/full: exit $status, $(cat "$WORK/err.txt")"
 fi
+
+echo "== docs: every .md a doc, comment or --help names exists; help examples paste (no line wrapped at 80 columns)"
+python3 scripts/check-docs.py "$P"
+
+echo "== focus schedule add takes --timezone (and its old spelling --time-zone)"
+fresh
+"$P" focus schedule add work --days Mon-Fri --start 09:00 --end 17:00 --timezone Europe/Paris | grep -q "schedule 1: work" \
+  || fail "--timezone refused"
+"$P" focus schedule add gym --days daily --start 18:00 --end 19:00 --time-zone Europe/Paris | grep -q "schedule 2: gym" \
+  || fail "--time-zone no longer accepted"
+"$P" focus schedule add --help | grep -q -- "--time-zone" && fail "the old spelling --time-zone is listed in the help"
+
+echo "== one vocabulary: --version; '-' is standard output for evaluate --report; summaries on standard error"
+"$P" --version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ \(store schema v[0-9]+_[a-z_]+, model format [0-9]+\)$' \
+  || fail "--version: $("$P" --version 2>&1)"
+(
+  cd "$WORK"
+  "$P" split "$OLDPWD/datasets/sample/donations.jsonl" --train train.jsonl --test test.jsonl >split-out.txt 2>split-err.txt
+  [ ! -s split-out.txt ] && grep -q "^split 283 donations" split-err.txt || fail "split: summary not alone on standard error"
+  "$P" evaluate --train train.jsonl --test test.jsonl --report - --quiet >report.json 2>table.txt
+  python3 -c 'import json,sys; r=json.load(open("report.json")); assert r["events"] > 0 and "hit@1" in r and "mrr" in r' \
+    || fail "evaluate --report - did not write the JSON report to standard output: $(head -c 300 report.json)"
+  grep -q "| model | hit@1" table.txt || fail "evaluate --report -: the table is not on standard error"
+  [ ! -e ./- ] || fail "evaluate --report - wrote a file named -"
+)
+fresh
+"$P" import datasets/sample/donations.jsonl --progress none >"$WORK/out.txt" 2>"$WORK/err.txt"
+[ ! -s "$WORK/out.txt" ] || fail "import wrote to standard output: $(cat "$WORK/out.txt")"
+grep -q "283 lines: 283 stored" "$WORK/err.txt" || fail "import summary missing from standard error"
 
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null

@@ -21,8 +21,8 @@ export PROACTIVE_STORE="$OUT/demo.sqlite"
 SAMPLE=datasets/sample
 step() { printf '\n== %s\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
 
-step "Keep every donation (the sample has fixed dates; the default retention is 28 days)" \
-  "$P" retention set --keep-all
+step "A new store keeps every donation until you set a window (retention set --days 28)" \
+  "$P" retention show
 step "Import the sample log (one person, four weeks, Los Angeles)" \
   "$P" import "$SAMPLE/donations.jsonl" --user-timezone me=America/Los_Angeles --progress none
 step "Store the apps' intent definitions" "$P" definitions add "$SAMPLE/definitions.json"

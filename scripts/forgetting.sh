@@ -70,8 +70,7 @@ done
 in_store "$S2" && fail "$S2 is still in the store after forget"
 ok "forget --user u2: no row in any per-user table, $S2 gone from the bytes"
 
-# 4. Retention
-"$P" retention set --keep-all > /dev/null
+# 4. Retention (a new store keeps everything until a window is set)
 "$P" donate --user u0 --app $A --intent OrderIntent --param item="$S3" --date "$(date -u -d '-40 days' +%Y-%m-%dT%H:%M:%SZ)" > /dev/null
 in_store "$S3" || fail "$S3 was not stored"
 "$P" retention set --days 28 > /dev/null

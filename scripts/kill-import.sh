@@ -67,7 +67,7 @@ while [ "$kills" -lt "$wanted" ]; do
   round=$((round + 1))
   if [ "$round" -gt $((3 * wanted + 3)) ]; then echo "only $kills kills in $((round - 1)) rounds: imports finish before their kill point" >&2; exit 1; fi
   store="$work/store-$round.sqlite"
-  # The log is dated January 2026: keep it all (the default 28-day retention would erase it on import).
+  # The log is dated January 2026: keep it all (a new store's default, stated explicitly).
   "$bin" retention set --keep-all --store "$store" > /dev/null
   # Kill at a random point: once a seeded share (5-90%) of the log is
   # committed, plus a random 0-399 ms, so the kill lands inside a batch,
@@ -92,7 +92,7 @@ while [ "$kills" -lt "$wanted" ]; do
     stored=$STORED
   fi
   # Resume: identifiers make the re-import skip what is stored.
-  "$bin" import --progress none --store "$store" "$log" > "$work/resume-$round.txt"
+  "$bin" import --progress none --store "$store" "$log" 2> "$work/resume-$round.txt"
   read -r after integrity_after < <(rows_and_integrity "$store")
   skipped=$( (grep -o '[0-9]* already stored' "$work/resume-$round.txt" || true) | awk '{print $1}')
   if [ "$after" -ne "$lines" ] || [ "$integrity_after" != ok ] || [ "${skipped:-0}" -ne "$stored" ]; then result="FAIL(reimport)"; fi

@@ -22,7 +22,7 @@ the routine from the talks:
             the delete-by-group example) and random app opens.
 
 Writes datasets/sample/donations.jsonl (canonical JSON Lines, see
-FORMATS.md) and datasets/sample/definitions.json.
+docs/FORMATS.md) and datasets/sample/definitions.json.
 
 Usage: python3 scripts/make-sample.py [--out DIR] [--days N] [--seed S]
 """

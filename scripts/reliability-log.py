@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a donation log (JSON Lines, FORMATS.md) for the reliability scripts.
+"""Writes a donation log (JSON Lines, docs/FORMATS.md) for the reliability scripts.
 
 Every line has a unique identifier PREFIX-N (N = 0, 1, ... in file order), so a
 store can be checked line by line: which lines it holds, and that none is held

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ProactiveEngine
 import Foundation
 import ProactiveStore
 
@@ -21,7 +22,9 @@ struct CompactCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
-        let report = try SQLitePrivacyStore(database: try storeOptions.openDatabase(.mustExist)).compact()
+        let database = try storeOptions.openDatabase(.mustExist)
+        try Engine(database: database).settleDeletions()  // no deleted donation stays in a saved model or the journal
+        let report = try SQLitePrivacyStore(database: database).compact()
         print("store \(report.fileBytesBefore) -> \(report.fileBytesAfter) bytes, "
               + "write-ahead log \(report.walBytesBefore) -> \(report.walBytesAfter) bytes")
         if !report.logTruncated {

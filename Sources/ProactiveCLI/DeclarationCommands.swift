@@ -16,7 +16,8 @@ struct ShortcutsCommand: ParsableCommand {
             (and docs/RANKING.md).
 
             Example:
-              proactive shortcuts set --app com.example.bank purchases.json --at 2026-11-20T09:41:00-08:00
+              proactive shortcuts set --app com.example.bank purchases.json \\
+                --at 2026-11-20T09:41:00-08:00
               proactive shortcuts list --user me
             """,
         subcommands: [SetSubcommand.self, ListSubcommand.self])
@@ -26,7 +27,11 @@ struct ShortcutsCommand: ParsableCommand {
             commandName: "set", abstract: "Replace an app's relevant shortcuts with those in FILE.",
             discussion: """
                 Example:
-                  echo '[{"widgetKind":"com.example.calendar.upnext","role":"information","relevanceProviders":[{"kind":"date","start":"2026-11-20T09:30:00-08:00","end":"2026-11-20T10:30:00-08:00"}]}]' > meeting.json
+                  echo '[{"widgetKind": "com.example.calendar.upnext",
+                    "role": "information",
+                    "relevanceProviders": [{"kind": "date",
+                      "start": "2026-11-20T09:30:00-08:00",
+                      "end": "2026-11-20T10:30:00-08:00"}]}]' > meeting.json
                   proactive shortcuts set --user me --app com.example.calendar meeting.json
                 """)
 
@@ -128,7 +133,10 @@ struct TimelineCommand: ParsableCommand {
             commandName: "set", abstract: "Replace the timelines of the widgets in FILE.",
             discussion: """
                 Example:
-                  echo '{"app":"com.example.bank","widgetKind":"com.example.bank.recentpurchases","entries":[{"date":"2026-11-20T09:41:00-08:00","score":52.6,"duration":1800}]}' > purchases.json
+                  echo '{"app": "com.example.bank",
+                    "widgetKind": "com.example.bank.recentpurchases",
+                    "entries": [{"date": "2026-11-20T09:41:00-08:00",
+                      "score": 52.6, "duration": 1800}]}' > purchases.json
                   proactive timeline set --user me purchases.json
                 """)
 

@@ -9,7 +9,7 @@ import ProactiveStore
 enum LogFormat: String, CaseIterable, ExpressibleByArgument {
     static let help = "The format of the files: \(allCases.map(\.rawValue).joined(separator: ", ")) (Android Digital Wellbeing app_usage, Apple knowledgeC.db)."
 
-    /// Donation JSON Lines (FORMATS.md).
+    /// Donation JSON Lines (docs/FORMATS.md).
     case jsonl
     /// Android Digital Wellbeing `app_usage` SQLite database.
     case androidUsage = "android-usage"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveStore
 
 // MARK: - proactive donate
@@ -19,6 +20,7 @@ struct DonateCommand: ParsableCommand {
             Context values (--context KEY=VALUE) are always strings. The date defaults to now, \
             written in this machine's UTC offset. Prints the stored donation as a JSON line.
 
+            The user's live model learns it on its next read (predict, suggest, stack); no retraining. \
             Refused while recording is paused (proactive pause on). After storing, the retention \
             policy is applied (proactive retention). With --as-app A, --app must be A.
 
@@ -65,14 +67,13 @@ struct DonateCommand: ParsableCommand {
     func run() throws {
         let now = Date()
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
-        let focus = try FocusSession(storeOptions, appMode: .scoped)
-        try RecordingPolicy.requireRecording(focus.database)
+        let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
+        try RecordingPolicy.requireRecording(engine.database)
         let given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
-        let donation = try focus.timeline().timeline.enrich(given)
-        try AppScopedDonationStore(SQLiteDonationStore(database: focus.database), access: storeOptions.access).append(donation, duplicates: .fail)
+        let donation = try engine.donate(given)
         // An app reads back what it gave, not the owner's Focus the store added (apps may not read Focus).
         print(DonationLineCodec.encode(storeOptions.access.app == nil ? donation : given))
-        try RecordingPolicy.applyRetention(focus.database, now: now)
+        try RecordingPolicy.applyRetention(engine.database, now: now)
     }
 
     // MARK: Building the donation

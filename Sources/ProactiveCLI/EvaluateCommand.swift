@@ -6,7 +6,7 @@ import ProactiveStore
 
 // MARK: - proactive evaluate
 
-/// Scores models on a train/test split exactly as FORMATS.md's evaluation contract says.
+/// Scores models on a train/test split exactly as docs/FORMATS.md's evaluation contract says.
 struct EvaluateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
@@ -48,7 +48,7 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Option(help: "Write one rank per test donation to this file.")
     var ranksOut: String?
 
-    @Option(help: "Write a JSON report to this file.")
+    @Option(help: "Write a JSON report to this file ('-': standard output, the table then goes to standard error).")
     var report: String?
 
     @Option(help: "Intent definitions (JSON) deciding which donations are the same target.")
@@ -97,10 +97,15 @@ struct EvaluateCommand: AsyncParsableCommand {
                                          trainPath: train, testPath: test))
         }
 
-        print(EvaluationReport.table(rows))
-        if let report {
-            let main = rows.first { $0.result.model == registry.defaultName } ?? rows[0]
-            try writeTextFile(main.json(comparison: compare ? rows : nil) + "\n", to: report)
+        let main = rows.first { $0.result.model == registry.defaultName } ?? rows[0]
+        let json = main.json(comparison: compare ? rows : nil)
+        if report == "-" {
+            // The report is the result on standard output; the table goes with the other messages.
+            printError(EvaluationReport.table(rows))
+            print(json)
+        } else {
+            print(EvaluationReport.table(rows))
+            if let report { try writeTextFile(json + "\n", to: report) }
         }
     }
 

@@ -9,16 +9,18 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write stored donations as JSON Lines.",
         discussion: """
-            Writes one canonical line per donation (the format `import` reads, FORMATS.md), \
+            Writes one canonical line per donation (the format `import` reads, docs/FORMATS.md), \
             ordered by user, then date, then the order they were stored. Importing a canonical \
-            file in that order and exporting it gives the same bytes. Streams: memory does not \
-            grow with the store. A regular file given with --output is replaced only once it is complete \
+            file in that order and exporting it gives the same bytes, and importing an export \
+            into the store it came from stores nothing new. Streams: memory does not grow with \
+            the store. A regular file given with --output is replaced only once it is complete \
             (a symbolic link's target is replaced); a FIFO or device is written through; the store \
-            itself and its -wal/-shm files are refused. \
+            itself and its -wal/-shm files are refused ('-' or no --output: standard output). \
             With --as-app A only A's donations are exported (another --app is refused).
 
-            Example:
-              proactive export --user u1 --after 2026-11-01 --before 2026-12-01 --output november.jsonl
+            Examples:
+              proactive export --user u1 --after 2026-11-01 \\
+                --before 2026-12-01 --output november.jsonl
               proactive export --app com.example.weather | head
             """)
 
@@ -36,7 +38,7 @@ struct ExportCommand: ParsableCommand {
             let store = storeOptions.path
             let count = try exporter.export(matching: filter.filter, toPath: output,
                                             protectedPaths: [store, store + "-wal", store + "-shm", store + "-journal"])
-            print("exported \(count) donations to \(output)")
+            printError("exported \(count) donations to \(output)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveModels
 import ProactiveRanking
 import ProactiveStore
@@ -17,8 +18,10 @@ struct FeedbackCommand: ParsableCommand {
             context (--context focus=work), until "undo-never" with the same scope and context.
 
             Example:
-              proactive feedback add dismiss --user me --widget calendar --at 2026-11-20T09:35:00-08:00
-              proactive feedback add never --user me --app com.example.news --context focus=work
+              proactive feedback add dismiss --user me --widget calendar \\
+                --at 2026-11-20T09:35:00-08:00
+              proactive feedback add never --user me --app com.example.news \\
+                --context focus=work
               proactive feedback list --user me
             """,
         subcommands: [Add.self, Import.self, ListSubcommand.self])
@@ -33,8 +36,9 @@ struct FeedbackCommand: ParsableCommand {
                 name as in `proactive stack`) or --app (never/undo-never only).
 
                 Example:
-                  proactive feedback add tap --user me --target 'com.example.weather:CheckWeatherIntent(location=cupertino)' \\
-                      --definitions datasets/sample/definitions.json
+                  proactive feedback add tap --user me \\
+                    --target 'com.example.weather:CheckWeatherIntent(location=cupertino)' \\
+                    --definitions datasets/sample/definitions.json
                 """)
 
         @OptionGroup var storeOptions: StoreOptions
@@ -86,7 +90,7 @@ struct FeedbackCommand: ParsableCommand {
             // What the user's history and the declarations know, to resolve the scope.
             let resolver = TargetResolver(definitions: try FocusSession(database: database).definitions(file: definitions))
             let training = TrainingSet(donations: try donations.donations(forUser: user, in: .all), resolver: resolver)
-            let (declarations, _) = try DeclarationLoading.load(declarationStore, user: user)
+            let declarations = try DeclarationLoading.declarations(AppScopedDeclarationStore(declarationStore, access: .administrator), user: user)
             let ranker = Ranker(declarations: declarations, targets: training.targets, resolver: resolver)
             let scope: FeedbackScope
             var owner: String?
@@ -101,7 +105,9 @@ struct FeedbackCommand: ParsableCommand {
                 action = WidgetConfiguration(intent: known.intent, parameters: known.parameters)
             } else if let widget {
                 let catalogue = Swift.Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
-                scope = .widget(try resolveWidget(widget, in: catalogue, history: training.events, ranker: ranker))
+                var uses: [TargetKey: Double] = [:]
+                for event in training.events { uses[event.target, default: 0] += event.weight }
+                scope = .widget(try RankingSession.resolveWidget(widget, in: catalogue, uses: uses, ranker: ranker))
             } else {
                 scope = .app(app!)
             }
@@ -119,9 +125,18 @@ struct FeedbackCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "import", abstract: "Record feedback events from a JSON Lines file (FeedbackCodec format).",
+            commandName: "import", abstract: "Record feedback events from a JSON Lines file.",
             discussion: """
-                All lines are checked first; a bad line is reported as FILE:LINE: field: reason and nothing is recorded.
+                One event per line: a JSON object with "date" and "kind" (impression, tap, dismiss, \
+                never, undo-never), and what it is about: a "target" key with its "app", a "widget" \
+                {"app", "widgetKind", "configuration"}, or an "app" alone; optional "context" (flat \
+                strings) and, for a tap, the "action" it ran. docs/FORMATS.md describes every field.
+
+                All lines are checked first; a bad line is reported as FILE:LINE: field: reason and \
+                nothing is recorded.
+
+                Example line:
+                  {"date":"2026-11-20T09:31:00Z","kind":"dismiss","app":"com.example.mail"}
 
                 Example:
                   proactive feedback import --user me feedback.jsonl
@@ -170,8 +185,9 @@ struct FeedbackCommand: ParsableCommand {
         }
     }
 
-    /// Stores events, and every tap's donation, printing each. While recording
-    /// is paused nothing is stored (feedback is refused like donations).
+    /// Stores events, and every tap's donation, printing each. A tap's
+    /// donation already stored (the same feedback recorded again) is not stored twice.
+    /// While recording is paused nothing is stored (feedback is refused like donations).
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
                        donations: SQLiteDonationStore) throws {
         try RecordingPolicy.requireRecording(declarations.database)
@@ -179,11 +195,12 @@ struct FeedbackCommand: ParsableCommand {
         for event in events {
             print(FeedbackCodec.encode(event, utcOffset: offset))
             if let donation = event.donation(user: user, utcOffset: offset) {
-                do { try donations.append(donation, duplicates: .fail) } catch {
+                let result: AppendResult
+                do { result = try donations.append(donation, duplicates: .skip) } catch {
                     guard error.code == .recordingPaused else { throw error }
                     throw CommandFailure(description: "recording was paused meanwhile: the feedback above was stored, the donation of its tap was not")
                 }
-                print("donated " + DonationLineCodec.encode(donation))
+                print((result.inserted == 1 ? "donated " : "already stored ") + DonationLineCodec.encode(donation))
             }
         }
     }

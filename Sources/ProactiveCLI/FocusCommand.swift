@@ -15,11 +15,13 @@ struct FocusCommand: ParsableCommand {
             Focus from this timeline.
 
             Example:
-              proactive focus schedule add work --days Mon-Fri --start 09:00 --end 17:30 --time-zone America/Los_Angeles
+              proactive focus schedule add work --days Mon-Fri \\
+                --start 09:00 --end 17:30 --timezone America/Los_Angeles
               proactive focus set personal
               proactive focus status --at 2026-11-16T10:00:00-08:00
               proactive focus filter define --app com.example.mail mail-filter.json
-              proactive focus filter configure --app com.example.mail --focus personal account=personal
+              proactive focus filter configure --app com.example.mail \\
+                --focus personal account=personal
               proactive focus people --focus work
             """,
         subcommands: [FocusSetCommand.self, FocusScheduleCommand.self, FocusStatusCommand.self, FocusFilterCommand.self,

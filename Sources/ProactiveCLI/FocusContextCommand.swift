@@ -17,7 +17,8 @@ struct FocusContextCommand: ParsableCommand {
             ("matches" parameters). The badge count is what the app shows in that Focus.
 
             Example:
-              proactive focus context --app com.example.mail --focus personal --predicate 'account in [personal, family]' --badge 3
+              proactive focus context --app com.example.mail --focus personal \\
+                --predicate 'account in [personal, family]' --badge 3
               proactive focus context --app com.example.mail --focus personal --clear
             """)
 

@@ -28,7 +28,8 @@ struct FocusFilterCommand: ParsableCommand {
 
             Example:
               proactive focus filter define --app com.example.mail mail-filter.json
-              proactive focus filter configure --app com.example.mail --focus personal account=personal
+              proactive focus filter configure --app com.example.mail \\
+                --focus personal account=personal
               proactive focus filter show --app com.example.mail
             """,
         subcommands: [Define.self, FocusFilterConfigureCommand.self, FocusFilterShowCommand.self]

@@ -17,8 +17,10 @@ struct FocusFilterConfigureCommand: ParsableCommand {
             the display representation, and the perform() call when that Focus is on now.
 
             Example:
-              proactive focus filter configure --app com.example.mail --focus personal account=personal alwaysUseDarkMode=true
-              proactive focus filter configure --app com.example.mail --focus personal --unset status
+              proactive focus filter configure --app com.example.mail \\
+                --focus personal account=personal alwaysUseDarkMode=true
+              proactive focus filter configure --app com.example.mail \\
+                --focus personal --unset status
             """)
 
     @OptionGroup var storeOptions: StoreOptions

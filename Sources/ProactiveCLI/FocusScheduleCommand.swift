@@ -11,8 +11,9 @@ struct FocusScheduleCommand: ParsableCommand {
         commandName: "schedule",
         abstract: "Add, list or remove the schedules that turn a Focus on.",
         discussion: """
-            Example:
-              proactive focus schedule add work --days Mon-Fri --start 09:00 --end 17:30 --time-zone America/Los_Angeles
+            Examples:
+              proactive focus schedule add work --days Mon-Fri \\
+                --start 09:00 --end 17:30 --timezone America/Los_Angeles
               proactive focus schedule add sleep --days daily --start 22:00 --end 07:00
               proactive focus schedule list
               proactive focus schedule remove 2
@@ -26,11 +27,12 @@ struct FocusScheduleCommand: ParsableCommand {
             discussion: """
                 --days takes Mon-Fri, Mon,Wed,Fri, Fri-Mon, weekdays, weekends or daily. An end \
                 time not after the start runs to the next day (22:00-07:00). Times are read in \
-                --time-zone (default: this machine's zone), daylight saving included. Prints the \
+                --timezone (default: this machine's zone), daylight saving included. Prints the \
                 new schedule's id.
 
                 Example:
-                  proactive focus schedule add work --days Mon-Fri --start 09:00 --end 17:30 --time-zone America/Los_Angeles
+                  proactive focus schedule add work --days Mon-Fri \\
+                    --start 09:00 --end 17:30 --timezone America/Los_Angeles
                 """)
 
         @OptionGroup var storeOptions: StoreOptions
@@ -47,11 +49,16 @@ struct FocusScheduleCommand: ParsableCommand {
         @Option(help: ArgumentHelp("End time, HH:MM (24-hour).", valueName: "HH:MM"))
         var end: String
 
-        @Option(name: .customLong("time-zone"), help: "IANA time zone of the times (default: this machine's).")
+        @Option(name: .customLong("timezone"), help: "IANA time zone of the times (default: this machine's).")
         var timeZone: String?
 
+        /// The spelling of earlier builds (`--time-zone`), still accepted, not listed.
+        @Option(name: .customLong("time-zone"), help: .hidden)
+        var legacyTimeZone: String?
+
         func schedule() throws -> FocusSchedule {
-            let zone = try parseTimeZone(timeZone) ?? TimeZone.current
+            if timeZone != nil, legacyTimeZone != nil { throw ValidationError("give --timezone once (--time-zone is its old spelling)") }
+            let zone = try parseTimeZone(timeZone ?? legacyTimeZone) ?? TimeZone.current
             do {
                 return try FocusSchedule(focus: focus, weekdays: FocusSchedule.parseWeekdays(days),
                                          start: FocusSchedule.parseTime(start, field: "start"), end: FocusSchedule.parseTime(end, field: "end"),

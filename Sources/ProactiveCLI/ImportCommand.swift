@@ -10,32 +10,40 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import donation logs into the store.",
         discussion: """
-            Reads each FILE (JSON Lines, one donation per line, see FORMATS.md; '-' reads standard \
-            input) in constant memory and stores it in transactions of --batch-size donations. \
-            A bad line is reported as FILE:LINE: field: reason on standard error and skipped; the \
-            good lines around it are kept. With --strict the first bad line stops the import and \
-            nothing from that file is stored (earlier files stay).
+            Reads each FILE (JSON Lines, one donation per line, see docs/FORMATS.md; '-' reads \
+            standard input) in constant memory and stores it in transactions of --batch-size \
+            donations. A bad line is reported as FILE:LINE: field: reason on standard error and \
+            skipped; the good lines around it are kept. With --strict the first bad line stops the \
+            import and nothing from that file is stored (earlier files stay).
 
-            Re-importing is safe for donations with an identifier: those already stored (same app \
-            and identifier) are skipped and counted as "already stored". Donations without an \
-            identifier are stored again.
+            Importing is idempotent: a donation already stored is skipped and counted as "already \
+            stored", whether it has an identifier (same app and identifier) or not (every field \
+            equal: user, app, intent, parameters, date and offset, group, context, count). \
+            Re-importing an export into the store it came from stores nothing new.
 
-            While recording is paused (proactive pause on) nothing is imported. After the import the \
-            retention policy is applied: donations older than their app's window (default 28 days, \
-            proactive retention) are erased again and counted on standard error. With --as-app A \
-            every donation must be A's (app mode); another app's donation stops the import.
+            A new store keeps every donation. Once the owner sets a retention window (proactive \
+            retention set --days 28), donations already older than their app's window are not \
+            stored and are counted: "N older than the retention window (28 days) not stored". \
+            Stored donations that have aged past their window are erased before the import. While \
+            recording is paused (proactive pause on) nothing is imported. With --as-app A every \
+            donation must be A's (app mode); another app's donation stops the import.
 
-            Exit status: 0 when every line was stored or already stored; 2 when the import finished \
-            but some lines were rejected; 1 when a strict import stopped or an error occurred.
+            The summary goes to standard error (with --json, a JSON object to standard output). \
+            Exit status: 0 when every line was stored, already stored or older than the retention \
+            window; 2 when the import finished but some lines were rejected; 1 when a strict \
+            import stopped or an error occurred.
 
-            --format android-usage and --format knowledgec read a device's SQLite database (Android \
-            Digital Wellbeing app_usage, Apple knowledgeC.db); what the reader kept, dropped and skipped, \
-            and why, goes to standard error. A malformed row is named and skipped (--strict: stops).
+            --format android-usage and --format knowledgec read a device's SQLite database \
+            (Android Digital Wellbeing app_usage, Apple knowledgeC.db); what the reader kept, \
+            dropped and skipped, and why, goes to standard error. A malformed row is named and \
+            skipped (--strict: stops).
 
-            Example:
-              proactive import donations.jsonl --user-timezone u1=America/New_York
-              proactive import --format android-usage app_usage --timezone America/New_York --user pixel
-              proactive import --strict --store /tmp/p.sqlite a.jsonl b.jsonl
+            Examples:
+              proactive import donations.jsonl
+              proactive import log.jsonl --user-timezone u1=America/New_York
+              proactive import --strict a.jsonl b.jsonl
+              proactive import --format android-usage app_usage \\
+                --timezone America/New_York --user pixel
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -61,6 +69,9 @@ struct ImportCommand: ParsableCommand {
 
     @Option(help: "Progress on standard error: auto (a live line on a terminal), log (a line per committed batch), none.")
     var progress: ProgressMode = .auto
+
+    @Flag(help: "Also print the summary as one JSON object on standard output.")
+    var json = false
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("name at least one file to import") }
@@ -89,10 +100,16 @@ struct ImportCommand: ParsableCommand {
         for setting in try timeZoneSettings() {
             try store.setTimeZone(setting.zone, forUser: setting.user)
         }
+        // One instant for both: what has aged out is erased first, and nothing older than
+        // the window is stored, so the import never stores what retention erases at once.
+        let now = Date()
+        try RecordingPolicy.applyRetention(stores.database, now: now)
+        let retention = ImportRetention(policy: try SQLitePrivacyStore(database: stores.database).retentionPolicy(), now: now)
         let printer = ImportProgressPrinter(mode: progress)
-        let importer = DonationImporter(store: store, options: ImportOptions(strict: strict, batchSize: batchSize),
-                                        onProgress: printer.report)
+        let importer = DonationImporter(
+            store: store, options: ImportOptions(strict: strict, batchSize: batchSize, retention: retention), onProgress: printer.report)
         var total = ImportSummary()
+        var perFile: [(file: String, summary: ImportSummary)] = []
         for file in files {
             let summary = try importFile(file, with: importer)
             printer.finish()
@@ -100,14 +117,18 @@ struct ImportCommand: ParsableCommand {
             if summary.unlistedRejections > 0 {
                 ImportProgressPrinter.writeError("\(file): \(summary.unlistedRejections) more rejected lines not listed\n")
             }
-            print(Self.describe(summary, source: file))
+            ImportProgressPrinter.writeError(Self.describe(summary, source: file, retention: retention) + "\n")
+            perFile.append((file, summary))
             total.merge(summary)
             if summary.aborted { break }
         }
-        if files.count > 1 { print(Self.describe(total, source: "total")) }
-        try RecordingPolicy.applyRetention(stores.database, now: Date())
+        if files.count > 1 { ImportProgressPrinter.writeError(Self.describe(total, source: "total", retention: retention) + "\n") }
         let seconds = printer.elapsed
-        print(String(format: "%d lines in %.2f s (%.0f lines/s)", total.lines, seconds, seconds > 0 ? Double(total.lines) / seconds : 0))
+        ImportProgressPrinter.writeError(String(format: "%d lines in %.2f s (%.0f lines/s)\n", total.lines, seconds,
+                                                seconds > 0 ? Double(total.lines) / seconds : 0))
+        if json {
+            print(JSONWriter.string(Self.json(total, files: perFile, retention: retention, seconds: seconds)))
+        }
         if total.aborted {
             ImportProgressPrinter.writeError("stopped (--strict): \(total.abortedBy!); nothing from that file was stored\n")
             throw ExitCode.failure
@@ -131,13 +152,62 @@ struct ImportCommand: ParsableCommand {
 
     // MARK: Output
 
-    static func describe(_ summary: ImportSummary, source: String) -> String {
-        var text = "\(source): \(summary.lines) lines, \(summary.imported) imported, \(summary.duplicates) already stored, "
-            + "\(summary.rejected) rejected, \(summary.emptyLines) empty"
+    /// `FILE: 12 lines: 9 stored, 1 already stored, 1 older than the retention window (28 days) not stored, 1 rejected, 0 empty`;
+    /// the retention count only when a window is set.
+    static func describe(_ summary: ImportSummary, source: String, retention: ImportRetention) -> String {
+        var parts = ["\(summary.imported) stored", "\(summary.duplicates) already stored"]
+        if !retention.keepsEverything {
+            parts.append("\(summary.olderThanRetention) older than \(windowPhrase(summary, retention.policy)) not stored")
+        }
+        parts += ["\(summary.rejected) rejected", "\(summary.emptyLines) empty"]
+        var text = "\(source): \(summary.lines) lines: " + parts.joined(separator: ", ")
         if summary.aborted { text += " (stopped at the first bad line, nothing stored)" }
         if !summary.rejectionsByCategory.isEmpty {
             text += "\n  rejected by reason: " + summary.sortedCategories.map { "\($0.category) \($0.count)" }.joined(separator: ", ")
         }
         return text
+    }
+
+    /// "the retention window (28 days)", or with several windows involved
+    /// "their app's retention window (com.example.health 7 days, com.example.mail 28 days)".
+    static func windowPhrase(_ summary: ImportSummary, _ policy: RetentionPolicy) -> String {
+        let apps = summary.olderThanRetentionByApp.keys.sorted()
+        let windows = Set(apps.map(policy.window(for:)))
+        if windows.count <= 1 {
+            let window = windows.first ?? policy.defaultWindow
+            if window != .keepAll { return "the retention window (\(window))" }
+        }
+        let described = apps.isEmpty ? ["default \(policy.defaultWindow)"] + policy.byApp.keys.sorted().map { "\($0) \(policy.byApp[$0]!)" }
+            : apps.map { "\($0) \(policy.window(for: $0))" }
+        return "their app's retention window (" + described.joined(separator: ", ") + ")"
+    }
+
+    /// `--json`: the totals, then one object per file.
+    static func json(_ total: ImportSummary, files: [(file: String, summary: ImportSummary)], retention: ImportRetention,
+                     seconds: Double) -> JSONValue {
+        func number(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
+        func counts(_ summary: ImportSummary) -> [(String, JSONValue)] {
+            var members: [(String, JSONValue)] = [
+                ("lines", number(summary.lines)), ("stored", number(summary.imported)),
+                ("already_stored", number(summary.duplicates)), ("older_than_retention", number(summary.olderThanRetention)),
+                ("rejected", number(summary.rejected)), ("empty", number(summary.emptyLines)),
+                ("rejected_by_reason", .object(summary.sortedCategories.map { ($0.category, number($0.count)) })),
+            ]
+            if let abortedBy = summary.abortedBy { members.append(("stopped_by", .string(abortedBy))) }
+            return members
+        }
+        let windows: [(String, JSONValue)] = [("default", window(retention.policy.defaultWindow))]
+            + retention.policy.byApp.keys.sorted().map { ($0, window(retention.policy.byApp[$0]!)) }
+        return .object(counts(total) + [
+            ("seconds", .number(seconds, integer: nil)),
+            ("retention_days", .object(windows)),
+            ("files", .array(files.map { .object([("file", .string($0.file))] + counts($0.summary)) })),
+        ])
+    }
+
+    /// Days of a window, null for keep everything.
+    private static func window(_ window: RetentionWindow) -> JSONValue {
+        if case let .days(days) = window { return .number(Double(days), integer: Int64(days)) }
+        return .null
     }
 }

@@ -55,7 +55,7 @@ final class ImportProgressPrinter {
             if let total = progress.totalBytes, total > 0 {
                 text += "\(Int(Double(progress.bytesRead) * 100 / Double(total)))%, "
             }
-            text += "\(progress.lines) lines, \(progress.imported) imported"
+            text += "\(progress.lines) lines, \(progress.imported) stored"
             if progress.duplicates > 0 { text += ", \(progress.duplicates) already stored" }
             if progress.rejected > 0 { text += ", \(progress.rejected) rejected" }
             let seconds = elapsed

@@ -20,7 +20,8 @@ struct NotifyCommand: ParsableCommand {
 
             Example:
               proactive notify --app com.example.mail --criteria account=work
-              proactive notify --app com.example.mail --criteria account=personal --at 2026-11-21T10:00:00-08:00
+              proactive notify --app com.example.mail --criteria account=personal \\
+                --at 2026-11-21T10:00:00-08:00
             """)
 
     @OptionGroup var storeOptions: StoreOptions

@@ -1,12 +1,14 @@
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveStore
 
 // MARK: - Pause and retention around donating commands
 
-/// What `import` and `donate` do before and after storing: refuse while
-/// recording is paused (with the way to resume), and apply the retention
-/// policy afterwards (saying what it erased).
+/// What `import` and `donate` do around storing: refuse while recording is
+/// paused (with the way to resume), and apply the retention policy (saying
+/// what it erased): `import` before storing, `donate` and `train` before
+/// reading or after writing.
 enum RecordingPolicy {
     /// - Throws: `StoreError(.recordingPaused)` with a clear message when recording is paused.
     static func requireRecording(_ database: ProactiveDatabase) throws {
@@ -21,9 +23,10 @@ enum RecordingPolicy {
     @discardableResult
     static func applyRetention(_ database: ProactiveDatabase, now: Date) throws -> RetentionReport {
         let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+        if !report.isEmpty { try Engine(database: database).settleDeletions(now: now) }  // saved models unlearn what expired
         if !report.isEmpty {
             let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            ImportProgressPrinter.writeError("retention: erased \(report.donations) donations older than their window"
+            ImportProgressPrinter.writeError("retention: erased \(report.donations) stored donations now older than their window"
                                              + (apps.isEmpty ? "" : " (\(apps))")
                                              + (report.feedback > 0 ? " and \(report.feedback) feedback events" : "")
                                              + "; see proactive retention show\n")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ProactiveEngine
 import Foundation
 import ProactiveStore
 
@@ -7,16 +8,18 @@ import ProactiveStore
 struct RetentionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retention",
-        abstract: "Show, set and apply how long donations are kept (default 28 days, per app).",
+        abstract: "Show, set and apply how long donations are kept (per app; a new store keeps all).",
         discussion: """
-            A donation (and a feedback event) is erased once it is older than its app's window, or \
-            the default window for apps without one. A new store keeps 28 days. The policy is \
-            applied after every `import` and `donate` (relative to the current time), and by \
-            `retention apply`. Erased rows are overwritten on disk and the write-ahead log is \
-            truncated. Replaying an old log (evaluation, demos) needs `retention set --keep-all` \
-            first, or its donations are erased as soon as they are imported. For the device owner only.
+            A new store keeps every donation until the owner sets a window. With a window, a \
+            donation (and a feedback event) is erased once it is older than its app's window, or \
+            the default window for apps without one: before every `import` (which then does not \
+            store donations already older than their window, and counts them in its summary), \
+            after every `donate`, before `train`, and by `retention apply`, relative to the \
+            current time. Erased rows are overwritten on disk and the write-ahead log is \
+            truncated. `retention set --keep-all` turns the default window off again. For the \
+            device owner only.
 
-            Example:
+            Examples:
               proactive retention show
               proactive retention set --days 14
               proactive retention set --app com.example.health --days 7
@@ -45,7 +48,7 @@ struct RetentionCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the default window, or an app's window with --app.",
             discussion: """
-                Takes effect at the next import, donate or `retention apply`.
+                Takes effect at the next import, donate, train or `retention apply`.
 
                 Example:
                   proactive retention set --app com.example.health --days 7
@@ -109,8 +112,9 @@ struct RetentionCommand: ParsableCommand {
         var now: DateArgument?
 
         func run() throws {
-            let report = try SQLitePrivacyStore(database: try storeOptions.openDatabase(.mustExist))
-                .applyRetention(now: now?.date ?? Date())
+            let database = try storeOptions.openDatabase(.mustExist)
+            let report = try SQLitePrivacyStore(database: database).applyRetention(now: now?.date ?? Date())
+            if !report.isEmpty { try Engine(database: database).settleDeletions() }  // saved models unlearn what expired
             for app in report.donationsByApp.keys.sorted() { print("\(app): erased \(report.donationsByApp[app]!) donations") }
             print("erased \(report.donations) donations and \(report.feedback) feedback events")
         }

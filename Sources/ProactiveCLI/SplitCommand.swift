@@ -15,10 +15,12 @@ struct SplitCommand: ParsableCommand {
             --by time: each user's donations before first + share x (last - first) train, the rest test \
             (chronological). --by count: each user's first share x n donations train. --by random: \
             share x n of each user's donations, chosen with --seed, train (for logs without time order). \
-            Both outputs are in date order. A malformed line stops the split and is named FILE:LINE.
+            Both outputs are in date order. A malformed line stops the split and is named FILE:LINE. \
+            The summary goes to standard error.
 
             Example:
-              proactive split android.jsonl --by time --train-share 0.25 --train train.jsonl --test test.jsonl
+              proactive split android.jsonl --by time --train-share 0.25 \\
+                --train train.jsonl --test test.jsonl
             """
     )
 
@@ -32,7 +34,10 @@ struct SplitCommand: ParsableCommand {
     @Option(help: "How to split: time, count or random.")
     var by: Method = .time
 
-    @Option(help: "Share of each user's log that trains (0...1).")
+    @Option(help: """
+        Share of each user's log that trains (0...1): with --by time, a share of the user's time span \
+        (first to last donation), not of their donations; with count or random, a share of their donations.
+        """)
     var trainShare: Double = 0.25
 
     @Option(help: "Seed for --by random.")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveModels
 import ProactiveRanking
 
@@ -11,7 +12,7 @@ struct StackCommand: ParsableCommand {
         commandName: "stack",
         abstract: "Play a Smart Stack through a day: what is on top, what is inserted and removed, and why.",
         discussion: """
-            The model learns from the user's donations before the day; the day is then stepped minute by \
+            Reads the user's live model (see `predict`); the day is then stepped minute by \
             minute with the apps' declarations (shortcuts set, timeline set) and the user's feedback, and \
             printed as spans. Widgets are named by full key, widget kind, the kind's last component or the \
             app's last component (`weather` for com.example.weather); among several configurations the one \
@@ -20,11 +21,22 @@ struct StackCommand: ParsableCommand {
 
             Example:
               proactive stack --user me --widgets weather,reminders --day 2026-11-20 \\
-                  --definitions datasets/sample/definitions.json --timezone America/Los_Angeles --png day.png
+                  --definitions datasets/sample/definitions.json \\\n      --timezone America/Los_Angeles --png day.png
             """)
 
     @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var options: RankingOptions
+
+    @Option(help: "Whose model, history and declarations.")
+    var user: String = Donation.defaultUser
+
+    @Option(name: .customLong("context"), parsing: .singleValue,
+            help: ArgumentHelp("Context through the day, such as focus=work (repeatable; the Focus timeline fills focus).", valueName: "key=value"))
+    var contextValues: [String] = []
+
+    @OptionGroup var model: ModelChoiceOptions
+
+    @Flag(help: "Developer mode: lift the confidence floors and rate limits, list every candidate with its score.")
+    var developer = false
 
     @Option(help: ArgumentHelp("The stack's widgets, top first, comma-separated.", valueName: "names"))
     var widgets: String
@@ -44,6 +56,7 @@ struct StackCommand: ParsableCommand {
     func validate() throws {
         _ = try Self.parseDay(day)
         if widgets.split(separator: ",").isEmpty { throw ValidationError("--widgets needs at least one widget name") }
+        _ = try MomentOptions.parseContext(contextValues)
     }
 
     /// (year, month, day) of a `YYYY-MM-DD` argument.
@@ -63,14 +76,19 @@ struct StackCommand: ParsableCommand {
         let days = Timestamp.daysFromCivil(year: year, month: month, day: dayOfMonth)
         // The calendar day in the user's zone: 23, 24 or 25 hours across DST.
         let localMidnight = LocalClock.startOfDay
-        var end = Date()
-        let session = try RankingSession.load(store: storeOptions, options: options) { offsetAt in
-            end = localMidnight(days + 1, offsetAt)
-            return localMidnight(days, offsetAt)
+        let engine = try model.engine(storeOptions)
+        let session: RankingSession
+        do { session = try engine.rankingSession(user: user, model.choice) } catch let error as EngineError where error.code == .noDonations {
+            throw CommandFailure(description: "user \(user) has no donations in \(storeOptions.path)")
         }
-        let start = localMidnight(days, session.offset(at:))
-        let context = try options.context()
-        let ranker = session.ranker(dayStart: start, context: context)
+        for note in session.live.notes { printError("note: \(note)") }
+        // Without a zone, the clock is the offset of the user's latest donation before the day.
+        let fallback = try engine.moment(for: session.live, at: localMidnight(days, { _ in 0 })).utcOffset ?? 0
+        let offsetAt = { (date: Date) in session.offset(at: date, fallback: fallback) }
+        let start = localMidnight(days, offsetAt)
+        let end = localMidnight(days + 1, offsetAt)
+        let context = try MomentOptions.parseContext(contextValues)
+        let ranker = session.ranker(dayStart: start, utcOffset: offsetAt(start), context: context)
         let catalogue = session.widgetCatalogue(ranker)
         var stackWidgets: [WidgetID] = []
         for name in widgets.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
@@ -79,16 +97,17 @@ struct StackCommand: ParsableCommand {
             stackWidgets.append(widget)
         }
         let stack = SmartStack(widgets: stackWidgets, settings: StackSettings(smartRotate: !noRotate, widgetSuggestions: !noSuggestions,
-                                                                              developerMode: options.developer))
+                                                                              developerMode: developer))
         // The Focus on at each minute (schedules and manual changes) joins the --context values.
-        let timeline = session.focus.timeline
-        let (zone, fallback) = (session.zone, session.fallbackOffset)
+        let timeline = session.timeline
+        // The clock's offset at each step: a zone's changes within the day at DST.
+        let zone = session.zone
         let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone?.secondsFromGMT(for: $0) ?? fallback },
-                                       contextAt: { timeline.enrich(context: context, at: $0) }, history: session.training.events)
+                                       contextAt: { timeline.enrich(context: context, at: $0) }, history: try session.history(from: start, to: end))
         let result = simulation.run(stack, model: session.model, from: start, to: end)
-        print(report(result, stack: stack, session: session, ranker: ranker))
+        print(report(result, stack: stack, session: session, offsetAt: offsetAt))
         if let png {
-            let canvas = DayChart().render(result, utcOffset: session.offset(at: start))
+            let canvas = DayChart().render(result, utcOffset: offsetAt(start))
             do {
                 try Data(canvas.png()).write(to: URL(fileURLWithPath: png))
             } catch {
@@ -100,15 +119,16 @@ struct StackCommand: ParsableCommand {
 
     // MARK: Output
 
-    func report(_ result: StackSimulation, stack: SmartStack, session: RankingSession, ranker: Ranker) -> String {
+    func report(_ result: StackSimulation, stack: SmartStack, session: RankingSession, offsetAt: (Date) -> Int) -> String {
+        let offset = offsetAt(result.steps.first ?? Date())
         var lines: [String] = []
-        let zone = session.zone?.identifier ?? "UTC\(RelevanceSignals.number(Double(session.fallbackOffset) / 3600))"
+        let zone = session.zone?.identifier ?? "UTC\(RelevanceSignals.number(Double(offset) / 3600))"
         lines.append("Stack \(stack.widgets.map(\.displayName).joined(separator: ", ")) on \(day) (\(zone)), model \(session.model.name)"
                      + (stack.settings.smartRotate ? "" : ", Smart Rotate off") + (stack.settings.widgetSuggestions ? "" : ", Widget Suggestions off")
                      + (stack.settings.developerMode ? ", developer mode" : ""))
         let width = result.spans.map(\.top.displayName.count).max() ?? 0
         for span in result.spans {
-            let time = "\(clockText(span.start, session))-\(clockText(span.end, session))"
+            let time = "\(RelevanceSignals.clock(span.start, offsetAt(span.start)))-\(RelevanceSignals.clock(span.end, offsetAt(span.end)))"
             let name = span.top.displayName.padding(toLength: width, withPad: " ", startingAt: 0)
             var line = "\(time)  \(name)  \(span.reason.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  "
             line += span.reason == .resting ? span.why : "\(String(format: "%.2f", span.score))  \(span.why)"
@@ -131,7 +151,7 @@ struct StackCommand: ParsableCommand {
                 case let .inserted(widget): what = "inserted \(widget.displayName)"
                 case let .removed(widget): what = "removed \(widget.displayName)"
                 }
-                lines.append("\(clockText(event.date, session))  \(what): \(event.why)")
+                lines.append("\(RelevanceSignals.clock(event.date, offsetAt(event.date)))  \(what): \(event.why)")
             }
         }
         return lines.joined(separator: "\n")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveModels
 import ProactiveRanking
 
@@ -11,24 +12,24 @@ struct SuggestCommand: ParsableCommand {
         commandName: "suggest",
         abstract: "Suggest the intents a user most likely wants now (or at --at), with why.",
         discussion: """
-            Learns the user's model from their donations before the moment, then fuses its probabilities \
-            with the apps' relevant shortcuts, the user's feedback and the Focus context (docs/RANKING.md). \
-            Nothing is printed when no intent clears the confidence floor (exit status 0); --developer \
-            lifts the floor and lists every candidate.
+            Reads the user's live model (the same one `predict` reads: see its help) and fuses its \
+            probabilities with the apps' relevant shortcuts, the user's feedback and the Focus filters \
+            (docs/RANKING.md). Nothing is printed when no intent clears the confidence floor (exit status 0); \
+            --developer lifts the floor and lists every candidate.
 
             Example:
-              proactive suggest --user me --at 2026-11-20T07:00:00-08:00 -k 4 --context focus=personal \\
+              proactive suggest --user me --at 2026-11-20T07:00:00-08:00 -k 4 \\\n      --context focus=personal \\
                   --definitions datasets/sample/definitions.json
             """)
 
     @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var options: RankingOptions
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("The moment: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
-    var at: DateArgument?
+    @OptionGroup var moment: MomentOptions
 
     @Option(name: .short, parsing: .unconditional, help: "How many suggestions at most.")
     var k: Int = 4
+
+    @Flag(help: "Developer mode: lift the confidence floors and rate limits, list every candidate with its score.")
+    var developer = false
 
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
@@ -38,22 +39,24 @@ struct SuggestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let date = at?.date ?? Date()
-        let session = try RankingSession.load(store: storeOptions, options: options, before: date)
-        let context = session.focus.timeline.enrich(context: try options.context(), at: date)
-        let moment = Moment(date: date, utcOffset: session.zone == nil ? (at?.utcOffset ?? session.fallbackOffset) : session.offset(at: date),
-                            context: context, recent: session.recent(before: date))
-        let ranker = session.ranker(dayStart: session.dayStart(containing: date), context: context)
-        var suggestions = SuggestionRanker(ranker: ranker)
-        let distribution = session.model.distribution(at: moment)
-        let list = suggestions.suggest(distribution, moment: moment, k: options.developer ? max(k, distribution.count + ranker.adjustedTargets.count) : k,
-                                       developerMode: options.developer)
+        let engine = try moment.model.engine(storeOptions)
+        let (date, offset) = try moment.instant(zone: try moment.zone(engine))
+        let result: SuggestionResult
+        do {
+            result = try engine.suggest(user: moment.user, at: date, utcOffset: offset, context: try moment.context(), k: k,
+                                        developerMode: developer, model: moment.model.choice)
+        } catch let error as EngineError where error.code == .noDonations {
+            throw CommandFailure(description: "user \(moment.user) has no donations in \(storeOptions.path)")
+        }
         if json {
-            print(JSONWriter.string(.array(list.map(\.json))))
+            print(JSONWriter.string(.array(result.suggestions.map(\.json))))
             return
         }
+        for note in result.notes { printError("note: \(note)") }
+        let list = result.suggestions
         guard !list.isEmpty else {
-            printError("nothing relevant enough at \(Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: moment.utcOffset ?? 0)) (model \(session.model.name)); --developer lists every candidate")
+            let when = Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: result.moment.utcOffset ?? 0)
+            printError("nothing relevant enough at \(when) (model \(result.model)); --developer lists every candidate")
             return
         }
         let width = min(48, list.map(\.summary.count).max() ?? 0)

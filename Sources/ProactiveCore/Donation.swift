@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - Donation
 
-/// One thing a user did in an app, as the app donated it (FORMATS.md).
+/// One thing a user did in an app, as the app donated it (docs/FORMATS.md).
 ///
 /// ```swift
 /// let donation = Donation(app: "com.example.weather", intent: "CheckWeatherIntent",

@@ -1,6 +1,6 @@
 import Foundation
 
-// MARK: - Donation lines (JSON Lines, FORMATS.md)
+// MARK: - Donation lines (JSON Lines, docs/FORMATS.md)
 
 /// Reads and writes one donation per JSON line.
 ///
@@ -123,7 +123,7 @@ public enum DonationLineCodec {
                 guard integer <= maximumCount else { throw DonationLineError(field: key, reason: "\(integer) is too large (at most \(maximumCount))") }
                 count = Int(integer)
             default:
-                continue  // unknown fields are allowed (FORMATS.md: new optional fields are compatible)
+                continue  // unknown fields are allowed (docs/FORMATS.md: new optional fields are compatible)
             }
         }
         guard let app else { throw DonationLineError(field: "app", reason: "missing (required)") }

@@ -2,7 +2,7 @@
 
 /// The value of one intent parameter in a donation.
 ///
-/// JSON form (FORMATS.md): a string, a number, a boolean, or an entity
+/// JSON form (docs/FORMATS.md): a string, a number, a boolean, or an entity
 /// `{"id": ..., "display": ...}`. Dates and enum cases travel as strings.
 public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)

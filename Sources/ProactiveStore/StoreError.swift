@@ -19,6 +19,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidDonation
         /// An app already has a donation with this identifier (`DuplicatePolicy.fail`).
         case duplicateIdentifier
+        /// The same donation (every field equal, `DonationRecord+ContentKey`) is already stored (`DuplicatePolicy.fail`).
+        case duplicateDonation
         /// A request the store refuses (bad page size, empty identifier list, ...).
         case invalidRequest
         /// The file is not a SQLite database or holds another program's data.

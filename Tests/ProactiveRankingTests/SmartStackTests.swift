@@ -4,7 +4,7 @@ import ProactiveModels
 import Testing
 @testable import ProactiveRanking
 
-/// DOMAIN.md 3 and 4 played out on the talks' day.
+/// docs/DOMAIN.md 3 and 4 played out on the talks' day.
 @Suite struct SmartStackTests {
     func simulate(_ stack: SmartStack, declarations: Declarations, feedback: [FeedbackEvent] = [], model: HourlyModel = Talk.model(),
                   configuration: FusionConfiguration = .standard, from start: Date = Day.midnight, to end: Date = Day.at(24)) -> StackSimulation {
@@ -200,7 +200,7 @@ import Testing
         #expect(developer.events.count == 8)
     }
 
-    // MARK: DOMAIN.md 4.3
+    // MARK: docs/DOMAIN.md 4.3
 
     @Test func donationsOfAConfigurationIntentDriveRotateAndSuggestions() throws {
         let definitions = try IntentDefinitionSet([IntentDefinition(

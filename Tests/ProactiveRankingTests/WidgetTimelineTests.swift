@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ProactiveRanking
 
-/// DOMAIN.md 4.2: the Recent Purchases widget's timelines from the talk.
+/// docs/DOMAIN.md 4.2: the Recent Purchases widget's timelines from the talk.
 @Suite struct WidgetTimelineTests {
     let widget = Talk.purchases
 

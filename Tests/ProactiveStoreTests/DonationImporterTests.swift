@@ -114,7 +114,7 @@ struct DonationImporterTests {
     // MARK: Re-import
 
     @Test(arguments: StoreKind.allCases)
-    func reimportingSkipsDonationsWithIdentifiersAndRepeatsThoseWithout(kind: StoreKind) throws {
+    func reimportingStoresNothingNewWithOrWithoutIdentifiers(kind: StoreKind) throws {
         let store = try kind.makeStore(in: directory)
         let text = [line(0, identifier: "r1"), line(1, identifier: "r2"), line(2), line(3, app: "other", identifier: "r1")]
             .joined(separator: "\n")
@@ -123,13 +123,89 @@ struct DonationImporterTests {
         let first = try importer.importJSONLines(path: path)
         #expect(first.imported == 4 && first.duplicates == 0)
         let second = try importer.importJSONLines(path: path)
-        #expect(second.imported == 1, "the line without an identifier is stored again")
-        #expect(second.duplicates == 3)
-        #expect(try store.count() == 5)
+        #expect(second.imported == 0, "the line without an identifier is recognised by its content")
+        #expect(second.duplicates == 4)
+        #expect(try store.count() == 4)
         // With `.fail`, a duplicate aborts the batch with an error naming it.
         let failing = DonationImporter(store: store, options: ImportOptions(duplicates: .fail))
         let error = storeError { _ = try failing.importJSONLines(path: path) }
         #expect(error?.code == .duplicateIdentifier)
+        let noIdentifier = try directory.write("plain.jsonl", line(2))
+        #expect(storeError { _ = try failing.importJSONLines(path: noIdentifier) }?.code == .duplicateDonation)
+    }
+
+    /// Export, then import the export into the same store: nothing new, every line counted as already stored.
+    @Test(arguments: StoreKind.allCases)
+    func importingAnExportIntoItsStoreStoresNothingNew(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        // No identifiers; parameters, context, offsets, groups and counts all take part.
+        var donations: [Donation] = []
+        for minute in 0..<40 {
+            donations.append(sample(user: minute % 3 == 0 ? "u2" : "u1", minutes: Double(minute / 2), group: minute % 5 == 0 ? "g" : nil,
+                                    count: minute % 7 == 0 ? 3 : 1, parameters: ["n": .int(Int64(minute % 4))],
+                                    context: minute % 2 == 0 ? ["focus": "work"] : [:], utcOffset: minute % 6 == 0 ? nil : 3600))
+        }
+        try store.append(donations, duplicates: .fail)
+        let exported = directory.file("export.jsonl")
+        let rows = try DonationExporter(store: store).export(toPath: exported)
+        #expect(rows == donations.count)
+        let summary = try DonationImporter(store: store, options: ImportOptions(batchSize: 7)).importJSONLines(path: exported)
+        #expect(summary.lines == rows)
+        #expect(summary.imported == 0)
+        #expect(summary.duplicates == rows)
+        #expect(try store.count() == rows)
+        #expect(try DonationExporter(store: store).exportedText() == String(decoding: try Data(contentsOf: URL(fileURLWithPath: exported)), as: UTF8.self))
+    }
+
+    // MARK: Retention
+
+    /// With a window, what is already older than it is never stored, and counted per app; the rest is stored.
+    @Test(arguments: StoreKind.allCases)
+    func donationsOlderThanTheRetentionWindowAreNotStored(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        let day = 24 * 60
+        // Ten days of one donation a day for three apps; `now` is the end of day 10.
+        let text = (0..<10).flatMap {
+            [line($0 * day, identifier: "w\($0)"), line($0 * day, app: "com.example.health", identifier: "h\($0)"),
+             line($0 * day, app: "com.example.notes", identifier: "n\($0)")]
+        }.joined(separator: "\n")
+        let path = try directory.write("aged.jsonl", text)
+        let now = Date(timeIntervalSince1970: sampleDay + 10 * Double(day) * 60)
+        // An app that keeps everything overrides the default window too.
+        let policy = RetentionPolicy(defaultWindow: .days(7), byApp: ["com.example.health": .days(2), "com.example.notes": .keepAll])
+        var progress: [ImportProgress] = []
+        let importer = DonationImporter(store: store, options: ImportOptions(batchSize: 3, retention: ImportRetention(policy: policy, now: now))) {
+            progress.append($0)
+        }
+        let summary = try importer.importJSONLines(path: path)
+        // Kept while date >= now - window: weather days 3...9 (7), health days 8...9 (2), notes all 10.
+        #expect(summary.imported == 19)
+        #expect(summary.olderThanRetention == 11)
+        #expect(summary.olderThanRetentionByApp == ["com.example.weather": 3, "com.example.health": 8])
+        #expect(try store.all().compactMap(\.identifier).filter { !$0.hasPrefix("n") }.sorted()
+                == ["h8", "h9", "w3", "w4", "w5", "w6", "w7", "w8", "w9"])
+        #expect(try store.count(matching: DonationFilter(app: "com.example.notes")) == 10)
+        #expect(progress.last?.committed == 19)
+        // Nothing stored is older than its window: applying the same policy at the same instant erases nothing.
+        let kept = try store.all().map { ($0.app, $0.date) }
+        #expect(kept.allSatisfy { app, date in policy.window(for: app).cutoff(now: now).map { date >= $0 } ?? true })
+        // A policy that keeps everything stores everything.
+        let keepAll = DonationImporter(store: try kind.makeStore(in: directory),
+                                       options: ImportOptions(retention: ImportRetention(policy: RetentionPolicy(), now: now)))
+        let everything = try keepAll.importJSONLines(path: path)
+        #expect(everything.imported == 30 && everything.olderThanRetention == 0)
+    }
+
+    /// A strict import rolled back reports nothing stored and nothing left out.
+    @Test func aStrictAbortResetsTheRetentionCount() throws {
+        let store = InMemoryDonationStore()
+        let path = try directory.write("strict.jsonl", [line(0, identifier: "old"), "{broken"].joined(separator: "\n"))
+        let now = Date(timeIntervalSince1970: sampleDay + 30 * 86_400)
+        let importer = DonationImporter(store: store, options: ImportOptions(
+            strict: true, retention: ImportRetention(policy: RetentionPolicy(defaultWindow: .days(7)), now: now)))
+        let summary = try importer.importJSONLines(path: path)
+        #expect(summary.aborted && summary.imported == 0 && summary.olderThanRetention == 0)
+        #expect(try store.count() == 0)
     }
 
     // MARK: Limits and odd files

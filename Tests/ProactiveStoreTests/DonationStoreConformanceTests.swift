@@ -66,10 +66,48 @@ struct DonationStoreConformanceTests {
         let skipped = try store.append([sample(minutes: 1, identifier: "fresh"), sample(minutes: 2, identifier: "a1"),
                                         sample(minutes: 3, identifier: "fresh"), sample(minutes: 4)], duplicates: .skip)
         #expect(skipped == AppendResult(inserted: 2, duplicates: 2))
-        // The same identifier in another app is a different donation; identifier-less donations never clash.
-        let otherApp = try store.append([sample(app: "com.example.other", identifier: "a1"), sample(minutes: 4)], duplicates: .fail)
+        // The same identifier in another app is a different donation.
+        let otherApp = try store.append([sample(app: "com.example.other", identifier: "a1"), sample(minutes: 5)], duplicates: .fail)
         #expect(otherApp == AppendResult(inserted: 2, duplicates: 0))
         #expect(try store.count() == 5)
+    }
+
+    /// Without an identifier, a donation is the same donation when every field is equal.
+    @Test(arguments: StoreKind.allCases)
+    func donationsWithoutIdentifiersAreRecognisedByTheirContent(kind: StoreKind) throws {
+        let store = try kind.makeStore(in: directory)
+        let stored = sample(minutes: 4, parameters: ["size": .string("large")], context: ["focus": "work"])
+        try store.append([stored], duplicates: .fail)
+        let error = storeError { try store.append([sample(minutes: 9), stored], duplicates: .fail) }
+        #expect(error?.code == .duplicateDonation)
+        #expect(error?.message.contains("user u1 already has this donation") == true)
+        #expect(try store.count() == 1, "a failed batch stores nothing")
+        // One field different is another donation: each field takes part in the key.
+        var variants: [Donation] = []
+        func variant(_ change: (inout Donation) -> Void) { var copy = stored; change(&copy); variants.append(copy) }
+        variant { $0.user = "u2" }
+        variant { $0.app = "com.example.other" }
+        variant { $0.intent = "OtherIntent" }
+        variant { $0.parameters["size"] = .string("small") }
+        variant { $0.date = $0.date.addingTimeInterval(0.001) }
+        variant { $0.utcOffset = 3600 }
+        variant { $0.utcOffset = nil }  // Unix seconds count as +00:00, not as the stored -08:00
+        variant { $0.identifier = "now-with-an-id" }
+        variant { $0.group = "g" }
+        variant { $0.context["focus"] = "personal" }
+        variant { $0.count = 2 }
+        #expect(try store.append(variants + [stored], duplicates: .skip) == AppendResult(inserted: variants.count, duplicates: 1))
+        // Within one batch the first copy is stored and the second counted.
+        let twice = sample(minutes: 30)
+        #expect(try store.append([twice, twice], duplicates: .skip) == AppendResult(inserted: 1, duplicates: 1))
+        // Unix seconds (no offset) and `Z` are one clock: what `export` writes for the former is the latter.
+        #expect(try store.append([sample(minutes: 50, utcOffset: nil), sample(minutes: 50, utcOffset: 0)], duplicates: .skip)
+                == AppendResult(inserted: 1, duplicates: 1))
+        #expect(try store.count() == variants.count + 3)
+        // Deleting frees the key (here: u1's donations at that millisecond, the original and 9 variants).
+        let instant = DonationFilter(user: "u1", dates: DateSpan(start: stored.date, end: stored.date.addingTimeInterval(0.001)))
+        #expect(try store.delete(.matching(instant)) == 10)
+        #expect(try store.append([stored], duplicates: .fail) == AppendResult(inserted: 1, duplicates: 0))
     }
 
     /// The SQLite store inserts a batch grouped by user and date; what it keeps must not depend on that.

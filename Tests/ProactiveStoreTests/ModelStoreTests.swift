@@ -4,44 +4,84 @@ import ProactiveCore
 @testable import ProactiveStore
 import Testing
 
-/// Saved models: replace, read back, and dropped when a donation of their user is deleted.
-@Suite("Saved models")
+/// Saved live model states: read back exactly, saved monotonically, and the
+/// erasure journal that lets a state unlearn deleted donations.
+@Suite("Saved model states")
 struct ModelStoreTests {
-    static func saved(_ user: String, _ bytes: [UInt8], count: Int = 1) -> SavedModel {
-        SavedModel(user: user, name: "blend", bytes: bytes, trainedAt: Date(timeIntervalSince1970: 1_800_000_000),
-                   donationCount: count, latestDonation: Date(timeIntervalSince1970: 1_799_999_000.5))
+    static func state(_ user: String, _ bytes: [UInt8], high: Int64 = 1, erased: Int64 = 0, options: String = "blend zone=offsets") -> SavedModelState {
+        SavedModelState(user: user, name: "blend", bytes: bytes, catalogue: "c", key: ModelStateKey(
+            highWater: high, erasureMark: erased, donationCount: Int(high), definitionsDigest: "d", focusDigest: "f", options: options),
+            trainedAt: Date(timeIntervalSince1970: 1_800_000_000), savedAt: Date(timeIntervalSince1970: 1_800_000_001.5))
     }
 
-    @Test func saveReplacesAndLoadsExactly() throws {
-        let models = SQLiteModelStore(database: try ProactiveDatabase.inMemory())
-        #expect(try models.load(user: "u1", name: "blend") == nil)
-        try models.save(Self.saved("u1", [1, 2, 3]))
-        try models.save(Self.saved("u1", [4, 5, 6, 7], count: 9))
-        let loaded = try #require(try models.load(user: "u1", name: "blend"))
-        #expect(loaded == Self.saved("u1", [4, 5, 6, 7], count: 9))
-        #expect(try models.list().map(\.bytes) == [4])
-        #expect(try models.delete(user: "u1") == 1)
-        #expect(try models.list().isEmpty)
+    @Test func savesLoadsExactlyAndLists() throws {
+        let states = SQLiteModelStateStore(database: try ProactiveDatabase.inMemory())
+        #expect(try states.load(user: "u1", name: "blend") == nil)
+        #expect(try states.save(Self.state("u1", [1, 2, 3], high: 3)))
+        #expect(try states.load(user: "u1", name: "blend") == Self.state("u1", [1, 2, 3], high: 3))
+        #expect(try states.list().map(\.bytes) == [3])
+        #expect(try states.delete(user: "u1") == 1)
+        #expect(try states.list().isEmpty)
+    }
+
+    /// A state never goes backwards: an older one (lower marks, same inputs) is not written over a newer one;
+    /// one fitted for other inputs replaces it.
+    @Test func savingIsMonotone() throws {
+        let states = SQLiteModelStateStore(database: try ProactiveDatabase.inMemory())
+        #expect(try states.save(Self.state("u1", [9], high: 10)))
+        #expect(try !states.save(Self.state("u1", [5], high: 5)))
+        #expect(try !states.save(Self.state("u1", [6], high: 10, erased: 0).withErasureMark(-1)))
+        #expect(try states.load(user: "u1", name: "blend")?.bytes == [9])
+        #expect(try states.save(Self.state("u1", [7], high: 12)))
+        #expect(try states.save(Self.state("u1", [8], high: 2, options: "blend zone=Europe/Paris")))
+        #expect(try states.load(user: "u1", name: "blend")?.bytes == [8])
     }
 
     @Test func emptyBytesAreRefusedBySQLite() throws {
-        let models = SQLiteModelStore(database: try ProactiveDatabase.inMemory())
-        #expect(throws: StoreError.self) { try models.save(Self.saved("u1", [])) }
+        let states = SQLiteModelStateStore(database: try ProactiveDatabase.inMemory())
+        #expect(throws: StoreError.self) { try states.save(Self.state("u1", [])) }
     }
 
-    @Test func deletingADonationDropsItsUsersModels() throws {
+    /// Deleting a donation of a user with a saved state journals the deleted row (so the state can unlearn it);
+    /// users without a state leave no journal entry. Saving a state past the entry removes it.
+    @Test func deletionsAreJournaledOnlyForUsersWithAState() throws {
         let database = try ProactiveDatabase.inMemory()
         let donations = SQLiteDonationStore(database: database)
-        var mine = sample(identifier: "a")
-        mine.user = "u1"
-        var theirs = sample(identifier: "b")
-        theirs.user = "u2"
-        try donations.append([mine, theirs], duplicates: .fail)
-        let models = SQLiteModelStore(database: database)
-        try models.save(Self.saved("u1", [1]))
-        try models.save(Self.saved("u2", [2]))
-        #expect(try donations.delete(.identifiers(["a"], app: mine.app)) == 1)
-        #expect(try models.load(user: "u1", name: "blend") == nil)
-        #expect(try models.load(user: "u2", name: "blend")?.bytes == [2])
+        try donations.append([sample(user: "u1", identifier: "a"), sample(user: "u2", identifier: "b"), sample(user: "u1", identifier: "c")],
+                             duplicates: .fail)
+        let states = SQLiteModelStateStore(database: database)
+        try states.save(Self.state("u1", [1], high: 3))
+        #expect(try donations.delete(.identifiers(["a", "b"], app: "com.example.weather")) == 2)
+        let changes = try states.changes(ofUser: "u1", after: 3, erasuresAfter: 0)
+        #expect(changes.added.isEmpty)
+        #expect(changes.erased.map(\.id) == [1])
+        #expect(changes.erased.first?.donation.identifier == "a")
+        #expect(try states.changes(ofUser: "u2", after: 0, erasuresAfter: 0).erased.isEmpty)
+        #expect(try states.usersWithPendingErasures() == ["u1"])
+        try states.save(Self.state("u1", [2], high: 3, erased: changes.erasureMark))
+        #expect(try states.usersWithPendingErasures().isEmpty)
+    }
+
+    /// Donation ids are never reused, even after the newest donation is deleted: "above the high-water mark"
+    /// is exactly what a state has not learned.
+    @Test func donationIdsAreNeverReused() throws {
+        let database = try ProactiveDatabase.inMemory()
+        let donations = SQLiteDonationStore(database: database)
+        let states = SQLiteModelStateStore(database: database)
+        try donations.append([sample(identifier: "a"), sample(identifier: "b")], duplicates: .fail)
+        #expect(try donations.delete(.identifiers(["b"], app: "com.example.weather")) == 1)
+        try donations.append([sample(identifier: "c")], duplicates: .fail)
+        let snapshot = try states.snapshot(ofUser: "u1")
+        #expect(snapshot.donations.map(\.id) == [1, 3])
+        #expect(snapshot.highWater == 3)
+        #expect(try states.changes(ofUser: "u1", after: 2, erasuresAfter: 0).added.map(\.donation.identifier) == ["c"])
+    }
+}
+
+extension SavedModelState {
+    func withErasureMark(_ mark: Int64) -> SavedModelState {
+        var copy = self
+        copy.key.erasureMark = mark
+        return copy
     }
 }

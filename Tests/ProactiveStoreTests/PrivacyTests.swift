@@ -96,13 +96,15 @@ struct PrivacyTests {
             try declarations.appendFeedback([StoredFeedback(user: user, date: day, kind: "tap", scope: "target:x",
                                                             app: "com.example.bank", eventJSON: #"{"note":"\#(user == "gone" ? secret : "ok")"}"#)])
         }
-        let models = SQLiteModelStore(database: fixture.database)
+        let models = SQLiteModelStateStore(database: fixture.database)
         for user in ["gone", "kept"] {
-            try models.save(SavedModel(user: user, name: "profile", bytes: Array("model of \(user == "gone" ? secret : "ok")".utf8),
-                                       trainedAt: day, donationCount: 1, latestDonation: day))
+            try models.save(SavedModelState(user: user, name: "profile", bytes: Array("model of \(user == "gone" ? secret : "ok")".utf8),
+                                            catalogue: "targets of \(user == "gone" ? secret : "ok")", key: ModelStateKey(
+                                                highWater: 1, erasureMark: 0, donationCount: 1, definitionsDigest: "", focusDigest: "", options: ""),
+                                            trainedAt: day, savedAt: day))
         }
         let erased = try fixture.privacy.forget(user: "gone")
-        #expect(erased == ["model": 1, "donation": 300, "feedback": 1, "relevant_shortcut_set": 1, "widget_timeline": 1, "user_setting": 1])
+        #expect(erased == ["model_state": 1, "donation": 300, "feedback": 1, "relevant_shortcut_set": 1, "widget_timeline": 1, "user_setting": 1])
         #expect(try models.list().map(\.user) == ["kept"])
         #expect(try fixture.donations.users() == ["kept"])
         #expect(try declarations.shortcutSets(user: "gone").isEmpty && declarations.timelines(user: "gone").isEmpty)
@@ -126,39 +128,30 @@ struct PrivacyTests {
         #expect(Set(tables) == Set(SQLitePrivacyStore.userTables))
     }
 
-    // MARK: Saved models
-
-    /// A model trained on donations that were deleted before it was saved
-    /// must not be saved (it would keep them).
-    @Test func aModelTrainedBeforeADeletionIsNotSaved() throws {
-        let fixture = try Fixture()
-        let secret = "trained-on-this-31"
-        try fixture.donations.append(Self.neighbourhood(secret: secret), duplicates: .fail)
-        let models = SQLiteModelStore(database: fixture.database)
-        let mark = try models.erasureMark()
-        let stale = SavedModel(user: "u1", name: "profile", bytes: Array("vocabulary: \(secret)".utf8),
-                               trainedAt: Date(timeIntervalSince1970: sampleDay), donationCount: 300, latestDonation: nil)
-        #expect(try fixture.donations.delete(.identifiers(["n150"], app: "com.example.weather")) == 1)
-        #expect(try models.erasureMark() == mark + 1)
-        #expect(try !models.save(stale, ifNoDeletionSince: mark))
-        #expect(try models.list().isEmpty)
-        var fresh = stale
-        fresh.bytes = Array("vocabulary without it".utf8)
-        #expect(try models.save(fresh, ifNoDeletionSince: try models.erasureMark()))
-        #expect(try models.list().count == 1)
-        // A saved model goes with any deletion of its user's donations (trigger), and leaves no trace.
-        try models.save(stale)
-        #expect(try fixture.donations.delete(.identifiers(["n152"], app: "com.example.weather")) == 1)
-        #expect(try models.list().isEmpty)
-        #expect(try fixture.privacy.eraseTraces())
-        #expect(try fixture.filesContain(secret) == (false, false))
-    }
-
     // MARK: Retention
 
-    @Test func newStoresKeepTwentyEightDays() throws {
-        let policy = try SQLitePrivacyStore(database: try ProactiveDatabase.inMemory()).retentionPolicy()
-        #expect(policy == RetentionPolicy(defaultWindow: .days(28), byApp: [:]))
+    @Test func newStoresKeepEverythingUntilTheOwnerSetsAWindow() throws {
+        let privacy = SQLitePrivacyStore(database: try ProactiveDatabase.inMemory())
+        #expect(try privacy.retentionPolicy() == RetentionPolicy(defaultWindow: .keepAll, byApp: [:]))
+        try privacy.setRetention(.days(28))
+        #expect(try privacy.retentionPolicy() == RetentionPolicy(defaultWindow: .days(28), byApp: [:]))
+    }
+
+    /// v8 clears v7's implicit 28 days only in a store that never held anything; a store in use keeps its window.
+    @Test(arguments: [false, true])
+    func migratingToV8KeepsTheWindowOfAStoreInUse(inUse: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v7.sqlite")
+        try migrated(path, upTo: "v7_privacy") { db in
+            if inUse {
+                try db.execute(sql: """
+                    INSERT INTO donation (user, app, intent, parameters, date_ms, context, count)
+                    VALUES ('u1', 'com.example.weather', 'CheckWeatherIntent', '{}', 1795651200000, '{}', 1)
+                    """)
+            }
+        }
+        let policy = try SQLitePrivacyStore(database: try ProactiveDatabase(path: path)).retentionPolicy()
+        #expect(policy.defaultWindow == (inUse ? .days(28) : .keepAll))
     }
 
     @Test func retentionErasesWhatIsOlderThanEachAppsWindow() throws {
@@ -174,6 +167,7 @@ struct PrivacyTests {
             }
         }
         try store.append(all, duplicates: .fail)
+        try privacy.setRetention(.days(28))
         try privacy.setRetention(.days(7), app: "com.example.health")
         try privacy.setRetention(.keepAll, app: "com.example.notes")
         let report = try privacy.applyRetention(now: now)
@@ -193,7 +187,9 @@ struct PrivacyTests {
         try declarations.appendFeedback([30.0, 1].map { days in
             StoredFeedback(user: "u1", date: now.addingTimeInterval(-days * 86_400), kind: "tap", scope: "target:x", app: "com.example.bank", eventJSON: "{}")
         })
-        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+        let privacy = SQLitePrivacyStore(database: database)
+        try privacy.setRetention(.days(28))
+        let report = try privacy.applyRetention(now: now)
         #expect(report.feedback == 1)
         #expect(try declarations.feedback(user: "u1").count == 1)
     }

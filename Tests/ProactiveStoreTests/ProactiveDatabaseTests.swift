@@ -39,7 +39,7 @@ struct ProactiveDatabaseTests {
             #expect(try Int.fetchOne(db, sql: "PRAGMA foreign_keys") == 1)
             #expect(try Int.fetchOne(db, sql: "PRAGMA synchronous") == 1, "NORMAL")
             let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'donation' ORDER BY name")
-            #expect(indexes == ["donation_app_group", "donation_app_identifier", "donation_user_date"])
+            #expect(indexes == ["donation_app_group", "donation_app_identifier", "donation_user_date_content"])
         }
         try SQLiteDonationStore(database: database).append(sample(identifier: "kept"))
         let reopened = try SQLiteDonationStore(path: path, mode: .mustExist)
@@ -89,6 +89,76 @@ struct ProactiveDatabaseTests {
         #expect(error?.message.contains("v99_holograms") == true)
     }
 
+    // MARK: Content key (v9)
+
+    /// A store from before v9 with rows written twice: the migration computes
+    /// each row's key as the store does on insert, keeps the first copy of
+    /// each donation, and from then on the same donation is recognised.
+    @Test func migratingToV9KeysEveryRowAndKeepsOneCopyOfEachDonation() throws {
+        let path = directory.file("v8.sqlite")
+        let rows = [
+            "'u1', 'a', 'i', '{\"p\":1}', 1795651200000, -28800, NULL, NULL, '{\"focus\":\"work\"}', 1",
+            "'u1', 'a', 'i', '{\"p\":1}', 1795651200000, -28800, NULL, NULL, '{\"focus\":\"work\"}', 1",  // the same donation again
+            "'u1', 'a', 'i', '{\"p\":1}', 1795651200000, -28800, NULL, NULL, '{\"focus\":\"work\"}', 2",  // count differs
+            "'u2', 'a', 'i', '{}', 1795651200000, NULL, 'id-1', 'g', '{}', 1",
+            "'u2', 'a', 'i', '{}', 1795651200000, NULL, NULL, 'g', '{}', 1",
+            "'u2', 'a', 'i', '{}', 1795651200000, NULL, NULL, 'g', '{}', 1",
+        ]
+        try migrated(path, upTo: "v8_retention_opt_in") { db in
+            for row in rows { try db.execute(sql: "INSERT INTO donation (\(Self.columnsWithoutContentHash)) VALUES (\(row))") }
+        }
+        let store = try SQLiteDonationStore(path: path)
+        #expect(try store.database.appliedMigrations().contains("v9_donation_content_key"))
+        let kept = try store.database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, \(DonationRecord.columns) FROM donation ORDER BY id").map { row in
+                (row[0] as Int64, row[11] as Int64?)
+            }
+        }
+        #expect(kept.map(\.0) == [1, 3, 4, 5], "the later copies (rows 2 and 6) are gone")
+        // Each stored key is the one the store computes for the same donation.
+        let donations = try store.all(pageSize: 10)
+        let expected = try donations.map { try DonationRecord($0).contentHash }
+        #expect(Set(kept.compactMap(\.1)) == Set(expected))
+        #expect(Set(expected).count == 4)
+        // Appending any stored donation again is recognised.
+        #expect(try store.append(donations, duplicates: .skip) == AppendResult(inserted: 0, duplicates: 4))
+        #expect(try store.database.integrityProblems().isEmpty)
+    }
+
+    /// The content hash is stored in files: its value for a known donation is frozen.
+    @Test func theContentHashOfAKnownDonationNeverChanges() throws {
+        let record = try DonationRecord(Donation(
+            user: "u1", app: "com.example.weather", intent: "CheckWeatherIntent",
+            parameters: ["location": .entity(id: "cupertino", display: "Cupertino")],
+            date: Date(timeIntervalSince1970: 1_795_651_200), utcOffset: -28_800, context: ["focus": "work"]))
+        #expect(record.contentHash == Self.frozenHash)
+        // FNV-1a over the documented layout, computed here independently of `ContentHasher`.
+        var bytes: [UInt8] = []
+        func text(_ value: String?) {
+            guard let value else { bytes.append(0); return }
+            bytes.append(1)
+            integerBytes(UInt64(value.utf8.count))
+            bytes += Array(value.utf8)
+        }
+        func integerBytes(_ value: UInt64) { for index in 0..<8 { bytes.append(UInt8((value >> (8 * UInt64(index))) & 0xFF)) } }
+        func integer(_ value: Int64?) {
+            guard let value else { bytes.append(0); return }
+            bytes.append(1)
+            integerBytes(UInt64(bitPattern: value))
+        }
+        text("u1"); text("com.example.weather"); text("CheckWeatherIntent")
+        text(#"{"location":{"id":"cupertino","display":"Cupertino"}}"#)
+        integer(1_795_651_200_000); integer(-28_800); text(nil); text(nil); text(#"{"focus":"work"}"#); integer(1)
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        #expect(Int64(bitPattern: hash) == Self.frozenHash)
+    }
+
+    static let frozenHash: Int64 = 1_190_331_813_563_153_543
+
+    /// The donation columns of v1 (`content_hash` left NULL, as a row written by hand would).
+    static let columnsWithoutContentHash = "user, app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count"
+
     // MARK: Constraints in SQLite itself
 
     /// Raw inserts that bypass `DonationRecord` validation still fail in SQLite.
@@ -111,7 +181,7 @@ struct ProactiveDatabaseTests {
             "'u', 'a', 'i', '{}', 1795651200000, NULL, NULL, NULL, '{}', 0",
         ]
         try database.writer.write { db in
-            let insert = "INSERT INTO donation (\(DonationRecord.columns)) VALUES "
+            let insert = "INSERT INTO donation (\(Self.columnsWithoutContentHash)) VALUES "
             try db.execute(sql: insert + "(\(good))")
             for values in bad {
                 #expect(throws: DatabaseError.self, "\(values)") { try db.execute(sql: insert + "(\(values))") }
@@ -128,7 +198,7 @@ struct ProactiveDatabaseTests {
         let database = try ProactiveDatabase.inMemory()
         try database.writer.write { db in
             try db.execute(sql: """
-                INSERT INTO donation (\(DonationRecord.columns))
+                INSERT INTO donation (\(Self.columnsWithoutContentHash))
                 VALUES ('u', 'a', 'i', '{"p":[1,2]}', 1795651200000, NULL, NULL, NULL, '{"focus":3}', 1)
                 """)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ProactiveCore
 @testable import ProactiveStore
 import Testing
@@ -88,4 +89,14 @@ extension DonationStore {
 func storeError(_ body: () throws -> Void) -> StoreError? {
     do { try body() } catch { return error as? StoreError }
     return nil
+}
+
+/// Creates a store file at `path` with the migrations up to and including
+/// `last` only (a store written by an earlier version), runs `body` on it,
+/// and closes it; opening it with `ProactiveDatabase` then runs the rest.
+func migrated(_ path: String, upTo last: String, _ body: (Database) throws -> Void) throws {
+    let queue = try DatabaseQueue(path: path, configuration: ProactiveDatabase.configuration())
+    try ProactiveDatabase.migrator.migrate(queue, upTo: last)
+    try queue.write(body)
+    try queue.close()
 }

@@ -89,7 +89,7 @@ public struct SchemaCompatibilityReport: Sendable, Hashable, CustomStringConvert
 
 /// Compares a legacy intent definition with the intent that migrates it.
 ///
-/// Rules (DOMAIN.md section 6): parameters keep their names and equivalent
+/// Rules (docs/DOMAIN.md section 6): parameters keep their names and equivalent
 /// types. Equivalent: the same type; int -> double; an entity of another type
 /// name (identifiers carry over); an enum with at least the legacy cases.
 /// Allowed: adding a parameter, removing one, making an optional one required.

@@ -42,6 +42,17 @@ public struct BlendModel: FittedModel {
         rebuildUsage()
     }
 
+    /// Restores a saved model with its usage state as saved.
+    init(configuration: BlendConfiguration, profile: ProfileModel, logistic: LogisticModel?, weights: [Double], rows: BlendRows,
+         usage: UsageTracker) {
+        self.configuration = configuration
+        self.profile = profile
+        self.logistic = logistic
+        self.weights = weights
+        self.rows = rows
+        self.usage = usage
+    }
+
     /// The vocabulary (the profile's; every known target is scored).
     public var space: FeatureSpace { profile.space }
 

@@ -3,7 +3,7 @@ import ProactiveCore
 
 // MARK: - Configuration and results
 
-/// How an evaluation runs (FORMATS.md, evaluation contract).
+/// How an evaluation runs (docs/FORMATS.md, evaluation contract).
 public struct EvaluationOptions: Sendable {
     /// Learn from each test donation after ranking it (prequential evaluation).
     public var online: Bool

@@ -4,7 +4,7 @@ import ProactiveCore
 // MARK: - Reports
 
 /// An evaluation result with what the caller measured around it, ready to
-/// print as a table row or write as the JSON report of FORMATS.md.
+/// print as a table row or write as the JSON report of docs/FORMATS.md.
 public struct EvaluationReport: Sendable {
     public var result: EvaluationResult
     /// Wall time of the evaluation, measured by the caller's clock.

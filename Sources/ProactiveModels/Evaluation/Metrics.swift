@@ -1,8 +1,8 @@
 import Foundation
 
-// MARK: - Rank metrics (FORMATS.md evaluation contract)
+// MARK: - Rank metrics (docs/FORMATS.md evaluation contract)
 
-/// Metrics computed from ranks alone, exactly as FORMATS.md defines them, so
+/// Metrics computed from ranks alone, exactly as docs/FORMATS.md defines them, so
 /// anyone holding a ranks file gets the same numbers.
 ///
 /// - `hit@k`: share of test donations whose rank is in 1...k.

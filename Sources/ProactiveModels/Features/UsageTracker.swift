@@ -37,6 +37,16 @@ public struct DecayedSums: Sendable, Equatable {
     /// The factor turning stored values into values decayed to `time`.
     public func factor(at time: Double) -> Double { Foundation.exp2(anchor - time / halfLifeSeconds) }
 
+    /// Restores saved sums exactly (model files).
+    init(halfLifeSeconds: Double, anchor: Double, values: [Double], anchored: Bool) {
+        self.halfLifeSeconds = halfLifeSeconds
+        self.anchor = anchor
+        self.values = values
+        self.anchored = anchored
+    }
+
+    var isAnchored: Bool { anchored }
+
     public func value(at slot: Int, time: Double) -> Double { values[slot] * factor(at: time) }
 }
 
@@ -73,6 +83,21 @@ public struct UsageTracker: Sendable, Equatable {
     }
 
     public var targetCount: Int { lastUse.count }
+
+    /// Restores a saved tracker exactly (model files).
+    init(lastUse: [Double], lastTarget: Int?, lastTime: Double, short: DecayedSums, long: DecayedSums, transitions: [[Int: Double]],
+         transitionTotals: DecayedSums, timeOfDay: DecayedSums, timeOfDayLong: DecayedSums, timeKernels: Int) {
+        self.lastUse = lastUse
+        self.lastTarget = lastTarget
+        self.lastTime = lastTime
+        self.short = short
+        self.long = long
+        self.transitions = transitions
+        self.transitionTotals = transitionTotals
+        self.timeOfDay = timeOfDay
+        self.timeOfDayLong = timeOfDayLong
+        self.timeKernels = timeKernels
+    }
 
     public mutating func grow(to count: Int) {
         guard count > lastUse.count else { return }

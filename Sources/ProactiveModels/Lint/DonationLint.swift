@@ -35,7 +35,7 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
 
 // MARK: - Lint
 
-/// Finds donation parameters that behave like timestamps or never repeat (DOMAIN.md §1:
+/// Finds donation parameters that behave like timestamps or never repeat (docs/DOMAIN.md §1:
 /// donations should be repeatable and carry no timestamps in the payload).
 ///
 /// ```swift

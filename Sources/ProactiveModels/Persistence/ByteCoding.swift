@@ -151,14 +151,28 @@ public struct ByteReader: Sendable {
 
 // MARK: - Checksum
 
-/// FNV-1a, 64-bit: the checksum of model files (detects corruption, not tampering).
+/// The checksum of model files: FNV-1a (64-bit) over the bytes taken eight at a
+/// time as little-endian words, then over the remaining bytes one by one. It
+/// detects corruption, not tampering; words make it about eight times faster
+/// than byte-wise FNV on multi-megabyte states.
 public enum FNV1a64 {
     public static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        let prime: UInt64 = 0x0000_0100_0000_01b3
+        let done: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+            let words = buffer.count / 8
+            let raw = UnsafeRawBufferPointer(buffer)
+            for index in 0 ..< words {
+                hash ^= UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                hash = hash &* prime
+            }
+            for byte in buffer[(words * 8)...] {
+                hash ^= UInt64(byte)
+                hash = hash &* prime
+            }
+            return true
         }
-        return hash
+        if done == true { return hash }
+        return Self.hash(Array(bytes))
     }
 }

@@ -153,7 +153,79 @@ extension EventLog {
             events.append(LoggedEvent(target: TargetIndex(target), time: time, utcOffset: hasOffset ? offset : nil,
                                       context: columns.sorted(), weight: weight))
         }
-        self.init(events: events, space: space)
-        guard self.events == events else { throw .invalid(field: "log", reason: "events are not in canonical order") }
+        // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
+        for position in events.indices.dropFirst() where EventLog.precedes(events[position], events[position - 1], space) {
+            throw .invalid(field: "log", reason: "events are not in canonical order (at \(position))")
+        }
+        self.init(canonical: events)
+    }
+}
+
+// MARK: - Usage state
+
+extension DecayedSums {
+    func encode(into writer: inout ByteWriter) {
+        writer.write(halfLifeSeconds)
+        writer.write(anchor)
+        writer.write(isAnchored)
+        writer.write(values)
+    }
+
+    init(reader: inout ByteReader, field: String, count: Int) throws(ModelFormatError) {
+        let halfLife = try reader.readDouble("\(field).halfLife")
+        let anchor = try reader.readDouble("\(field).anchor")
+        let anchored = try reader.readBool("\(field).anchored")
+        let values = try reader.readDoubles("\(field).values")
+        guard halfLife > 0, halfLife.isFinite, anchor.isFinite, values.count == count else {
+            throw .invalid(field: field, reason: "\(values.count) values for \(count), half-life \(halfLife)")
+        }
+        self.init(halfLifeSeconds: halfLife, anchor: anchor, values: values, anchored: anchored)
+    }
+}
+
+extension UsageTracker {
+    func encode(into writer: inout ByteWriter) {
+        writer.write(timeKernels)
+        writer.write(lastUse)
+        writer.write(lastTarget ?? -1)
+        writer.write(lastTime)
+        short.encode(into: &writer)
+        long.encode(into: &writer)
+        transitionTotals.encode(into: &writer)
+        timeOfDay.encode(into: &writer)
+        timeOfDayLong.encode(into: &writer)
+        for row in transitions {
+            let keys = row.keys.sorted()
+            writer.write(keys)
+            writer.write(keys.map { row[$0]! })
+        }
+    }
+
+    /// - Parameter targets: the model's target count (every array is checked against it).
+    init(reader: inout ByteReader, targets: Int) throws(ModelFormatError) {
+        let kernels = try reader.readInt("usage.timeKernels")
+        let lastUse = try reader.readDoubles("usage.lastUse")
+        let lastTarget = try reader.readInt("usage.lastTarget")
+        let lastTime = try reader.readDouble("usage.lastTime")
+        guard kernels >= 0, kernels <= 1 << 12, lastUse.count == targets, (-1 ..< targets).contains(lastTarget) else {
+            throw .invalid(field: "usage", reason: "shape does not match \(targets) targets")
+        }
+        let short = try DecayedSums(reader: &reader, field: "usage.short", count: targets)
+        let long = try DecayedSums(reader: &reader, field: "usage.long", count: targets)
+        let totals = try DecayedSums(reader: &reader, field: "usage.transitionTotals", count: targets)
+        let timeOfDay = try DecayedSums(reader: &reader, field: "usage.timeOfDay", count: targets * kernels)
+        let timeOfDayLong = try DecayedSums(reader: &reader, field: "usage.timeOfDayLong", count: targets * kernels)
+        var transitions: [[Int: Double]] = []
+        transitions.reserveCapacity(targets)
+        for _ in 0 ..< targets {
+            let keys = try reader.readInts("usage.transitions.keys")
+            let values = try reader.readDoubles("usage.transitions.values")
+            guard keys.count == values.count, keys.allSatisfy({ (0 ..< targets).contains($0) }) else {
+                throw .invalid(field: "usage.transitions", reason: "keys and values do not match")
+            }
+            transitions.append(Dictionary(uniqueKeysWithValues: zip(keys, values)))
+        }
+        self.init(lastUse: lastUse, lastTarget: lastTarget < 0 ? nil : lastTarget, lastTime: lastTime, short: short, long: long,
+                  transitions: transitions, transitionTotals: totals, timeOfDay: timeOfDay, timeOfDayLong: timeOfDayLong, timeKernels: kernels)
     }
 }

@@ -50,13 +50,13 @@ public protocol PersistentModel: FittedModel {
 /// The model file format:
 ///
 ///     "PRXM" | format version (UInt16) | kind (UInt32 length + UTF-8) |
-///     payload length (UInt64) | payload | FNV-1a 64 of everything before it (UInt64)
+///     payload length (UInt64) | payload | checksum of everything before it (UInt64, `FNV1a64.hash`)
 ///
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     public static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 3
+    public static let formatVersion = 4
 
     /// The bytes of `model`, ready to be written to a file.
     public static func encode<Model: PersistentModel>(_ model: Model) -> [UInt8] {
@@ -105,13 +105,16 @@ public enum ModelArchive {
 
     /// Reads any model this build knows, by the kind in its header.
     public static func decodeAny(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
-        let kind = try open(bytes).kind
+        var (kind, payload) = try open(bytes)  // the checksum is computed once
+        let model: any PersistentModel
         switch kind {
-        case ProfileModel.kind: return try decode(ProfileModel.self, from: bytes)
-        case LogisticModel.kind: return try decode(LogisticModel.self, from: bytes)
-        case BlendModel.kind: return try decode(BlendModel.self, from: bytes)
+        case ProfileModel.kind: model = try ProfileModel(payload: &payload)
+        case LogisticModel.kind: model = try LogisticModel(payload: &payload)
+        case BlendModel.kind: model = try BlendModel(payload: &payload)
         default: throw .unknownKind(kind)
         }
+        guard payload.remaining == 0 else { throw .invalid(field: "payload", reason: "\(payload.remaining) unread bytes") }
+        return model
     }
 }
 

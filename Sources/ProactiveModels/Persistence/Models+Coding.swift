@@ -38,6 +38,11 @@ extension LogisticModel: PersistentModel {
         configuration.encode(into: &writer)
         space.encode(into: &writer)
         log.encode(into: &writer)
+        encodeFit(into: &writer)
+    }
+
+    /// What a fit learned (written after the vocabulary and the log).
+    func encodeFit(into writer: inout ByteWriter) {
         writer.write(weights)
         writer.write(eventsSinceFit)
         writer.write(lastFitTime)
@@ -48,6 +53,11 @@ extension LogisticModel: PersistentModel {
         let configuration = try LogisticConfiguration(reader: &reader)
         let space = try FeatureSpace(reader: &reader)
         let log = try EventLog(reader: &reader, space: space)
+        try self.init(configuration: configuration, space: space, log: log, fit: &reader)
+    }
+
+    /// Reads `encodeFit`'s part for a model of the given vocabulary and log.
+    init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog, fit reader: inout ByteReader) throws(ModelFormatError) {
         self.init(configuration: configuration, space: space, log: log)
         let weights = try reader.readDoubles("logistic.weights")
         guard weights.count == self.weights.count else {
@@ -74,7 +84,19 @@ extension BlendModel: PersistentModel {
         writer.write(eventsSinceWeightFit)
         profile.encodePayload(into: &writer)
         writer.write(logistic != nil)
-        logistic?.encodePayload(into: &writer)
+        if let logistic {
+            // The logistic component learns the same events as the profile: its vocabulary and log are
+            // written once (flag 1) unless they differ.
+            let shared = logistic.space == profile.space && logistic.log == profile.log
+            writer.write(shared)
+            if shared {
+                logistic.configuration.encode(into: &writer)
+                logistic.encodeFit(into: &writer)
+            } else {
+                logistic.encodePayload(into: &writer)
+            }
+        }
+        usage.encode(into: &writer)
     }
 
     public init(payload reader: inout ByteReader) throws(ModelFormatError) {
@@ -92,9 +114,19 @@ extension BlendModel: PersistentModel {
         else { throw .invalid(field: "blend.rows", reason: "row shapes do not match their values") }
         let sinceFit = try reader.readInt("blend.eventsSinceWeightFit")
         let profile = try ProfileModel(payload: &reader)
-        let logistic = try reader.readBool("blend.logistic") ? try LogisticModel(payload: &reader) : nil
+        var logistic: LogisticModel?
+        if try reader.readBool("blend.logistic") {
+            if try reader.readBool("blend.logistic.shared") {
+                let logisticConfiguration = try LogisticConfiguration(reader: &reader)
+                logistic = try LogisticModel(configuration: logisticConfiguration, space: profile.space, log: profile.log, fit: &reader)
+            } else {
+                logistic = try LogisticModel(payload: &reader)
+            }
+        }
+        // The usage state is saved as it is (replaying every event to rebuild it would cost O(events) per load).
+        let usage = try UsageTracker(reader: &reader, targets: profile.space.targetCount)
         self.init(configuration: configuration, profile: profile, logistic: logistic, weights: weights,
-                  rows: BlendRows(values: values, candidateCounts: candidateCounts, labels: labels))
+                  rows: BlendRows(values: values, candidateCounts: candidateCounts, labels: labels), usage: usage)
         eventsSinceWeightFit = sinceFit
     }
 }

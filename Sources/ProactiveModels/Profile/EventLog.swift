@@ -51,6 +51,11 @@ public struct EventLog: Sendable, Equatable {
         self.events = events.sorted { Self.precedes($0, $1, space) }
     }
 
+    /// Events already in canonical order (checked by the caller).
+    init(canonical events: [LoggedEvent]) {
+        self.events = events
+    }
+
     public var count: Int { events.count }
     public var isEmpty: Bool { events.isEmpty }
     public var last: LoggedEvent? { events.last }

@@ -7,7 +7,7 @@ import ProactiveCore
 ///
 /// Only date windows and the empty list ("something new") drive Widget
 /// Suggestions; location and daily-routine providers are stored so that a
-/// declaration round-trips, and are ignored for widgets (DOMAIN.md 4.1).
+/// declaration round-trips, and are ignored for widgets (docs/DOMAIN.md 4.1).
 public enum RelevanceProvider: Sendable, Hashable {
     /// Relevant from `start` (inclusive) to `end` (exclusive).
     case date(start: Date, end: Date)

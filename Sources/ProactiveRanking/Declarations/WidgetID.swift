@@ -7,7 +7,7 @@ import ProactiveCore
 /// A weather widget configured for Cupertino is
 /// `WidgetConfiguration(intent: "CheckWeatherIntent", parameters: ["location": .entity(id: "cupertino", display: "Cupertino")])`.
 /// When the user donates that same intent with those parameters, predictions of
-/// the donation drive the widget (DOMAIN.md 4.3).
+/// the donation drive the widget (docs/DOMAIN.md 4.3).
 public struct WidgetConfiguration: Sendable, Hashable {
     public var intent: String
     public var parameters: [String: ParameterValue]

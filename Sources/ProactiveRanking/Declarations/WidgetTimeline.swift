@@ -50,7 +50,7 @@ public struct TimelineReading: Sendable, Hashable {
 
 // MARK: - Timeline
 
-/// A widget's timeline with relevance (DOMAIN.md 4.2).
+/// A widget's timeline with relevance (docs/DOMAIN.md 4.2).
 ///
 /// At time `t` the entry that speaks is the latest entry *with relevance* dated
 /// at or before `t`. Its score holds for `duration` seconds (after which the

@@ -22,6 +22,11 @@ public struct TargetCriteria: Sendable {
 
     public init() {}
 
+    /// Criteria already worked out: target -> parameter -> the value all its donations agree on.
+    public init(agreed: [TargetKey: [String: String]]) {
+        self.agreed = agreed
+    }
+
     public init(donations: [Donation], resolver: TargetResolver) {
         var seen: [TargetKey: (count: Int, values: [String: String?])] = [:]   // nil value = disagreement
         for donation in donations {

@@ -8,7 +8,7 @@ import ProactiveModels
 /// from a fitted model: the probability mass of the app's targets at each hour.
 ///
 /// It times "new content" (a relevant shortcut with no providers): the widget
-/// is shown when the user usually uses the app (DOMAIN.md 4.1).
+/// is shown when the user usually uses the app (docs/DOMAIN.md 4.1).
 public struct AppUsageProfile: Sendable, Hashable {
     /// App -> 24 levels, index = local hour; each app's maximum is 1 (all 0 when the model never predicts it).
     public private(set) var hourly: [String: [Double]]

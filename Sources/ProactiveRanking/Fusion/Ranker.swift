@@ -68,7 +68,7 @@ public struct Ranker: Sendable {
             for target in self.targets.values {
                 guard let definition = resolver.definitions.definition(app: target.app, intent: target.intent) else { continue }
                 if !definition.isEligibleForSuggestions { ineligible.insert(target.key) }
-                // An intent that configures a widget: its predictions drive that widget too (DOMAIN.md 4.3).
+                // An intent that configures a widget: its predictions drive that widget too (docs/DOMAIN.md 4.3).
                 if let kind = definition.widgetKind {
                     let widget = WidgetID(app: target.app, kind: kind, configuration: WidgetConfiguration(intent: target.intent, parameters: target.parameters))
                     widgetTargets[widget] = target.key

@@ -7,8 +7,8 @@ import GRDB
 enum PrivacySchema {
     /// - `privacy_setting`: exactly one row (`id = 1`): whether recording is
     ///   paused (and since when), and the default retention window in days
-    ///   (NULL: keep everything). New and migrated stores start recording with
-    ///   the default window of `RetentionPolicy.defaultDays` (28) days.
+    ///   (NULL: keep everything). Stores migrated to v7 start recording with
+    ///   a default window of 28 days; `v8RetentionOptIn` clears it for new stores.
     /// - `app_retention`: an app's own window, overriding the default
     ///   (`days` NULL: keep everything of that app).
     /// - `erasure_counter`: exactly one row counting deleted donations (a
@@ -37,6 +37,21 @@ enum PrivacySchema {
             BEGIN
                 UPDATE erasure_counter SET deleted_donations = deleted_donations + 1 WHERE id = 1;
             END;
+            """)
+    }
+
+    /// A store starts keeping everything: retention is the owner's choice
+    /// (`proactive retention set --days 28`), never a surprise erasing an
+    /// imported history. A store that has never held a donation, feedback or
+    /// an app window (a new file, migrated just now) loses v7's 28-day
+    /// default; a store in use keeps the window it has been applying.
+    static let v8RetentionOptIn = SchemaMigration(name: "v8_retention_opt_in") { db in
+        try db.execute(sql: """
+            UPDATE privacy_setting SET default_retention_days = NULL
+            WHERE id = 1 AND default_retention_days = 28
+              AND NOT EXISTS (SELECT 1 FROM donation)
+              AND NOT EXISTS (SELECT 1 FROM feedback)
+              AND NOT EXISTS (SELECT 1 FROM app_retention);
             """)
     }
 }

@@ -54,6 +54,9 @@ public struct ProactiveDatabase: Sendable {
         FocusSchema.v5IntentDefinitions,
         ModelSchema.v6Models,
         PrivacySchema.v7Privacy,
+        PrivacySchema.v8RetentionOptIn,
+        DonationSchema.v9ContentKey,
+        LiveModelSchema.v10LiveModels,
     ]
 
     /// Whether opening may create a missing file.

@@ -80,13 +80,15 @@ public enum DonationDeletion: Sendable, Hashable {
 
 // MARK: - Appending
 
-/// What to do when a donation's `(app, identifier)` is already stored
-/// (or appears earlier in the same batch).
+/// What to do when a donation's `(app, identifier)` is already stored, or
+/// the same donation (every field equal, `DonationRecord+ContentKey`) is,
+/// or either appears earlier in the same batch.
 public enum DuplicatePolicy: Sendable, Hashable {
-    /// Throw `StoreError.duplicateIdentifier`; nothing from the batch is stored.
+    /// Throw `StoreError.duplicateIdentifier` (or `.duplicateDonation`);
+    /// nothing from the batch is stored.
     case fail
     /// Keep the stored donation, skip the new one and count it
-    /// (re-importing a file is idempotent for donations with identifiers).
+    /// (re-importing a file or its export stores nothing new).
     case skip
 }
 
@@ -94,7 +96,7 @@ public enum DuplicatePolicy: Sendable, Hashable {
 public struct AppendResult: Sendable, Hashable {
     /// Rows written.
     public var inserted: Int
-    /// Donations skipped because their `(app, identifier)` was already stored.
+    /// Donations skipped because their `(app, identifier)`, or the same donation, was already stored.
     public var duplicates: Int
 
     public init(inserted: Int = 0, duplicates: Int = 0) {

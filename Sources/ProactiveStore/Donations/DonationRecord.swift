@@ -29,6 +29,8 @@ struct DonationRecord: Sendable, Hashable {
     var group: String?
     var contextJSON: String
     var count: Int
+    /// What makes two donations the same donation (`DonationRecord+ContentKey.swift`).
+    var contentHash: Int64
 
     // MARK: Donation -> record
 
@@ -73,6 +75,9 @@ struct DonationRecord: Sendable, Hashable {
         group = donation.group
         contextJSON = Self.canonicalJSON(donation.context) { value, text in JSONWriter.appendString(value, to: &text) }
         count = donation.count
+        contentHash = Self.contentHash(user: user, app: app, intent: intent, parametersJSON: parametersJSON,
+                                       dateMilliseconds: dateMilliseconds, utcOffset: utcOffset, identifier: identifier,
+                                       group: group, contextJSON: contextJSON, count: count)
     }
 
     static let maximumOffsetSeconds = 18 * 3600
@@ -146,9 +151,9 @@ struct DonationRecord: Sendable, Hashable {
     // MARK: SQLite columns
 
     /// The `donation` columns in the order `withBindings` binds and `init(row:)` reads.
-    static let columns = "user, app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count"
+    static let columns = "user, app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count, content_hash"
 
-    /// Binds the record to a prepared `INSERT ... (columns) VALUES (?1 ... ?10)`
+    /// Binds the record to a prepared `INSERT ... (columns) VALUES (?1 ... ?11)`
     /// straight through the SQLite C API and runs `body` (which steps the
     /// statement) while the bound text is alive. The text is copied into
     /// `scratch` and bound without a further copy (`SQLITE_STATIC`): on the
@@ -177,6 +182,7 @@ struct DonationRecord: Sendable, Hashable {
             if group != nil { text(8, ends.4, ends.5) } else { sqlite3_bind_null(statement, 8) }
             text(9, ends.5, ends.6)
             sqlite3_bind_int64(statement, 10, Int64(count))
+            sqlite3_bind_int64(statement, 11, contentHash)
             return body()
         }
     }
@@ -193,5 +199,9 @@ struct DonationRecord: Sendable, Hashable {
         group = row[7]
         contextJSON = row[8]
         count = row[9]
+        // NULL only in a row written behind the store's back (the column is NULL-able, `DonationSchema.v9ContentKey`).
+        contentHash = row[10] ?? Self.contentHash(user: user, app: app, intent: intent, parametersJSON: parametersJSON,
+                                                  dateMilliseconds: dateMilliseconds, utcOffset: utcOffset, identifier: identifier,
+                                                  group: group, contextJSON: contextJSON, count: count)
     }
 }

@@ -8,9 +8,10 @@ import ProactiveCore
 public protocol DonationAppender {
     /// Appends a batch. On a store the batch is one transaction: all rows or none.
     /// - Parameter duplicates: what to do with a donation whose `(app, identifier)`
-    ///   is already stored or appears earlier in the batch.
-    /// - Throws: `StoreError` (`.invalidDonation`, `.duplicateIdentifier` with
-    ///   `.fail`, `.database`); nothing from the batch is stored.
+    ///   is already stored, or that is the same donation as one stored
+    ///   (`DonationRecord+ContentKey`), or that appears earlier in the batch.
+    /// - Throws: `StoreError` (`.invalidDonation`, `.duplicateIdentifier` or
+    ///   `.duplicateDonation` with `.fail`, `.database`); nothing from the batch is stored.
     /// - Complexity: O(n log m) for n donations into a store of m.
     @discardableResult
     func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult
@@ -126,6 +127,12 @@ enum DonationStoreChecks {
 
     static func duplicate(_ record: DonationRecord) -> StoreError {
         StoreError(.duplicateIdentifier, "app \(record.app) already has a donation with identifier \"\(record.identifier ?? "")\"")
+    }
+
+    static func sameDonation(_ record: DonationRecord) -> StoreError {
+        let date = Timestamp.format(secondsSince1970: Double(record.dateMilliseconds) / 1000, utcOffsetSeconds: record.utcOffset ?? 0)
+        return StoreError(.duplicateDonation, "user \(record.user) already has this donation (\(record.app) \(record.intent) at \(date), "
+                          + "every field equal); a repeat needs its own identifier, another date, or a count")
     }
 }
 

@@ -20,6 +20,8 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
         var nextRowID: Int64 = 1
         /// Row of each `(app, identifier)`.
         var identifiers: [AppIdentifier: Int64] = [:]
+        /// Row of each content key (the SQLite index `donation_user_date_content`).
+        var contents: [ContentKey: Int64] = [:]
         var timeZones: [String: String] = [:]
 
         struct AppIdentifier: Hashable {
@@ -27,11 +29,22 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
             var identifier: String
         }
 
+        struct ContentKey: Hashable {
+            var user: String
+            var dateMilliseconds: Int64
+            var contentHash: Int64
+
+            init(_ record: DonationRecord) {
+                (user, dateMilliseconds, contentHash) = (record.user, record.dateMilliseconds, record.contentHash)
+            }
+        }
+
         /// All-or-nothing: on a duplicate with `.fail`, `self` is unchanged.
         mutating func insert(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
             var staged = self
             var result = AppendResult()
             for record in records {
+                let content = ContentKey(record)
                 if let identifier = record.identifier {
                     let key = AppIdentifier(app: record.app, identifier: identifier)
                     if staged.identifiers[key] != nil {
@@ -39,8 +52,16 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
                         result.duplicates += 1
                         continue
                     }
-                    staged.identifiers[key] = staged.nextRowID
                 }
+                if staged.contents[content] != nil {
+                    guard duplicates == .skip else { throw DonationStoreChecks.sameDonation(record) }
+                    result.duplicates += 1
+                    continue
+                }
+                if let identifier = record.identifier {
+                    staged.identifiers[AppIdentifier(app: record.app, identifier: identifier)] = staged.nextRowID
+                }
+                staged.contents[content] = staged.nextRowID
                 staged.rows[staged.nextRowID] = record
                 staged.nextRowID += 1
                 result.inserted += 1
@@ -53,6 +74,7 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
             let doomed = rows.filter { predicate($0.value) }
             for (rowID, record) in doomed {
                 rows[rowID] = nil
+                contents[ContentKey(record)] = nil
                 if let identifier = record.identifier { identifiers[AppIdentifier(app: record.app, identifier: identifier)] = nil }
             }
             return doomed.count

@@ -8,9 +8,10 @@ import ProactiveCore
 /// The donation store on a `ProactiveDatabase` file (GRDB, WAL).
 ///
 /// Each `append` or `delete` is one transaction; appends reuse one prepared
-/// statement per transaction. Duplicate identifiers are skipped with an
-/// upsert (`ON CONFLICT (app, identifier) DO NOTHING`), so only the UNIQUE
-/// index can cause a skip; any other constraint violation is an error.
+/// statement per transaction. Duplicates (an `(app, identifier)` already
+/// stored, or the same donation already stored: `DonationRecord+ContentKey`)
+/// are skipped with an upsert (`ON CONFLICT DO NOTHING`), so only the UNIQUE
+/// indexes can cause a skip; any other constraint violation is an error.
 public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
     public let database: ProactiveDatabase
 
@@ -87,8 +88,11 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         }
     }
 
-    private static let insertSQL = "INSERT INTO donation (\(DonationRecord.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-    private static let insertSkippingSQL = insertSQL + " ON CONFLICT (app, identifier) WHERE identifier IS NOT NULL DO NOTHING"
+    private static let insertSQL = "INSERT INTO donation (\(DonationRecord.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+    /// Skips on either uniqueness rule: `(app, identifier)` and the content key
+    /// `(user, date_ms, content_hash)`. An upsert only ever catches UNIQUE
+    /// violations, so a CHECK failure is still an error.
+    private static let insertSkippingSQL = insertSQL + " ON CONFLICT DO NOTHING"
 
     /// Inserts records with one cached statement, bound and stepped through
     /// the C API; the caller owns the transaction.
@@ -110,12 +114,24 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
             let code = record.withBindings(to: statement, scratch: &scratch) { sqlite3_step(statement) }
             guard code == SQLITE_DONE else {
                 let extended = sqlite3_extended_errcode(connection)
-                if ResultCode(rawValue: extended) == .SQLITE_CONSTRAINT_UNIQUE { throw DonationStoreChecks.duplicate(record) }
+                if ResultCode(rawValue: extended) == .SQLITE_CONSTRAINT_UNIQUE { throw try uniquenessError(record, db) }
                 throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
             }
             if sqlite3_changes(connection) == 1 { result.inserted += 1 } else { result.duplicates += 1 }
         }
         return result
+    }
+
+    /// The error for a record that broke a UNIQUE index. A taken `(app,
+    /// identifier)` is named first, whichever index SQLite checked first
+    /// (the in-memory store's order).
+    private static func uniquenessError(_ record: DonationRecord, _ db: Database) throws -> StoreError {
+        if let identifier = record.identifier, try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM donation WHERE app = ? AND identifier = ?)
+            """, arguments: [record.app, identifier]) == true {
+            return DonationStoreChecks.duplicate(record)
+        }
+        return DonationStoreChecks.sameDonation(record)
     }
 
     // MARK: Deleting
@@ -171,7 +187,7 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         let rows = try StoreError.wrap("reading a page of donations") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: sql, arguments: clause.arguments + [limit]).map { row in
-                    (DonationRecord(row: row), row[10] as Int64)
+                    (DonationRecord(row: row), row[11] as Int64)
                 }
             }
         }

@@ -27,11 +27,13 @@ import ProactiveCore
 ///   source is stored, and `summary.abortedBy` names the line. Chosen over
 ///   validating the file in a first pass: one read, and atomic even if
 ///   the process dies mid-import.
-/// - **Re-import**: donations whose `(app, identifier)` is already stored
-///   are skipped and counted as `duplicates` (`DuplicatePolicy.skip`), so
-///   re-running an interrupted import of a log with identifiers completes
-///   it without duplicates. Donations without an identifier cannot be
-///   recognised and are stored again.
+/// - **Re-import**: donations whose `(app, identifier)` is already stored,
+///   and donations equal in every field to a stored one (the content key,
+///   `DonationRecord+ContentKey`), are skipped and counted as `duplicates`
+///   (`DuplicatePolicy.skip`): re-running an interrupted import, or
+///   importing an export into the store it came from, stores nothing twice.
+/// - **Retention**: with `options.retention`, donations already older than
+///   their app's window are not stored and are counted as `olderThanRetention`.
 public struct DonationImporter {
     public var store: any DonationStore
     public var options: ImportOptions
@@ -46,7 +48,7 @@ public struct DonationImporter {
 
     // MARK: JSON Lines
 
-    /// Imports one JSON Lines file (FORMATS.md); `path` `"-"` reads standard input.
+    /// Imports one JSON Lines file (docs/FORMATS.md); `path` `"-"` reads standard input.
     /// Lines are read, decoded and encoded for the store on a second thread
     /// (`BackgroundLineDecoder`) while this one writes; results are as if
     /// read in order on one thread.

@@ -9,18 +9,23 @@ public struct ImportOptions: Sendable, Hashable {
     public var strict: Bool
     /// Donations per transaction (non-strict) or per savepoint (strict).
     public var batchSize: Int
-    /// What to do with a donation whose `(app, identifier)` is already stored.
+    /// What to do with a donation whose `(app, identifier)`, or the same donation, is already stored.
     public var duplicates: DuplicatePolicy
+    /// Leave out (and count) donations already older than their retention
+    /// window; nil stores every date.
+    public var retention: ImportRetention?
 
     /// 20,000: a commit rewrites every page the batch dirtied (about one index leaf per
     /// active user plus the new rows), so larger batches write less WAL per donation;
     /// 5,000 cost about 1 s more CPU per 1,000,000 donations. Memory: a few MB of records.
     public static let defaultBatchSize = 20_000
 
-    public init(strict: Bool = false, batchSize: Int = ImportOptions.defaultBatchSize, duplicates: DuplicatePolicy = .skip) {
+    public init(strict: Bool = false, batchSize: Int = ImportOptions.defaultBatchSize, duplicates: DuplicatePolicy = .skip,
+                retention: ImportRetention? = nil) {
         self.strict = strict
         self.batchSize = batchSize
         self.duplicates = duplicates
+        self.retention = retention
     }
 }
 
@@ -45,6 +50,8 @@ public final class ImportSession {
     /// True when each batch is its own transaction (non-strict imports).
     private let commitsEachBatch: Bool
     private let onProgress: ((ImportProgress) -> Void)?
+    /// `options.retention`, nil when it keeps everything (no check per donation).
+    private let retention: ImportRetention?
     private var batch: [DonationRecord] = []
     private(set) var summary = ImportSummary()
     private(set) var committed = 0
@@ -63,6 +70,7 @@ public final class ImportSession {
         self.appender = appender
         self.commitsEachBatch = commitsEachBatch
         self.onProgress = onProgress
+        retention = options.retention.flatMap { $0.keepsEverything ? nil : $0 }
         summary.sources = [source]
         batch.reserveCapacity(options.batchSize)
     }
@@ -86,8 +94,14 @@ public final class ImportSession {
         try add(DonationRecord(donation))
     }
 
-    /// Queues a donation already encoded (by the JSON Lines decoding thread).
+    /// Queues a donation already encoded (by the JSON Lines decoding thread),
+    /// or counts it without storing it when it is older than its retention window.
     func add(_ record: DonationRecord) throws(StoreError) {
+        if let retention, retention.isExpired(app: record.app, dateMilliseconds: record.dateMilliseconds) {
+            summary.olderThanRetention += 1
+            summary.olderThanRetentionByApp[record.app, default: 0] += 1
+            return
+        }
         batch.append(record)
         if batch.count >= options.batchSize { try flush() }
     }
@@ -123,6 +137,8 @@ public final class ImportSession {
     func markRolledBack(abortedBy message: String?) {
         summary.imported = 0
         summary.duplicates = 0
+        summary.olderThanRetention = 0
+        summary.olderThanRetentionByApp = [:]
         summary.abortedBy = message
         committed = 0
     }

@@ -36,8 +36,14 @@ public struct ImportSummary: Sendable, Hashable {
     public var emptyLines = 0
     /// Rows stored by this import.
     public var imported = 0
-    /// Donations skipped because their `(app, identifier)` was already stored.
+    /// Donations skipped because their `(app, identifier)`, or the same
+    /// donation (`DonationRecord+ContentKey`), was already stored.
     public var duplicates = 0
+    /// Donations left out because they were already older than their app's
+    /// retention window (`ImportOptions.retention`); never stored.
+    public var olderThanRetention = 0
+    /// `olderThanRetention` per app.
+    public var olderThanRetentionByApp: [String: Int] = [:]
     public var rejected = 0
     /// Rejections per `DonationLineError.category` ("invalid JSON", "missing app", ...).
     public var rejectionsByCategory: [String: Int] = [:]
@@ -70,6 +76,8 @@ public struct ImportSummary: Sendable, Hashable {
         emptyLines += other.emptyLines
         imported += other.imported
         duplicates += other.duplicates
+        olderThanRetention += other.olderThanRetention
+        olderThanRetentionByApp.merge(other.olderThanRetentionByApp, uniquingKeysWith: +)
         rejected += other.rejected
         rejectionsByCategory.merge(other.rejectionsByCategory, uniquingKeysWith: +)
         messages += other.messages.prefix(max(0, Self.maximumMessages - messages.count))

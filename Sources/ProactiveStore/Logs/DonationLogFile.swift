@@ -3,7 +3,7 @@ import ProactiveCore
 
 // MARK: - Reading donation logs (JSON Lines)
 
-/// Reads a donation log (FORMATS.md) without a store: for tools that work on
+/// Reads a donation log (docs/FORMATS.md) without a store: for tools that work on
 /// logs directly (split, evaluate, convert).
 ///
 /// Lines come from `LineReader` (bounded memory, CRLF, BOM, over-long lines);

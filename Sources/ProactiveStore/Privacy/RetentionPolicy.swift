@@ -52,17 +52,18 @@ public enum RetentionWindow: Sendable, Hashable, CustomStringConvertible {
 /// ```
 ///
 /// A donation is kept while `date >= now - window` (its app's window, or the
-/// default). Applied by `SQLitePrivacyStore.applyRetention(now:)`, which the
-/// CLI runs after every `import` and `donate` and in `proactive retention apply`.
+/// default). A new store keeps everything until the owner sets a window
+/// (migration `v8_retention_opt_in`). Applied by
+/// `SQLitePrivacyStore.applyRetention(now:)`, which the CLI runs before every
+/// `import` and after every `donate` and in `proactive retention apply`; an
+/// import leaves out what is already older than its window
+/// (`ImportRetention`), so nothing it stores is erased at once.
 public struct RetentionPolicy: Sendable, Hashable {
-    /// The window of a new store.
-    public static let defaultDays = 28
-
     public var defaultWindow: RetentionWindow
     /// Apps with their own window.
     public var byApp: [String: RetentionWindow]
 
-    public init(defaultWindow: RetentionWindow = .days(RetentionPolicy.defaultDays), byApp: [String: RetentionWindow] = [:]) {
+    public init(defaultWindow: RetentionWindow = .keepAll, byApp: [String: RetentionWindow] = [:]) {
         self.defaultWindow = defaultWindow
         self.byApp = byApp
     }

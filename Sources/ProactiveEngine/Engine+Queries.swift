@@ -1,0 +1,166 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Moments
+
+extension Engine {
+    /// The situation at `date` for the user: the context given (Focus filled
+    /// from the timeline when it has none), the clock read in the user's zone
+    /// (else `utcOffset`, else the offset of the user's latest donation), and
+    /// the user's last `recentLimit` donations at or before `date`.
+    public func moment(for live: LiveModel, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:]) throws -> Moment {
+        let recent = try states.recentDonations(ofUser: live.user, atOrBefore: date, limit: recentLimit).map(live.inputs.prepare)
+        let offset = live.zone?.secondsFromGMT(for: date) ?? utcOffset ?? recent.last?.utcOffset ?? 0
+        return Moment(date: date, utcOffset: offset, context: live.timeline.enrich(context: context, at: date),
+                      recent: recent.map(live.inputs.event))
+    }
+
+    // MARK: Predict
+
+    /// The top `k` targets at a moment with their probabilities and reasons.
+    public func predict(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
+                        model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> Prediction {
+        let live = try liveModel(user: user, choice, now: now)
+        return try predict(live, at: date, utcOffset: utcOffset, context: context, k: k)
+    }
+
+    /// `predict` with a live model already loaded.
+    public func predict(_ live: LiveModel, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4) throws -> Prediction {
+        let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
+        let explainer = live.model as? any ExplainableModel
+        let rows = live.model.distribution(at: moment).top(k).map { scored in
+            Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
+                           reasons: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
+        }
+        return Prediction(user: live.user, model: live.model.name, moment: moment, rows: rows, notes: live.notes)
+    }
+
+    // MARK: Suggest
+
+    /// The Siri-style suggestions at a moment: model probabilities fused with
+    /// the apps' declarations, the user's feedback and the Focus filters.
+    public func suggest(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
+                        developerMode: Bool = false, model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> SuggestionResult {
+        let session = try rankingSession(user: user, choice, now: now)
+        return try session.suggest(at: date, utcOffset: utcOffset, context: context, k: k, developerMode: developerMode)
+    }
+
+    /// What ranking needs for one user: the live model, the apps' declarations, feedback and Focus filters.
+    public func rankingSession(user: String, _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> RankingSession {
+        let live = try liveModel(user: user, choice, now: now)
+        let (declarations, feedback) = try declarations(user: user)
+        let gate = FocusCriteriaGate(filters: try focusFilters(), criteria: live.criteria)
+        return RankingSession(engine: self, live: live, declarations: declarations, feedback: feedback, gate: gate)
+    }
+
+    // MARK: Declarations, feedback and Focus filters
+
+    /// The user's relevant shortcuts and timelines the acting party may see, and the user's feedback.
+    /// A row that no longer decodes is skipped and told to `skippedStoredData`.
+    public func declarations(user: String) throws -> (Declarations, [FeedbackEvent]) {
+        let base = SQLiteDeclarationStore(database: database)
+        let declarations = try Self.declarations(AppScopedDeclarationStore(base, access: .administrator), user: user, skipped: skippedStoredData)
+        var feedback: [FeedbackEvent] = []
+        for stored in try base.feedback(user: user) {
+            do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
+                skippedStoredData("stored feedback \(stored.kind) \(stored.scope) skipped: \(error)")
+            }
+        }
+        return (declarations, feedback)
+    }
+
+    /// The user's relevant shortcuts and timelines that `store`'s acting party may see, decoded.
+    /// A stored set or timeline the codecs refuse is skipped and told to `skipped`.
+    public static func declarations(_ store: AppScopedDeclarationStore, user: String,
+                                    skipped: (String) -> Void = { _ in }) throws -> Declarations {
+        var declarations = Declarations()
+        for stored in try store.shortcutSets(user: user) {
+            do {
+                declarations.shortcuts.replace(try RelevantShortcutCodec.decode(stored.shortcutsJSON, app: stored.app, declaredAt: stored.declaredAt))
+            } catch {
+                skipped("stored relevant shortcuts of \(stored.app) skipped: \(error)")
+            }
+        }
+        for stored in try store.timelines(user: user) {
+            do {
+                for timeline in try WidgetTimelineCodec.decode(stored.timelineJSON) { declarations.timelines.replace(timeline) }
+            } catch {
+                skipped("stored timeline of \(stored.widget) skipped: \(error)")
+            }
+        }
+        return declarations
+    }
+
+    /// Every app's declared Focus filter with its configured values and app contexts
+    /// (only the acting app's in app mode).
+    public func focusFilters() throws -> FocusFilterEngine {
+        var engine = FocusFilterEngine()
+        for stored in try AppScopedFocusStore(SQLiteFocusStore(database: database), access: access).visibleFilters() {
+            let filter: FocusFilter
+            do { filter = try FocusFilter.parse(stored.declaration, app: stored.app) } catch {
+                throw EngineError(.unreadableStoredData, "the stored Focus filter of \(stored.app) is unreadable: \(error)")
+            }
+            engine.declare(filter)
+            for (focus, values) in stored.values { try engine.replaceConfiguration(app: stored.app, focus: focus, values: values) }
+            for context in stored.contexts {
+                let predicate = try context.filterPredicate.map { text throws(FocusError) in try FilterPredicate(parsing: text) }
+                try engine.setAppContext(app: stored.app, focus: context.focus, AppContext(filterPredicate: predicate, badgeCount: context.badgeCount))
+            }
+        }
+        return engine
+    }
+
+    // MARK: Writes
+
+    /// Stores one donation as the acting party (Focus filled from the
+    /// timeline) and returns it as stored. The saved state learns it on its next
+    /// read (the stored row is the delta): `liveModel` folds it in.
+    /// - Throws: `StoreError` (duplicate identifier, another app's donation in app mode, ...).
+    @discardableResult
+    public func donate(_ donation: Donation) throws -> Donation {
+        let enriched = try focusTimeline().timeline.enrich(donation)
+        try AppScopedDonationStore(donations, access: access).append(enriched, duplicates: .fail)
+        return enriched
+    }
+
+    /// Deletes donations as the acting party, then unlearns them from every saved state.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    public func delete(_ deletion: DonationDeletion, now: Date = Date()) throws -> Int {
+        let count = try AppScopedDonationStore(donations, access: access).delete(deletion)
+        if count > 0 { try settleDeletions(now: now) }
+        return count
+    }
+}
+
+// MARK: - Results
+
+/// What `predict` returns.
+public struct Prediction: Sendable {
+    public struct Row: Sendable {
+        public var target: TargetKey
+        public var summary: String
+        public var probability: Double
+        public var reasons: [String]
+    }
+
+    public var user: String
+    public var model: String
+    public var moment: Moment
+    public var rows: [Row]
+    /// What loading the model did (fitted, caught up), for a person.
+    public var notes: [String]
+}
+
+/// What `suggest` returns.
+public struct SuggestionResult: Sendable {
+    public var moment: Moment
+    public var model: String
+    public var suggestions: [Suggestion]
+    /// The model's probabilities at the moment (the same `predict` gives).
+    public var distribution: TargetDistribution
+    public var notes: [String]
+}

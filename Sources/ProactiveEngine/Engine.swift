@@ -1,0 +1,223 @@
+import Foundation
+import LinearAlgebra
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - The engine
+
+/// The one entry point for apps that embed Proactive and for the CLI: a store
+/// plus the live model states kept in it.
+///
+/// ```swift
+/// let engine = try Engine(path: "proactive.sqlite")
+/// try engine.train(user: "me")                                  // once
+/// _ = try engine.donate(Donation(user: "me", app: "com.example.coffee", intent: "OrderCoffeeIntent",
+///                                parameters: ["item": .string("latte")], date: Date()))
+/// let top = try engine.predict(user: "me", at: Date(), k: 4)     // reads the live state, never refits
+/// ```
+///
+/// **Live states.** Each user's model is saved with a key (the donation
+/// high-water mark, the erasure-journal mark, and digests of the intent
+/// definitions, the Focus timeline and the model options). Reading a state
+/// whose key is behind the store catches it up: donations stored since are
+/// learned in id order (as `evaluate --online` learns a test log), deleted
+/// ones unlearned (`model_erasure` journals them in the deleting
+/// transaction). Only a change of definitions, Focus timeline or options
+/// refits. A caught-up state is saved again when it folded `persistAfter`
+/// donations or unlearned any, so deleted values do not stay in saved bytes.
+public struct Engine: Sendable {
+    public let database: ProactiveDatabase
+    /// Who acts: the device owner, or one app (which sees and changes only its own data).
+    public let access: StoreAccess
+    /// Intent definitions overlaying the stored ones (a `--definitions` file), if any.
+    public var definitionsOverlay: [IntentDefinition]
+    /// A query saves a caught-up state once it has folded this many donations.
+    public var persistAfter = 64
+    /// How many of the user's previous donations a moment carries.
+    public var recentLimit = 16
+    /// Told about each stored declaration or feedback event that no longer
+    /// decodes (written before a stricter rule) and is skipped: one app's bad
+    /// row must not take down every other app's suggestions.
+    public var skippedStoredData: @Sendable (String) -> Void = { _ in }
+
+    public init(database: ProactiveDatabase, access: StoreAccess = .administrator, definitionsOverlay: [IntentDefinition] = []) {
+        self.database = database
+        self.access = access
+        self.definitionsOverlay = definitionsOverlay
+    }
+
+    /// Opens the store file at `path` (see `ProactiveDatabase.init(path:mode:)`).
+    public init(path: String, mode: ProactiveDatabase.OpenMode = .createIfMissing, access: StoreAccess = .administrator) throws {
+        self.init(database: try ProactiveDatabase(path: path, mode: mode), access: access)
+    }
+
+    var states: SQLiteModelStateStore { SQLiteModelStateStore(database: database) }
+    var donations: SQLiteDonationStore { SQLiteDonationStore(database: database) }
+
+    // MARK: Inputs
+
+    /// The stored intent definitions overlaid with `definitionsOverlay`.
+    public func definitions() throws -> IntentDefinitionSet {
+        var set = try IntentDefinitionSet(SQLiteIntentDefinitionStore(database: database).all())
+        for definition in definitionsOverlay { try set.add(definition) }
+        return set
+    }
+
+    /// The Focus schedules (with their row ids, same order) and manual changes as a timeline.
+    public func focusTimeline() throws -> (timeline: FocusTimeline, ids: [Int64], digest: String) {
+        let store = SQLiteFocusStore(database: database)
+        let rows = try store.schedules()
+        var schedules: [FocusSchedule] = []
+        var text = ""
+        for row in rows {
+            guard let zone = TimeZone(identifier: row.timeZone) else {
+                throw EngineError(.unreadableStoredData, "Focus schedule \(row.id): unknown time zone \"\(row.timeZone)\" in the store")
+            }
+            schedules.append(try FocusSchedule(focus: row.focus, weekdays: row.weekdays, start: row.startMinute, end: row.endMinute, timeZone: zone))
+            text += "s \(row.focus) \(row.weekdays.sorted()) \(row.startMinute) \(row.endMinute) \(row.timeZone)\n"
+        }
+        let changes = try store.changes().map { ManualFocusChange(date: $0.date, focus: $0.focus) }
+        for change in changes { text += "c \(change.date.timeIntervalSince1970) \(change.focus ?? "-")\n" }
+        return (FocusTimeline(schedules: schedules, changes: changes), rows.map(\.id), digest(text))
+    }
+
+    func inputs(for user: String, _ choice: ModelChoice) throws -> UserInputs {
+        try choice.validate()
+        let zoneName = try choice.timeZoneOverride ?? donations.timeZone(forUser: user)
+        let zone = try zoneName.map { name throws(EngineError) in
+            guard let zone = TimeZone(identifier: name) else {
+                throw EngineError(.invalidRequest, "user \(user): unknown time zone \"\(name)\"")
+            }
+            return zone
+        }
+        let definitions = try definitions()
+        let focus = try focusTimeline()
+        let definitionsText = JSONWriter.string(.array(definitions.definitions.map(\.intentJSON)))
+        return UserInputs(user: user, choice: choice, zoneName: zoneName, zone: zone, resolver: TargetResolver(definitions: definitions),
+                          timeline: focus.timeline, definitionsDigest: digest(definitionsText), focusDigest: focus.digest)
+    }
+
+    // MARK: Live models
+
+    /// The user's live model: the saved state caught up with the store, or a
+    /// fresh fit when there is no usable state (then saved).
+    /// - Throws: `EngineError.noDonations` when the user has none.
+    public func liveModel(user: String, _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> LiveModel {
+        let inputs = try inputs(for: user, choice)
+        var problem: String
+        if let saved = try states.load(user: user, name: choice.name) {
+            let wanted = inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)
+            if saved.key.isCompatible(with: wanted) {
+                do {
+                    let model = try LiveModels.decode(saved.bytes)
+                    let catalogue = try TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver)
+                    var live = LiveModel(model: model, key: saved.key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
+                    try catchUp(&live, now: now)
+                    return live
+                } catch {
+                    problem = "the saved \(choice.name) state was unreadable (\(error)); rebuilt from the donations"
+                }
+            } else {
+                problem = "the saved \(choice.name) state was fitted under other "
+                    + [saved.key.definitionsDigest != wanted.definitionsDigest ? "intent definitions" : nil,
+                       saved.key.focusDigest != wanted.focusDigest ? "Focus schedules" : nil,
+                       saved.key.options != wanted.options ? "options (\(saved.key.options))" : nil]
+                    .compactMap { $0 }.joined(separator: " and ") + "; refitted"
+            }
+        } else {
+            problem = "no saved \(choice.name) state for user \(user); fitted now and saved"
+        }
+        var live = try fit(inputs, now: now)
+        live.notes.append(problem)
+        try persist(live, now: now)
+        return live
+    }
+
+    /// Fits the user's model from scratch on every stored donation and saves it.
+    @discardableResult
+    public func train(user: String, _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> LiveModel {
+        let live = try fit(try inputs(for: user, choice), now: now)
+        try persist(live, now: now)
+        return live
+    }
+
+    func fit(_ inputs: UserInputs, now: Date) throws -> LiveModel {
+        let snapshot = try states.snapshot(ofUser: inputs.user)
+        guard !snapshot.donations.isEmpty else {
+            throw EngineError(.noDonations, "user \(inputs.user) has no donations")
+        }
+        let prepared = snapshot.donations.map { inputs.prepare($0.donation) }
+        let training = TrainingSet(donations: prepared, resolver: inputs.resolver)
+        let model: any LiveLearningModel
+        do { model = try LiveModels.fit(inputs.choice.name, training, zone: inputs.zoneName) } catch {
+            throw EngineError(.fitFailed, "user \(inputs.user): the \(inputs.choice.name) model could not be fitted: \(error)")
+        }
+        var live = LiveModel(model: model, key: inputs.key(highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
+                                                           donationCount: prepared.count),
+                             trainedAt: now, inputs: inputs, catalogue: TargetCatalogue(donations: prepared, resolver: inputs.resolver))
+        live.refitted = true
+        return live
+    }
+
+    /// Folds into `live` what the store changed since its marks: deletions first (unlearned), then new donations.
+    func catchUp(_ live: inout LiveModel, now: Date) throws {
+        let changes = try states.changes(ofUser: live.user, after: live.key.highWater, erasuresAfter: live.key.erasureMark)
+        let learnedErasures = changes.erased.filter { $0.id <= live.key.highWater }
+        let previous = live.key
+        if !learnedErasures.isEmpty {
+            // Many deletions (retention, forget an app): a refit is exact and cheaper than unlearning one by one.
+            if learnedErasures.count * 10 > max(live.key.donationCount, 1) {
+                var refit = try fit(live.inputs, now: now)
+                refit.notes = live.notes + ["refitted: \(learnedErasures.count) of \(previous.donationCount) donations deleted"]
+                live = refit
+                try persist(live, now: now)
+                return
+            }
+            for erased in learnedErasures { live.unlearn(live.inputs.prepare(erased.donation)) }
+            if live.catalogue.needsRebuild {
+                let remaining = try states.snapshot(ofUser: live.user).donations.filter { $0.id <= live.key.highWater }
+                live.catalogue = TargetCatalogue(donations: remaining.map { live.inputs.prepare($0.donation) }, resolver: live.inputs.resolver)
+            }
+        }
+        for stored in changes.added { live.learn(live.inputs.prepare(stored.donation)) }
+        live.key.highWater = changes.highWater
+        live.key.erasureMark = changes.erasureMark
+        if !changes.added.isEmpty || !learnedErasures.isEmpty {
+            live.caughtUp = (changes.added.count, learnedErasures.count)
+        }
+        if live.unlearned > 0 || live.folded >= persistAfter { try persist(live, now: now) }
+    }
+
+    /// Saves the state (monotone: never over a state that is further along).
+    func persist(_ live: LiveModel, now: Date) throws {
+        try states.save(live.saved(now: now))
+    }
+
+    /// Brings every saved state with pending deletions up to date and saves it,
+    /// so no deleted donation stays in a saved state or the journal.
+    /// - Returns: the users settled.
+    @discardableResult
+    public func settleDeletions(now: Date = Date()) throws -> [String] {
+        let users = try states.usersWithPendingErasures()
+        var settled: [String] = []
+        for user in users {
+            for summary in try states.list() where summary.user == user {
+                var live: LiveModel
+                do {
+                    live = try liveModel(user: user, ModelChoice(name: summary.name, timeZoneOverride: nil), now: now)
+                } catch let error as EngineError where error.code == .noDonations {
+                    try states.delete(user: user)
+                    continue
+                }
+                try persist(live, now: now)
+            }
+            settled.append(user)
+        }
+        return settled
+    }
+
+    /// Every saved state, one line each.
+    public func savedModels() throws -> [ModelStateSummary] { try states.list() }
+}

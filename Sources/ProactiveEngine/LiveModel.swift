@@ -1,0 +1,75 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - A user's live model
+
+/// A user's model as the store says it is now: the saved state caught up
+/// with every donation stored and deleted since it was saved.
+///
+/// Queries read it; they never refit. It is refitted from the donations only
+/// when there is no usable saved state (none, unreadable, or saved under other
+/// intent definitions, Focus timeline or options), and `notes` says why.
+public struct LiveModel: Sendable {
+    public var user: String { inputs.user }
+    /// The fitted model (`blend` unless another was chosen).
+    public internal(set) var model: any LiveLearningModel
+    /// What the state has learned: marks, donation count, input digests.
+    public internal(set) var key: ModelStateKey
+    /// When the model was last fitted from scratch.
+    public internal(set) var trainedAt: Date
+    /// What loading did, for a person: "fitted: no saved state", "caught up: 3 new donations".
+    public internal(set) var notes: [String] = []
+    /// Donations folded in and unlearned since the state was read from the store.
+    public internal(set) var folded = 0
+    public internal(set) var unlearned = 0
+    /// What the last catch-up folded in: donations learned and deleted ones unlearned.
+    public internal(set) var caughtUp: (learned: Int, unlearned: Int) = (0, 0)
+    /// Whether the model was fitted (not read) in this load.
+    public internal(set) var refitted = false
+
+    let inputs: UserInputs
+    var catalogue: TargetCatalogue
+
+    /// The targets the model knows, with their summaries.
+    public var targets: [TargetKey: Target] { catalogue.targets }
+    /// Uses of each target (a donation with count n is n uses).
+    public var uses: [TargetKey: Double] { catalogue.uses }
+    /// What each target is about beyond its key (Focus filters judge it).
+    public var criteria: TargetCriteria { catalogue.criteria }
+    /// The user's zone, when one is configured (or given); nil: each donation's own offset.
+    public var zone: TimeZone? { inputs.zone }
+    public var resolver: TargetResolver { inputs.resolver }
+    public var timeline: FocusTimeline { inputs.timeline }
+
+    /// A target's human summary, or its key.
+    public func summary(of target: TargetKey) -> String { catalogue.entries[target]?.target.summary ?? target.rawValue }
+
+    // MARK: Learning
+
+    /// Learns one stored donation (prepared: Focus and zone applied).
+    mutating func learn(_ prepared: Donation) {
+        model.update(with: inputs.event(prepared))
+        catalogue.add(prepared, resolver: inputs.resolver)
+        key.donationCount += 1
+        folded += 1
+    }
+
+    /// Unlearns one donation. - Returns: false when the model never learned it.
+    @discardableResult
+    mutating func unlearn(_ prepared: Donation) -> Bool {
+        guard model.remove(inputs.event(prepared)) else { return false }
+        catalogue.remove(prepared, resolver: inputs.resolver)
+        key.donationCount -= 1
+        unlearned += 1
+        return true
+    }
+
+    /// The row to save.
+    func saved(now: Date) -> SavedModelState {
+        SavedModelState(user: user, name: inputs.choice.name, bytes: model.serialized(), catalogue: catalogue.encoded(), key: key,
+                        trainedAt: trainedAt, savedAt: now)
+    }
+}

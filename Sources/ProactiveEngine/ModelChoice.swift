@@ -1,0 +1,66 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+
+// MARK: - Which model, read how
+
+/// The model a user's live state holds and how dates are read for it.
+///
+/// Together with the digests of the intent definitions and the Focus
+/// timeline, this is what a saved state must match to be reused; any other
+/// difference (new or deleted donations) is caught up incrementally.
+public struct ModelChoice: Sendable, Hashable {
+    /// One of `ModelChoice.names` (default `blend`).
+    public var name: String
+    /// An IANA zone overriding the user's configured one (nil: the user's zone, else the donations' own offsets).
+    public var timeZoneOverride: String?
+
+    /// The models that keep a live state: the default first.
+    public static let names = SavableModels.names
+    public static let defaultName = SavableModels.defaultName
+
+    public init(name: String = ModelChoice.defaultName, timeZoneOverride: String? = nil) {
+        self.name = name
+        self.timeZoneOverride = timeZoneOverride
+    }
+
+    /// - Throws: `EngineError.invalidRequest` for a model without a live state or an unknown zone.
+    public func validate() throws(EngineError) {
+        guard Self.names.contains(name) else {
+            throw EngineError(.invalidRequest, "model \"\(name)\" keeps no live state; use one of \(Self.names.joined(separator: ", "))")
+        }
+        if let timeZoneOverride, TimeZone(identifier: timeZoneOverride) == nil {
+            throw EngineError(.invalidRequest, "unknown time zone \"\(timeZoneOverride)\" (an IANA name such as America/Los_Angeles)")
+        }
+    }
+}
+
+// MARK: - Models a live state can hold
+
+/// A saved model that also unlearns single events (profile, logistic, blend).
+public protocol LiveLearningModel: PersistentModel {
+    /// Forgets one learned event. - Returns: false when no such event was learned.
+    mutating func remove(_ event: Event) -> Bool
+}
+
+extension BlendModel: LiveLearningModel {}
+extension ProfileModel: LiveLearningModel {}
+extension LogisticModel: LiveLearningModel {}
+
+enum LiveModels {
+    /// Fits the named model on `training`, reading dates in `zone`.
+    static func fit(_ name: String, _ training: TrainingSet, zone: String?) throws -> any LiveLearningModel {
+        let fitted = try SavableModels.fit(name, training, timeZone: zone)
+        guard let live = fitted as? any LiveLearningModel else {
+            throw EngineError(.invalidRequest, "model \(name) cannot unlearn events")
+        }
+        return live
+    }
+
+    /// Reads saved bytes back.
+    static func decode(_ bytes: [UInt8]) throws(ModelFormatError) -> any LiveLearningModel {
+        let model = try ModelArchive.decodeAny(bytes)
+        guard let live = model as? any LiveLearningModel else { throw .unknownKind(model.name) }
+        return live
+    }
+}

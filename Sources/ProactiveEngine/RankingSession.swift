@@ -1,0 +1,94 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Everything ranking needs for one user
+
+/// One user's live model with the apps' declarations, the user's feedback
+/// and the Focus filters: what `suggest` and the Smart Stack rank with.
+public struct RankingSession: Sendable {
+    let engine: Engine
+    public let live: LiveModel
+    public let declarations: Declarations
+    public let feedback: [FeedbackEvent]
+    public let gate: FocusCriteriaGate
+
+    public var user: String { live.user }
+    public var model: any LiveLearningModel { live.model }
+    public var zone: TimeZone? { live.zone }
+    public var timeline: FocusTimeline { live.timeline }
+
+    /// The offset of the user's clock at `date`: the zone's, else `fallback`.
+    public func offset(at date: Date, fallback: Int? = nil) -> Int {
+        live.zone?.secondsFromGMT(for: date) ?? fallback ?? 0
+    }
+
+    public var clock: LocalClock { LocalClock(timeZone: live.zone) }
+
+    /// The ranker, with "new content" timed by the model's hours on the day starting at `dayStart`.
+    public func ranker(configuration: FusionConfiguration = .standard, dayStart: Date, utcOffset: Int, context: [String: String]) -> Ranker {
+        let newContentApps = Set(declarations.shortcuts.shortcuts.filter { $0.shortcut.isNewContent }.map(\.shortcut.app))
+        let usage = newContentApps.isEmpty ? nil
+            : AppUsageProfile.sample(live.model, apps: newContentApps, dayStart: dayStart, utcOffset: utcOffset, context: context)
+        return Ranker(configuration: configuration, declarations: declarations, feedback: FeedbackIndex(feedback), targets: live.targets,
+                      resolver: live.resolver, usage: usage, clock: clock, focusGate: gate)
+    }
+
+    /// Local midnight of `date`'s day on the user's clock.
+    public func dayStart(containing date: Date, utcOffset: Int) -> Date {
+        let reading = clock.read(date, writtenOffset: utcOffset)
+        return date.addingTimeInterval(-reading.minuteOfDay * 60)
+    }
+
+    /// Suggestions at a moment (see `Engine.suggest`).
+    public func suggest(at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
+                        developerMode: Bool = false) throws -> SuggestionResult {
+        let moment = try engine.moment(for: live, at: date, utcOffset: utcOffset, context: context)
+        let offset = moment.utcOffset ?? 0
+        let ranker = ranker(dayStart: dayStart(containing: date, utcOffset: offset), utcOffset: offset, context: moment.context)
+        var suggestions = SuggestionRanker(ranker: ranker)
+        let distribution = live.model.distribution(at: moment)
+        let list = suggestions.suggest(distribution, moment: moment,
+                                       k: developerMode ? max(k, distribution.count + ranker.adjustedTargets.count) : k,
+                                       developerMode: developerMode)
+        return SuggestionResult(moment: moment, model: live.model.name, suggestions: list, distribution: distribution, notes: live.notes)
+    }
+
+    // MARK: Widgets by name
+
+    /// Every widget the user's declarations and intent definitions know, sorted.
+    public func widgetCatalogue(_ ranker: Ranker) -> [WidgetID] {
+        Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
+    }
+
+    /// The widget a name designates: a full key, a kind, the kind's last
+    /// component, or the app's last component. Among several configurations of
+    /// the matching kind, the one whose intent the user used most wins (then the first key).
+    public func resolveWidget(_ name: String, in catalogue: [WidgetID], ranker: Ranker) throws -> WidgetID {
+        try Self.resolveWidget(name, in: catalogue, uses: live.uses, ranker: ranker)
+    }
+
+    /// `resolveWidget` with the uses of each target given.
+    public static func resolveWidget(_ name: String, in catalogue: [WidgetID], uses: [TargetKey: Double], ranker: Ranker) throws -> WidgetID {
+        var matches = catalogue.filter { $0.matches(name: name) }
+        if matches.isEmpty {
+            matches = catalogue.filter { $0.app.split(separator: ".").last.map { $0.lowercased() == name.lowercased() } ?? false }
+        }
+        guard !matches.isEmpty else {
+            let known = catalogue.map(\.key).joined(separator: "\n  ")
+            throw EngineError(.invalidRequest, "no widget named \"\(name)\"; known widgets:\n  "
+                              + (known.isEmpty ? "(none: declare shortcuts or timelines, or pass --definitions)" : known))
+        }
+        func count(_ widget: WidgetID) -> Double { ranker.configurationTarget(of: widget).flatMap { uses[$0] } ?? 0 }
+        return matches.min { count($0) != count($1) ? count($0) > count($1) : $0 < $1 }!
+    }
+
+    /// The user's events from shortly before `start` to `end` (a played day's history).
+    public func history(from start: Date, to end: Date, before: Int = 16) throws -> [Event] {
+        let earlier = try engine.states.recentDonations(ofUser: user, atOrBefore: start.addingTimeInterval(-0.001), limit: before)
+        let day = try engine.states.donations(ofUser: user, from: start, to: end)
+        return (earlier + day).map { live.inputs.event(live.inputs.prepare($0)) }
+    }
+}

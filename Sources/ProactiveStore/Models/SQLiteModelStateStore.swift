@@ -1,0 +1,259 @@
+import Foundation
+import GRDB
+import ProactiveCore
+
+// MARK: - What a state was built from
+
+/// The key of a saved model state: what it has learned and under which
+/// definitions, Focus timeline and options.
+public struct ModelStateKey: Sendable, Hashable {
+    /// Every donation with an id up to this one was learned (ids are never reused).
+    public var highWater: Int64
+    /// Every erasure journal entry up to this sequence number was unlearned.
+    public var erasureMark: Int64
+    /// How many of the user's donations the state holds.
+    public var donationCount: Int
+    /// Digest of the intent definitions the targets were resolved with.
+    public var definitionsDigest: String
+    /// Digest of the Focus timeline the donations were enriched with.
+    public var focusDigest: String
+    /// The model name and its options (time zone).
+    public var options: String
+
+    public init(highWater: Int64, erasureMark: Int64, donationCount: Int, definitionsDigest: String, focusDigest: String, options: String) {
+        self.highWater = highWater
+        self.erasureMark = erasureMark
+        self.donationCount = donationCount
+        self.definitionsDigest = definitionsDigest
+        self.focusDigest = focusDigest
+        self.options = options
+    }
+
+    /// Whether a state with this key was fitted for the same inputs (definitions, Focus timeline, options).
+    public func isCompatible(with other: ModelStateKey) -> Bool {
+        definitionsDigest == other.definitionsDigest && focusDigest == other.focusDigest && options == other.options
+    }
+}
+
+/// A saved model state row.
+public struct SavedModelState: Sendable, Equatable {
+    public var user: String
+    public var name: String
+    public var bytes: [UInt8]
+    /// What ranking needs per target (the engine's target catalogue, text).
+    public var catalogue: String
+    public var key: ModelStateKey
+    /// When the model was last fitted from scratch, and when this state was saved.
+    public var trainedAt: Date
+    public var savedAt: Date
+
+    public init(user: String, name: String, bytes: [UInt8], catalogue: String, key: ModelStateKey, trainedAt: Date, savedAt: Date) {
+        self.user = user
+        self.name = name
+        self.bytes = bytes
+        self.catalogue = catalogue
+        self.key = key
+        self.trainedAt = trainedAt
+        self.savedAt = savedAt
+    }
+}
+
+/// A donation the store holds, with its row id (learning order).
+public struct StoredDonation: Sendable {
+    public var id: Int64
+    public var donation: Donation
+}
+
+/// A deleted donation from the erasure journal.
+public struct ErasedDonation: Sendable {
+    public var seq: Int64
+    public var id: Int64
+    public var donation: Donation
+}
+
+/// A one-line summary of a saved state (`models list`).
+public struct ModelStateSummary: Sendable, Hashable {
+    public var user: String
+    public var name: String
+    public var bytes: Int
+    public var donationCount: Int
+    public var trainedAt: Date
+    public var savedAt: Date
+}
+
+// MARK: - Store
+
+/// Saved live model states (`model_state`), the erasure journal
+/// (`model_erasure`) and the reads a state needs to catch up with the store.
+///
+/// Saving is monotone: a state is written only when it is at least as far
+/// along (high-water mark and erasure mark) as the stored one, or fitted for
+/// other inputs, so two processes folding the same donations can both save
+/// and the model never goes backwards; every donation is learned once
+/// because a state is always "everything up to its marks".
+public struct SQLiteModelStateStore: Sendable {
+    public let database: ProactiveDatabase
+
+    public init(database: ProactiveDatabase) { self.database = database }
+
+    // MARK: States
+
+    /// The saved state, or nil.
+    public func load(user: String, name: String) throws(StoreError) -> SavedModelState? {
+        try StoreError.wrap("reading the \(name) model state of user \(user)") {
+            try database.writer.read { db in
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT bytes, high_water, erasure_mark, donation_count, definitions_digest, focus_digest, options,
+                           trained_at_ms, saved_at_ms, catalogue
+                    FROM model_state WHERE user = ? AND name = ?
+                    """, arguments: [user, name]) else { return nil }
+                // One copy from SQLite's buffer (not Data and then an array).
+                let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
+                let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
+                                        focusDigest: row[5], options: row[6])
+                return SavedModelState(user: user, name: name, bytes: bytes, catalogue: row[9], key: key, trainedAt: Self.date(row[7]),
+                                       savedAt: Self.date(row[8]))
+            }
+        }
+    }
+
+    /// Saves `state` unless the stored one is further along for the same inputs; then deletes the
+    /// user's journal entries the state has unlearned.
+    /// - Returns: whether it was written.
+    @discardableResult
+    public func save(_ state: SavedModelState) throws(StoreError) -> Bool {
+        try StoreError.wrap("saving the \(state.name) model state of user \(state.user)") {
+            try database.writer.write { db in try Self.save(state, db) }
+        }
+    }
+
+    static func save(_ state: SavedModelState, _ db: Database) throws -> Bool {
+        if let row = try Row.fetchOne(db, sql: """
+            SELECT high_water, erasure_mark, definitions_digest, focus_digest, options FROM model_state WHERE user = ? AND name = ?
+            """, arguments: [state.user, state.name]) {
+            let (high, erased): (Int64, Int64) = (row[0], row[1])
+            let sameInputs = (row[2] as String) == state.key.definitionsDigest && (row[3] as String) == state.key.focusDigest
+                && (row[4] as String) == state.key.options
+            if sameInputs, high > state.key.highWater || erased > state.key.erasureMark { return false }
+        }
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO model_state (user, name, bytes, catalogue, high_water, erasure_mark, donation_count, definitions_digest,
+                                                focus_digest, options, trained_at_ms, saved_at_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [state.user, state.name, Data(state.bytes), state.catalogue, state.key.highWater, state.key.erasureMark,
+                             state.key.donationCount, state.key.definitionsDigest, state.key.focusDigest, state.key.options,
+                             milliseconds(state.trainedAt), milliseconds(state.savedAt)])
+        // Journal rows every saved state of the user has passed are no longer needed.
+        try db.execute(sql: """
+            DELETE FROM model_erasure WHERE user = ? AND seq <= (SELECT min(erasure_mark) FROM model_state WHERE user = ?)
+            """, arguments: [state.user, state.user])
+        return true
+    }
+
+    /// Every saved state, one line each, sorted by user and name.
+    public func list() throws(StoreError) -> [ModelStateSummary] {
+        try StoreError.wrap("listing saved models") {
+            try database.writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT user, name, length(bytes), donation_count, trained_at_ms, saved_at_ms FROM model_state ORDER BY user, name
+                    """).map {
+                    ModelStateSummary(user: $0[0], name: $0[1], bytes: $0[2], donationCount: $0[3], trainedAt: Self.date($0[4]),
+                                      savedAt: Self.date($0[5]))
+                }
+            }
+        }
+    }
+
+    /// Deletes a user's states (all names when nil) and their journal. - Returns: how many states.
+    @discardableResult
+    public func delete(user: String, name: String? = nil) throws(StoreError) -> Int {
+        try StoreError.wrap("deleting saved models of user \(user)") {
+            try database.writer.write { db in
+                if let name {
+                    try db.execute(sql: "DELETE FROM model_state WHERE user = ? AND name = ?", arguments: [user, name])
+                } else {
+                    try db.execute(sql: "DELETE FROM model_state WHERE user = ?", arguments: [user])
+                }
+                let count = db.changesCount
+                try db.execute(sql: "DELETE FROM model_erasure WHERE user = ? AND NOT EXISTS (SELECT 1 FROM model_state WHERE user = ?)",
+                               arguments: [user, user])
+                return count
+            }
+        }
+    }
+
+    // MARK: What a state catches up with
+
+    /// Every donation of the user with its id (id order) and the store's marks, read in one snapshot:
+    /// a state fitted on these donations is exactly "everything up to these marks".
+    public func snapshot(ofUser user: String) throws(StoreError) -> (donations: [StoredDonation], highWater: Int64, erasureMark: Int64) {
+        let (records, high, erased) = try StoreError.wrap("reading the donations of user \(user)") {
+            try database.writer.read { db in
+                let records = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE user = ? ORDER BY id",
+                                               arguments: [user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
+                let high = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'donation'") ?? 0
+                let erased = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0
+                return (records, max(high, records.last?.id ?? 0), erased)
+            }
+        }
+        let donations = try records.map { entry throws(StoreError) in StoredDonation(id: entry.id, donation: try entry.record.donation()) }
+        return (donations, high, erased)
+    }
+
+    /// What happened to the user's donations since a state's marks, read in one snapshot:
+    /// donations with an id above `highWater` (id order) and journal entries after `erasureMark`.
+    public func changes(ofUser user: String, after highWater: Int64, erasuresAfter erasureMark: Int64) throws(StoreError)
+        -> (added: [StoredDonation], erased: [ErasedDonation], highWater: Int64, erasureMark: Int64) {
+        let (added, erased, high, mark) = try StoreError.wrap("reading the changes to user \(user)'s donations") {
+            try database.writer.read { db in
+                let added = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE id > ? AND user = ? ORDER BY id",
+                                             arguments: [highWater, user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
+                let erased = try Row.fetchAll(db, sql: """
+                    SELECT \(DonationRecord.columns), seq, donation_id FROM model_erasure WHERE user = ? AND seq > ? ORDER BY seq
+                    """, arguments: [user, erasureMark]).map { (seq: $0["seq"] as Int64, id: $0["donation_id"] as Int64, record: DonationRecord(row: $0)) }
+                let high = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'donation'") ?? 0
+                let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0
+                return (added, erased, max(high, highWater, added.last?.id ?? 0), max(mark, erasureMark))
+            }
+        }
+        return (try added.map { entry throws(StoreError) in StoredDonation(id: entry.id, donation: try entry.record.donation()) },
+                try erased.map { entry throws(StoreError) in ErasedDonation(seq: entry.seq, id: entry.id, donation: try entry.record.donation()) },
+                high, mark)
+    }
+
+    /// Users with journal entries after their saved states' marks (they need to unlearn).
+    public func usersWithPendingErasures() throws(StoreError) -> [String] {
+        try StoreError.wrap("reading the erasure journal") {
+            try database.writer.read { db in
+                try String.fetchAll(db, sql: "SELECT DISTINCT user FROM model_erasure ORDER BY user")
+            }
+        }
+    }
+
+    /// The user's last `limit` donations at or before `date`, oldest first (a moment's recent history).
+    public func recentDonations(ofUser user: String, atOrBefore date: Date, limit: Int) throws(StoreError) -> [Donation] {
+        let records = try StoreError.wrap("reading the recent donations of user \(user)") {
+            try database.writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(DonationRecord.columns) FROM donation WHERE user = ? AND date_ms <= ? ORDER BY date_ms DESC, id DESC LIMIT ?
+                    """, arguments: [user, Self.milliseconds(date), limit]).map(DonationRecord.init(row:))
+            }
+        }
+        return try records.reversed().map { record throws(StoreError) in try record.donation() }
+    }
+
+    /// The user's donations in `[start, end)`, in date order (a day's history).
+    public func donations(ofUser user: String, from start: Date, to end: Date) throws(StoreError) -> [Donation] {
+        let records = try StoreError.wrap("reading the donations of user \(user)") {
+            try database.writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(DonationRecord.columns) FROM donation WHERE user = ? AND date_ms >= ? AND date_ms < ? ORDER BY date_ms, id
+                    """, arguments: [user, Self.milliseconds(start), Self.milliseconds(end)]).map(DonationRecord.init(row:))
+            }
+        }
+        return try records.map { record throws(StoreError) in try record.donation() }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import ProactiveCore
+import ProactiveModels
+@testable import ProactiveEngine
+import ProactiveStore
+import Testing
+
+/// The live model contract: queries read one caught-up state, which learns
+/// exactly what `evaluate --online` learns, unlearns deletions, and survives
+/// corruption and concurrent writers.
+@Suite("Live models")
+struct LiveModelTests {
+    /// Alternating "suggest, then donate" over a log gives exactly the ranks of
+    /// the online evaluation of that log (same training share, same model).
+    @Test(arguments: ["sample", "simulated"])
+    func replayEqualsOnlineEvaluation(log name: String) async throws {
+        let log = name == "sample" ? try sampleLog() : simulatedLog()
+        let split = Int(Double(log.count) * 0.6)
+        let (train, test) = (Array(log[..<split]), Array(log[split...]))
+        let evaluation = await Evaluation.run(train: train, test: test, model: ModelRegistry.builtIn.defaultEntry,
+                                              options: EvaluationOptions(online: true))
+
+        let store = try TemporaryStore()
+        var engine = try store.engine()
+        engine.persistAfter = 7  // save and reload the state often on the way
+        try SQLiteDonationStore(database: engine.database).append(train, duplicates: .fail)
+        for user in Set(train.map(\.user)) { try engine.train(user: user) }
+        let resolver = TargetResolver()
+        var ranks: [Int] = []
+        for donation in test {
+            let target = resolver.target(for: donation).key
+            let session = try engine.rankingSession(user: donation.user)
+            let result = try session.suggest(at: donation.date, utcOffset: donation.utcOffset, context: donation.context)
+            ranks.append(rank(of: target, in: result.distribution))
+            try engine.donate(donation)
+        }
+        #expect(ranks == evaluation.ranks)
+        #expect(ranks.contains { $0 > 1 } && ranks.contains(1))  // the comparison is not vacuous
+    }
+
+    /// `predict`, `suggest` and the live model itself give the same probabilities for the same moment.
+    @Test func predictSuggestAndTheLibraryAgree() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let log = try sampleLog()
+        try SQLiteDonationStore(database: engine.database).append(Array(log.dropLast(10)), duplicates: .fail)
+        try engine.train(user: "me")
+        for donation in log.suffix(10) { try engine.donate(donation) }  // a state behind the store
+        for hour in [7.5, 12.25, 21.0] {
+            let date = Date(timeIntervalSince1970: 1_795_795_200 + hour * 3600)  // 2026-11-27 (UTC) at `hour`
+            let prediction = try engine.predict(user: "me", at: date, utcOffset: -8 * 3600, context: ["place": "home"], k: 5)
+            let suggestion = try engine.suggest(user: "me", at: date, utcOffset: -8 * 3600, context: ["place": "home"], k: 5)
+            let live = try engine.liveModel(user: "me")
+            let direct = live.model.distribution(at: try engine.moment(for: live, at: date, utcOffset: -8 * 3600, context: ["place": "home"]))
+            #expect(prediction.rows.count == 5)
+            for row in prediction.rows {
+                #expect(suggestion.distribution.probability(of: row.target) == row.probability)
+                #expect(direct.probability(of: row.target) == row.probability)
+            }
+        }
+    }
+
+    /// New donations are learned and deleted ones unlearned without a refit; the
+    /// caught-up state equals a model trained from scratch on the same donations
+    /// in what it learned (events and targets).
+    @Test func catchUpLearnsAndUnlearnsWithoutRefitting() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let log = simulatedLog(users: 1, days: 28)
+        let cut = log.count * 2 / 3
+        let secret = Donation(user: log[0].user, app: "com.example.bank", intent: "PayIntent", parameters: ["payee": .string("SECRET-PAYEE-77")],
+                              date: log[cut / 2].date, utcOffset: log[cut / 2].utcOffset, identifier: "pay-1")
+        try SQLiteDonationStore(database: engine.database).append(Array(log[..<cut]), duplicates: .fail)
+        let user = log[0].user
+        try engine.train(user: user)
+        for donation in log[cut...] { try engine.donate(donation) }
+        try engine.donate(secret)
+        var live = try engine.liveModel(user: user)
+        #expect(!live.refitted)
+        #expect(live.caughtUp.learned == log.count - cut + 1)
+        #expect(live.targets.keys.contains { $0.rawValue.contains("SECRET-PAYEE-77") })
+
+        #expect(try engine.delete(.identifiers(["pay-1"], app: "com.example.bank")) == 1)
+        live = try engine.liveModel(user: user)
+        #expect(!live.refitted)
+        #expect(live.key.donationCount == log.count)
+        #expect(!live.targets.keys.contains { $0.rawValue.contains("SECRET-PAYEE-77") })
+        let fresh = try engine.train(user: user)
+        #expect(fresh.key.donationCount == live.key.donationCount)
+        #expect(Set(fresh.targets.keys) == Set(live.targets.keys))
+        #expect((live.model as? BlendModel)?.profile.log.count == (fresh.model as? BlendModel)?.profile.log.count)
+
+        // Nothing of the deleted donation stays in the files once compacted.
+        _ = try SQLitePrivacyStore(database: engine.database).compact()
+        #expect(!store.filesContain("SECRET-PAYEE-77"))
+    }
+
+    /// A corrupt saved state is reported by name and rebuilt from the donations.
+    @Test func aCorruptStateIsRebuilt() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try SQLiteDonationStore(database: engine.database).append(try sampleLog(), duplicates: .fail)
+        let trained = try engine.train(user: "me")
+        try engine.database.writer.write { db in
+            try db.execute(sql: "UPDATE model_state SET bytes = substr(bytes, 1, length(bytes) / 2) WHERE user = 'me'")
+        }
+        let live = try engine.liveModel(user: "me")
+        #expect(live.refitted)
+        #expect(live.notes.contains { $0.contains("unreadable") && $0.contains("blend") })
+        #expect(live.model.serialized() == trained.model.serialized())
+        #expect(try !engine.liveModel(user: "me").refitted)  // the rebuilt state was saved
+    }
+
+    /// A change of intent definitions refits (only then); other users are untouched.
+    @Test func definitionsChangeRefits() throws {
+        let store = try TemporaryStore()
+        var engine = try store.engine()
+        try SQLiteDonationStore(database: engine.database).append(try sampleLog(), duplicates: .fail)
+        try engine.train(user: "me")
+        #expect(try !engine.liveModel(user: "me").refitted)
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("datasets/sample/definitions.json")
+        engine.definitionsOverlay = try IntentDefinitionSet.parse(String(contentsOf: url, encoding: .utf8))
+        let live = try engine.liveModel(user: "me")
+        #expect(live.refitted)
+        #expect(live.notes.contains { $0.contains("intent definitions") })
+    }
+
+    /// Two processes (two connections) donating to the same user while reading
+    /// its state: every donation ends up in the model exactly once.
+    @Test func concurrentWritersLearnEachDonationOnce() async throws {
+        let store = try TemporaryStore()
+        let setup = try store.engine()
+        let log = simulatedLog(users: 1, days: 20)
+        let user = log[0].user
+        try SQLiteDonationStore(database: setup.database).append(Array(log[..<(log.count / 2)]), duplicates: .fail)
+        try setup.train(user: user)
+        let rest = Array(log[(log.count / 2)...])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for part in 0 ..< 2 {
+                let path = store.path
+                group.addTask {
+                    var engine = try Engine(path: path)  // its own connection pool, as another process would have
+                    engine.persistAfter = 3
+                    for (index, donation) in rest.enumerated() where index % 2 == part {
+                        try engine.donate(donation)
+                        if index % 5 == part { _ = try engine.liveModel(user: user) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let live = try Engine(path: store.path).liveModel(user: user)
+        #expect(!live.refitted)
+        #expect(live.key.donationCount == log.count)
+        #expect((live.model as? BlendModel)?.profile.log.count == log.count)
+    }
+}

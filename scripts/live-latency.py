@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Whole-command latency of the live model path (issue: live models).
+
+Builds one simulated heavy user (about 40,000 donations), trains once, then
+times each command as a user runs it, process start included:
+
+  suggest / predict        the saved state, nothing new since `train`
+  suggest / predict, new   right after `import` added donations since `train`
+                           (the first query folds them in)
+  donate                   one donation, stored; the state learns it on its next read
+
+Each figure is the median (and p90) of --runs runs, wall clock measured
+around the subprocess. Writes a JSON report.
+
+Usage: scripts/live-latency.py PROACTIVE_BINARY OUT_DIR [--runs 21]
+"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(cmd, env, check=True):
+    started = time.perf_counter()
+    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - started
+    if check and done.returncode != 0:
+        sys.exit(f"live-latency: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
+    return elapsed, done
+
+
+def summary(samples):
+    ordered = sorted(samples)
+    return {"median_ms": round(statistics.median(ordered) * 1000, 2),
+            "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))] * 1000, 2),
+            "min_ms": round(ordered[0] * 1000, 2), "runs": len(ordered)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary")
+    parser.add_argument("out")
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    store = os.path.join(args.out, "live.sqlite")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(store + suffix):
+            os.remove(store + suffix)
+    env = dict(os.environ, PROACTIVE_STORE=store, OPENBLAS_NUM_THREADS="1")
+    p = args.binary
+    log = os.path.join(args.out, "live-heavy.jsonl")
+    run([p, "simulate", "--users", "1", "--days", "365", "--seed", "3", "--noise", "100", "-o", log], env)
+    lines = open(log).read().splitlines()
+    history, later = lines[:-300], lines[-300:]   # the last 300 donations arrive after training
+    with open(log + ".history", "w") as f:
+        f.write("\n".join(history) + "\n")
+    run([p, "retention", "set", "--keep-all"], env)
+    run([p, "import", "--progress", "none", log + ".history"], env)
+    train_seconds, _ = run([p, "train", "--quiet"], env)
+    user = json.loads(history[0])["user"]
+    last = json.loads(history[-1])["date"]
+    at = last  # the moment right after the history
+    query = ["--user", user, "--at", at, "-k", "4"]
+
+    results = {"user": user, "donations": len(history), "train_seconds": round(train_seconds, 2)}
+    for name in ("suggest", "predict"):
+        run([p, name] + query, env)  # warm the file cache
+        results[name] = summary([run([p, name] + query, env)[0] for _ in range(args.runs)])
+
+    # Right after new donations were imported: the first query folds them in.
+    for name in ("suggest", "predict"):
+        samples = []
+        for index in range(args.runs):
+            chunk = later[index * 10 % len(later):][:10] if name == "suggest" else later[(index * 10 + 150) % len(later):][:10]
+            path = os.path.join(args.out, "live-new.jsonl")
+            with open(path, "w") as f:
+                f.write("\n".join(chunk) + "\n")
+            run([p, "import", "--progress", "none", path], env)
+            samples.append(run([p, name] + query, env)[0])
+        results[name + "_after_import"] = summary(samples)
+        results[name + "_after_import"]["new_donations_per_run"] = 10
+
+    # donate: one donation per run, a minute apart after the history.
+    base = datetime.datetime.fromisoformat(last.replace("Z", "+00:00"))
+    samples = []
+    for index in range(args.runs):
+        date = (base + datetime.timedelta(minutes=index + 1)).isoformat()
+        samples.append(run([p, "donate", "--user", user, "--app", "com.example.notes", "--intent", "open", "--date", date], env)[0])
+    results["donate"] = summary(samples)
+    _, after = run([p, "predict", "--json"] + query, env)
+    results["predict_after_donations_note"] = json.loads(after.stdout).get("note")
+    results["loadavg_1min"] = float(open("/proc/loadavg").read().split()[0])
+    with open(os.path.join(args.out, "live.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
