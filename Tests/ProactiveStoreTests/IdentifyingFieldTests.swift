@@ -62,4 +62,19 @@ struct IdentifyingFieldTests {
         let owner = AppScopedDonationStore(base, access: .administrator)
         #expect(try owner.all().map(\.context) == [["focus": "sleep", "place": "home"]])
     }
+
+    /// Issue 16, item 11: a donation from any entry point (donate, the library)
+    /// must export as a line that imports; one whose canonical line is over the limit is refused.
+    @Test func bothStoresRefuseADonationWhoseLineWouldBeOverTheLimit() throws {
+        let huge = sample(parameters: ["a": .string(String(repeating: "x", count: 600_000)), "b": .string(String(repeating: "y", count: 500_000))])
+        let fits = sample(identifier: "fits", parameters: ["a": .string(String(repeating: "x", count: 600_000))])
+        for store in [SQLiteDonationStore(database: try ProactiveDatabase.inMemory()), InMemoryDonationStore()] as [any DonationStore] {
+            let error = storeError { _ = try store.append([huge], duplicates: .fail) }
+            #expect(error?.code == .invalidDonation)
+            #expect(error?.message.contains("line: the canonical line is ") == true, "\(String(describing: error))")
+            _ = try store.append([fits], duplicates: .fail)
+            let line = try DonationExporter(store: store).exportedText()
+            #expect(try DonationLineCodec.decode(String(line.dropLast())) == fits)
+        }
+    }
 }

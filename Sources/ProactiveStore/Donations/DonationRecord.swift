@@ -75,6 +75,18 @@ struct DonationRecord: Sendable, Hashable {
         group = donation.group
         contextJSON = Self.canonicalJSON(donation.context) { value, text in JSONWriter.appendString(value, to: &text) }
         count = donation.count
+        // Whatever entry point stored it, a donation must export as a line import accepts.
+        // An upper bound of the canonical line first (strings escape to at most twice their
+        // bytes once control characters are refused), the exact length only when it could be over.
+        let strings = donation.user.utf8.count + donation.app.utf8.count + donation.intent.utf8.count
+            + (donation.identifier?.utf8.count ?? 0) + (donation.group?.utf8.count ?? 0)
+        let bound = parametersJSON.utf8.count + contextJSON.utf8.count + 2 * strings + 256  // no allocation on the import path
+        if bound > DonationLineCodec.maximumLineBytes {
+            let length = DonationLineCodec.encode(donation).utf8.count
+            if length > DonationLineCodec.maximumLineBytes {
+                throw invalid("line", "the canonical line is \(length) bytes, longer than the limit of \(DonationLineCodec.maximumLineBytes)")
+            }
+        }
         contentHash = Self.contentHash(user: user, app: app, intent: intent, parametersJSON: parametersJSON,
                                        dateMilliseconds: dateMilliseconds, utcOffset: utcOffset, identifier: identifier,
                                        group: group, contextJSON: contextJSON, count: count)
