@@ -107,7 +107,7 @@ struct StackCommand: ParsableCommand {
         let result = simulation.run(stack, model: session.model, from: start, to: end)
         print(report(result, stack: stack, session: session, offsetAt: offsetAt))
         if let png {
-            let canvas = DayChart().render(result, utcOffset: offsetAt(start))
+            let canvas = DayChart().render(result, utcOffsetAt: offsetAt)
             do {
                 try Data(canvas.png()).write(to: URL(fileURLWithPath: png))
             } catch {
