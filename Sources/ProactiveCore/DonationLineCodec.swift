@@ -106,10 +106,10 @@ public enum DonationLineCodec {
                 switch value {
                 case let .string(text):
                     let parsed = try Timestamp.parse(text)
-                    date = millisecondDate(parsed.secondsSince1970)
+                    date = Date(secondsRoundedToMillisecond: parsed.secondsSince1970)
                     offset = parsed.utcOffsetSeconds
                 case let .number(seconds, _):
-                    date = millisecondDate(try Timestamp.validateUnixSeconds(seconds))
+                    date = Date(secondsRoundedToMillisecond: try Timestamp.validateUnixSeconds(seconds))
                     offset = nil
                 default:
                     throw DonationLineError(field: key, reason: "must be an ISO 8601 string or Unix seconds, found \(value.kindName)")
@@ -141,12 +141,6 @@ public enum DonationLineCodec {
         if number < 1 { return DonationLineError(field: "count", reason: "must be >= 1, found \(number)") }
         if number > Double(maximumCount) { return DonationLineError(field: "count", reason: "\(number) is too large (at most \(maximumCount))") }
         return DonationLineError(field: "count", reason: "must be written as an integer, found \(number)")
-    }
-
-    /// Dates are kept to whole milliseconds, the precision of the canonical
-    /// line and of the store's time key, so that decode(encode(d)) == d.
-    private static func millisecondDate(_ seconds: Double) -> Date {
-        Date(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
     }
 
     private static func nonEmptyString(_ value: JSONValue, field: String) throws(DonationLineError) -> String {

@@ -201,6 +201,13 @@ extension Date {
         return Int64(value)
     }
 
+    /// The instant `seconds` after 1970 UTC, rounded to the whole millisecond:
+    /// the precision of written dates and of the store's time keys, so that a
+    /// date read back from what was written is the date that was read.
+    public init(secondsRoundedToMillisecond seconds: Double) {
+        self.init(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
+    }
+
     /// The instant `milliseconds` after 1970 UTC.
     public init(millisecondsSince1970 milliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)

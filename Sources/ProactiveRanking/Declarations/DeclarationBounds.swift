@@ -10,11 +10,6 @@ enum DeclarationBounds {
     /// The largest radius of a location provider: the Earth's circumference, in metres.
     static let maximumRadius = 40_075_000.0
 
-    /// Dates are kept to whole milliseconds, as they are written back.
-    static func millisecondDate(_ seconds: Double) -> Date {
-        Date(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
-    }
-
     static var supportedYears: String { "\(Timestamp.supportedYears.lowerBound)-\(Timestamp.supportedYears.upperBound)" }
 
     /// - Throws: when `date` is outside the supported years.

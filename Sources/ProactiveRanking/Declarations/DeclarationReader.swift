@@ -118,11 +118,11 @@ struct DeclarationReader {
         guard let value = self[key] else { return nil }
         switch value {
         case let .string(text):
-            do { return DeclarationBounds.millisecondDate(try Timestamp.parse(text).secondsSince1970) } catch {
+            do { return Date(secondsRoundedToMillisecond: try Timestamp.parse(text).secondsSince1970) } catch {
                 throw DeclarationError(path: at(key), reason: error.reason)
             }
         case let .number(seconds, _):
-            do { return DeclarationBounds.millisecondDate(try Timestamp.validateUnixSeconds(seconds)) } catch {
+            do { return Date(secondsRoundedToMillisecond: try Timestamp.validateUnixSeconds(seconds)) } catch {
                 throw DeclarationError(path: at(key), reason: error.reason)
             }
         default:

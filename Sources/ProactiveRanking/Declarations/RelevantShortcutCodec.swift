@@ -112,7 +112,7 @@ public enum RelevantShortcutCodec {
             case let (nil, duration?):
                 guard duration > 0 else { throw DeclarationError(path: reader.at("duration"), reason: "must be > 0 seconds, found \(duration)") }
                 try DeclarationBounds.checkEnd(of: start, after: duration, path: reader.at("duration"))
-                let end = DeclarationBounds.millisecondDate(start.timeIntervalSince1970 + duration)
+                let end = Date(secondsRoundedToMillisecond: start.timeIntervalSince1970 + duration)
                 guard end > start else { throw DeclarationError(path: reader.at("duration"), reason: "must be at least a millisecond, found \(duration) s") }
                 return .date(start: start, end: end)
             case (nil, nil):

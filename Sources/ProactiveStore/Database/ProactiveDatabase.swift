@@ -90,7 +90,6 @@ public struct ProactiveDatabase: Sendable {
         try self.init(writer: pool, path: path)
     }
 
-    /// A private in-memory database with the full schema (tests, scratch work).
     /// The store opened read-only, or nil when it needs migrating and its file is writable.
     private static func openReadOnly(path: String) throws(StoreError) -> (any DatabaseWriter)? {
         let migrator = Self.migrator
@@ -111,6 +110,7 @@ public struct ProactiveDatabase: Sendable {
         }
     }
 
+    /// A private in-memory database with the full schema (tests, scratch work).
     public static func inMemory() throws(StoreError) -> ProactiveDatabase {
         let queue = try StoreError.wrap("creating an in-memory store") { try DatabaseQueue(configuration: configuration()) }
         return try ProactiveDatabase(writer: queue, path: nil)
