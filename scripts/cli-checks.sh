@@ -303,6 +303,19 @@ echo "== one vocabulary: --version; '-' is standard output for evaluate --report
   grep -q "| model | hit@1" table.txt || fail "evaluate --report -: the table is not on standard error"
   [ ! -e ./- ] || fail "evaluate --report - wrote a file named -"
 )
+
+echo "== live models: the online evaluation walked through the engine (rank, donate, learn) gives the same ranks"
+(
+  cd "$WORK"
+  "$P" evaluate --train train.jsonl --test test.jsonl --online --quiet --ranks-out harness.txt >/dev/null
+  "$P" evaluate --train train.jsonl --test test.jsonl --online --quiet --through-engine --ranks-out engine.txt >/dev/null
+  [ "$(wc -l < engine.txt)" -gt 50 ] || fail "--through-engine wrote $(wc -l < engine.txt) ranks"
+  cmp -s harness.txt engine.txt || fail "evaluate --online and --through-engine ranks differ: $(diff harness.txt engine.txt | head -5)"
+  if "$P" evaluate --train train.jsonl --test test.jsonl --through-engine >refused.txt 2>&1; then
+    fail "--through-engine without --online was accepted"
+  fi
+  grep -q "add --online" refused.txt || fail "--through-engine without --online: $(cat refused.txt)"
+)
 fresh
 "$P" import datasets/sample/donations.jsonl --progress none >"$WORK/out.txt" 2>"$WORK/err.txt"
 [ ! -s "$WORK/out.txt" ] || fail "import wrote to standard output: $(cat "$WORK/out.txt")"

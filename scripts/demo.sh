@@ -47,4 +47,8 @@ step "Split it by time (train share 0.25)" \
 step "Evaluate every model online (ranks recorded before learning)" \
   "$P" evaluate --train "$OUT/android-train.jsonl" --test "$OUT/android-test.jsonl" --online --compare \
     --timezone America/New_York --report "$OUT/android-report.json" --ranks-out "$OUT/android-ranks.txt"
+step "The same online evaluation walked through the engine (rank with the live model, donate, learn): same ranks" \
+  "$P" evaluate --train "$OUT/android-train.jsonl" --test "$OUT/android-test.jsonl" --online --through-engine \
+    --timezone America/New_York --quiet --ranks-out "$OUT/android-ranks-engine.txt"
+cmp "$OUT/android-ranks.txt" "$OUT/android-ranks-engine.txt" && echo "the engine's ranks equal the harness's ($OUT/android-ranks-engine.txt)"
 printf '\nDone: results in %s/ (stack.png, android-report.json, android-ranks.txt).\n' "$OUT"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveModels
 import ProactiveStore
 
@@ -60,7 +61,19 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Flag(help: "No progress on standard error.")
     var quiet = false
 
+    @Flag(help: ArgumentHelp(
+        "With --online: walk the test log through the engine as an app would (rank with the user's live model, then donate; "
+        + "a temporary store), instead of the in-memory harness. The ranks are the same; this shows it on your log."))
+    var throughEngine = false
+
     func validate() throws {
+        if throughEngine {
+            guard online else { throw ValidationError("--through-engine replays the online evaluation: add --online") }
+            guard !compare else { throw ValidationError("--through-engine runs one live model; leave out --compare") }
+            if let model, !ModelChoice.names.contains(model == ModelRegistry.defaultAlias ? ModelRegistry.builtIn.defaultName : model) {
+                throw ValidationError("--through-engine: \"\(model)\" keeps no live state; use one of \(ModelChoice.names.joined(separator: ", "))")
+            }
+        }
         if compare, model != nil { throw ValidationError("--compare runs every model; leave out --model") }
         if let model, ModelRegistry.builtIn.entry(named: model) == nil {
             throw ValidationError("--model: unknown model \"\(model)\"; known: \(ModelRegistry.builtIn.names.joined(separator: ", "))")
@@ -81,8 +94,16 @@ struct EvaluateCommand: AsyncParsableCommand {
         for entry in entries {
             let printer = ProgressPrinter(label: entry.name, enabled: !quiet)
             let start = clock.now
-            let result = await Evaluation.run(train: trainLog, test: testLog, model: entry, resolver: resolver,
-                                              options: options, progress: { printer.show($0) })
+            var result = await Evaluation.run(train: throughEngine ? [] : trainLog, test: throughEngine ? [] : testLog, model: entry,
+                                              resolver: resolver, options: options, progress: { printer.show($0) })
+            if throughEngine {
+                result.ranks = try replayThroughEngine(entry: entry, train: trainLog, test: testLog, printer: printer)
+                result.metrics = RankMetrics(ranks: result.ranks)
+                result.probabilities = result.ranks.map { _ in 0 }
+                result.logLoss = .nan  // the replay records ranks only
+                result.users = Set(testLog.map(\.user)).count
+                result.trainingEvents = trainLog.count
+            }
             let elapsed = clock.now - start
             printer.finish()
             var ranksFile: String?
@@ -106,6 +127,19 @@ struct EvaluateCommand: AsyncParsableCommand {
         } else {
             print(EvaluationReport.table(rows))
             if let report { try writeTextFile(json + "\n", to: report) }
+        }
+    }
+
+    /// The online evaluation walked through the engine in a temporary store (`EngineReplay`).
+    func replayThroughEngine(entry: ModelEntry, train: [Donation], test: [Donation], printer: ProgressPrinter) throws -> [Int] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let users = Set(test.map(\.user)).count
+        return try EngineReplay.ranks(train: train, test: test, storePath: directory.appendingPathComponent("replay.sqlite").path,
+                                           definitions: try loadDefinitions(definitions).definitions, model: entry.name,
+                                           timeZone: timeZoneName) { done, total in
+            printer.show(EvaluationProgress(eventsDone: done, eventsTotal: total, usersDone: done == total ? users : 0, usersTotal: users))
         }
     }
 

@@ -34,6 +34,13 @@ public struct EvaluationProgress: Sendable, Equatable {
     public var eventsTotal: Int
     public var usersDone: Int
     public var usersTotal: Int
+
+    public init(eventsDone: Int, eventsTotal: Int, usersDone: Int, usersTotal: Int) {
+        self.eventsDone = eventsDone
+        self.eventsTotal = eventsTotal
+        self.usersDone = usersDone
+        self.usersTotal = usersTotal
+    }
 }
 
 /// The outcome of evaluating one model on one split.
