@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Fuzzes the donation line parser and the intent definition parser with libFuzzer.
+# Fuzzes the donation line parser, the intent definition parser and the
+# declaration codecs (relevant shortcuts, widget timelines, feedback) with libFuzzer.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 60 seconds, targets: donation definitions)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 60 seconds, targets: donation definitions declarations)
 #
 # Each target is compiled with `swiftc -sanitize=fuzzer,address` from the
-# ProactiveCore sources plus its entry point in Fuzz/, then run for SECONDS
+# ProactiveCore sources (for `declarations`, also ProactiveRanking's
+# Declarations/ and feedback codec, their `import ProactiveCore` removed) plus
+# its entry point in Fuzz/, then run for SECONDS
 # starting from the committed seed corpus Fuzz/corpus/TARGET (new inputs go to
 # .build/fuzz/work/TARGET, never into the committed corpus). Exits non-zero
 # when a target crashes or breaks an invariant; the input is saved as
@@ -16,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(donation definitions)
+[ ${#targets[@]} -gt 0 ] || targets=(donation definitions declarations)
 
 out=.build/fuzz
 mkdir -p "$out/work" "$out/artifacts" "$out/logs"
@@ -27,14 +30,15 @@ entry_point() {
     case "$1" in
         donation) echo Fuzz/DonationLineFuzzer.swift ;;
         definitions) echo Fuzz/DefinitionFuzzer.swift ;;
-        *) echo "fuzz.sh: unknown target $1 (donation, definitions)" >&2; exit 2 ;;
+        declarations) echo Fuzz/DeclarationFuzzer.swift ;;
+        *) echo "fuzz.sh: unknown target $1 (donation, definitions, declarations)" >&2; exit 2 ;;
     esac
 }
 
 max_len() {
     case "$1" in
         donation) echo 4096 ;;      # longer lines only repeat structure; the 1 MiB cap is a corpus test
-        definitions) echo 16384 ;;
+        definitions|declarations) echo 16384 ;;
     esac
 }
 
@@ -44,8 +48,18 @@ for target in "${targets[@]}"; do
     source_file=$(entry_point "$target")
     binary="$out/$target"
     echo "== building $binary"
+    # ProactiveRanking sources join the core's module: copies without their `import ProactiveCore`.
+    extra=()
+    if [ "$target" = declarations ]; then
+        rm -rf "$out/src/$target" && mkdir -p "$out/src/$target"
+        for file in Sources/ProactiveRanking/Declarations/*.swift Sources/ProactiveRanking/Feedback/FeedbackCodec.swift \
+                    Sources/ProactiveRanking/Feedback/FeedbackEvent.swift; do
+            sed '/^import ProactiveCore$/d' "$file" > "$out/src/$target/$(basename "$file")"
+        done
+        extra=("$out/src/$target"/*.swift)
+    fi
     swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name "Fuzz_$target" \
-        Sources/ProactiveCore/*.swift Fuzz/FuzzSupport.swift "$source_file" -o "$binary" 2> "$out/logs/$target-build.log" \
+        Sources/ProactiveCore/*.swift "${extra[@]}" Fuzz/FuzzSupport.swift "$source_file" -o "$binary" 2> "$out/logs/$target-build.log" \
         || { cat "$out/logs/$target-build.log" >&2; exit 1; }
     mkdir -p "$out/work/$target"
     log="$out/logs/$target.log"

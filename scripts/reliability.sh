@@ -2,13 +2,15 @@
 # Reliability and privacy checks (docs/RELIABILITY.md), in one run:
 #   1. swift test: hostile-input corpus, privacy (erasure bytes, retention, forget, pause),
 #      app isolation, concurrent connections, saved models;
-#   2. libFuzzer on the donation line parser and the definitions parser (FUZZ_SECONDS each, default 60);
+#   2. libFuzzer on the donation line parser, the definitions parser and the declaration
+#      codecs (FUZZ_SECONDS each, default 60);
 #   3. the SIGKILL loop on the importer (scripts/kill-import.sh, KILLS kills, default 50;
 #      every other round also kills the resuming import);
 #   4. several donating processes and one training process on one store (scripts/concurrency.sh);
 #   5. forgetting end to end: deleted values absent from the store bytes and saved models,
 #      forget, retention, pause, corrupt and torn models, SIGKILL during train (scripts/forgetting.sh);
-#   6. app isolation through the CLI (scripts/isolation.sh).
+#   6. app isolation through the CLI (scripts/isolation.sh);
+#   7. the CLI checks, issue 16's regressions among them (scripts/cli-checks.sh).
 # Usage: scripts/reliability.sh            (17 minutes on 2 cores, plus a first release build)
 #        FUZZ_SECONDS=10 KILLS=6 scripts/reliability.sh   (a quick pass)
 # Exits non-zero at the first failing step.
@@ -24,9 +26,9 @@ step "build"
 swift build --build-tests
 swift build --product proactive
 step "swift test: corpus, privacy, isolation, concurrency, saved models"
-swift test --skip-build --filter 'HostileInputTests|HostileImportTests|PrivacyTests|IsolationTests|ConcurrencyTests|ModelStoreTests' 2>&1 \
+swift test --skip-build --filter 'HostileInputTests|HostileImportTests|PrivacyTests|IsolationTests|ConcurrencyTests|ModelStoreTests|IdentifyingFieldTests|FeedbackScrubbingTests|DonationExporterTests|DeclarationCodecTests|TimestampAndClockTests|ProactiveDatabaseTests' 2>&1 \
     | grep -E '✘|recorded an issue|Test run|error:'
-step "fuzzing, ${fuzz_seconds} s per parser"
+step "fuzzing, ${fuzz_seconds} s per target"
 scripts/fuzz.sh "$fuzz_seconds"
 step "SIGKILL loop on the importer, $kills kills"
 scripts/kill-import.sh "$kills" 2>&1
@@ -36,4 +38,6 @@ step "forgetting through the CLI"
 scripts/forgetting.sh | tail -1
 step "isolation through the CLI"
 scripts/isolation.sh | tail -1
+step "CLI checks (issue 16 regressions included)"
+bash scripts/cli-checks.sh | tail -1
 step "all reliability checks passed"

@@ -43,7 +43,7 @@ struct ShortcutsCommand: ParsableCommand {
         @Option(help: "Whose stack.")
         var user: String = Donation.defaultUser
 
-        @Option(help: ArgumentHelp("When the app declared the set (\"new content\" counts from here): \(DateArgument.help). Default: now.",
+        @Option(parsing: .unconditional, help: ArgumentHelp("When the app declared the set (\"new content\" counts from here): \(DateArgument.help). Default: now.",
                                    valueName: "date"), transform: DateArgument.transform)
         var at: DateArgument?
 

@@ -9,7 +9,7 @@ import ProactiveStore
 enum DeclarationLoading {
     /// The user's relevant shortcuts and timelines that the store's acting party may see.
     static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
-        try Engine.declarations(store, user: user)
+        try Engine.declarations(store, user: user, skipped: { printError("warning: \($0)") })
     }
 
     /// The stored form of a feedback event.

@@ -44,7 +44,7 @@ struct DonateCommand: ParsableCommand {
     @Option(name: .customLong("context"), help: ArgumentHelp("A context value such as focus=work (repeatable).", valueName: "key=value"))
     var contextValues: [String] = []
 
-    @Option(help: ArgumentHelp("When it happened: \(DateArgument.help). Default: now.", valueName: "date"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("When it happened: \(DateArgument.help). Default: now.", valueName: "date"),
             transform: DateArgument.transform)
     var date: DateArgument?
 
@@ -69,8 +69,10 @@ struct DonateCommand: ParsableCommand {
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
         let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
         try RecordingPolicy.requireRecording(engine.database)
-        let donation = try engine.donate(makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now)))
-        print(DonationLineCodec.encode(donation))
+        let given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
+        let donation = try engine.donate(given)
+        // An app reads back what it gave, not the owner's Focus the store added (apps may not read Focus).
+        print(DonationLineCodec.encode(storeOptions.access.app == nil ? donation : given))
         try RecordingPolicy.applyRetention(engine.database, now: now)
     }
 

@@ -13,9 +13,10 @@ struct ExportCommand: ParsableCommand {
             ordered by user, then date, then the order they were stored. Importing a canonical \
             file in that order and exporting it gives the same bytes, and importing an export \
             into the store it came from stores nothing new. Streams: memory does not grow with \
-            the store. A file given with --output is replaced only once it is complete ('-' or \
-            no --output: standard output). With --as-app A only A's donations are exported \
-            (another --app is refused).
+            the store. A regular file given with --output is replaced only once it is complete \
+            (a symbolic link's target is replaced); a FIFO or device is written through; the store \
+            itself and its -wal/-shm files are refused ('-' or no --output: standard output). \
+            With --as-app A only A's donations are exported (another --app is refused).
 
             Examples:
               proactive export --user u1 --after 2026-11-01 \\
@@ -30,11 +31,13 @@ struct ExportCommand: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
-        let exporter = DonationExporter(store: try storeOptions.openScoped(.mustExist).donations)
+        let exporter = DonationExporter(store: try storeOptions.openScoped(.readOnly).donations)
         if output == "-" {
             try exporter.exportToStandardOutput(matching: filter.filter)
         } else {
-            let count = try exporter.export(matching: filter.filter, toPath: output)
+            let store = storeOptions.path
+            let count = try exporter.export(matching: filter.filter, toPath: output,
+                                            protectedPaths: [store, store + "-wal", store + "-shm", store + "-journal"])
             printError("exported \(count) donations to \(output)")
         }
     }

@@ -61,7 +61,7 @@ struct FeedbackCommand: ParsableCommand {
         @Option(name: .customLong("context"), help: ArgumentHelp("Context (for never: the rule's conditions), repeatable.", valueName: "key=value"))
         var contextValues: [String] = []
 
-        @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+        @Option(parsing: .unconditional, help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
         var at: DateArgument?
 
         @Option(help: "Intent definitions (JSON), to resolve targets and configured widgets.")
@@ -187,13 +187,19 @@ struct FeedbackCommand: ParsableCommand {
 
     /// Stores events, and every tap's donation, printing each. A tap's
     /// donation already stored (the same feedback recorded again) is not stored twice.
+    /// While recording is paused nothing is stored (feedback is refused like donations).
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
                        donations: SQLiteDonationStore) throws {
+        try RecordingPolicy.requireRecording(declarations.database)
         try declarations.appendFeedback(events.map { DeclarationLoading.stored($0, user: user, utcOffset: offset) })
         for event in events {
             print(FeedbackCodec.encode(event, utcOffset: offset))
             if let donation = event.donation(user: user, utcOffset: offset) {
-                let result = try donations.append(donation, duplicates: .skip)
+                let result: AppendResult
+                do { result = try donations.append(donation, duplicates: .skip) } catch {
+                    guard error.code == .recordingPaused else { throw error }
+                    throw CommandFailure(description: "recording was paused meanwhile: the feedback above was stored, the donation of its tap was not")
+                }
                 print((result.inserted == 1 ? "donated " : "already stored ") + DonationLineCodec.encode(donation))
             }
         }

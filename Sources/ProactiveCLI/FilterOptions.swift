@@ -14,11 +14,11 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Only this app's donations (bundle identifier).")
     var app: String?
 
-    @Option(help: ArgumentHelp("Only donations at or after this date: \(DateArgument.help).", valueName: "date"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only donations at or after this date: \(DateArgument.help).", valueName: "date"),
             transform: DateArgument.transform)
     var after: DateArgument?
 
-    @Option(help: ArgumentHelp("Only donations strictly before this date.", valueName: "date"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only donations strictly before this date.", valueName: "date"),
             transform: DateArgument.transform)
     var before: DateArgument?
 

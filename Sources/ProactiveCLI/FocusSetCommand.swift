@@ -28,7 +28,7 @@ struct FocusSetCommand: ParsableCommand {
     @Flag(help: "Turn Focus off (until the next schedule boundary).")
     var clear = false
 
-    @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+    @Option(parsing: .unconditional, help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
     var at: DateArgument?
 
     func validate() throws {

@@ -27,8 +27,10 @@ struct ModelChoiceOptions: ParsableArguments {
 
     /// The engine over the store, with the `--definitions` overlay.
     func engine(_ store: StoreOptions, appMode: StoreOptions.AppMode = .refused) throws -> Engine {
-        Engine(database: try store.openDatabase(.mustExist, appMode: appMode), access: store.access,
-               definitionsOverlay: try loadDefinitions(definitions).definitions)
+        var engine = Engine(database: try store.openDatabase(.mustExist, appMode: appMode), access: store.access,
+                            definitionsOverlay: try loadDefinitions(definitions).definitions)
+        engine.skippedStoredData = { printError("warning: \($0)") }
+        return engine
     }
 }
 
@@ -40,7 +42,8 @@ struct MomentOptions: ParsableArguments {
     @Option(help: "Whose model and history.")
     var user: String = Donation.defaultUser
 
-    @Option(help: ArgumentHelp("The moment: local time on the user's clock (2026-11-20T07:30), \(DateArgument.help). Default: now.",
+    @Option(parsing: .unconditional,  // `--at -5` is a value (refused for its year), not a missing one
+            help: ArgumentHelp("The moment: local time on the user's clock (2026-11-20T07:30), \(DateArgument.help). Default: now.",
                                valueName: "date"))
     var at: String?
 
@@ -93,7 +96,15 @@ struct MomentOptions: ParsableArguments {
             let asUTC = Date(timeIntervalSince1970: wall.secondsSince1970)
             var clock = try engine.clock(user: user, at: asUTC, zoneOverride: zoneName)
             clock = try engine.clock(user: user, at: asUTC.addingTimeInterval(-Double(clock.offset)), zoneOverride: zoneName)
-            return (asUTC.addingTimeInterval(-Double(clock.offset)), clock.offset, clock.description)
+            let instant = asUTC.addingTimeInterval(-Double(clock.offset))
+            // On a zone's clock, a wall time inside a daylight-saving gap does not exist.
+            let inZone = TimeZone(identifier: clock.description) != nil
+            let offsetThen = try engine.clock(user: user, at: instant, zoneOverride: zoneName).offset
+            guard !inZone || offsetThen == clock.offset else {
+                throw ValidationError("--at: \(text) does not exist in \(clock.description) (the clocks skip it at a daylight-saving "
+                                      + "change); give an offset")
+            }
+            return (instant, clock.offset, clock.description)
         }
         let parsed: DateArgument
         do { parsed = try DateArgument.parse(text) } catch { throw ValidationError("--at: \(error)") }

@@ -32,7 +32,7 @@ struct NotifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The notification's filter criteria.", valueName: "key=value,..."))
     var criteria: String = ""
 
-    @Option(help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
+    @Option(parsing: .unconditional, help: ArgumentHelp("When: \(DateArgument.help). Default: now.", valueName: "date"), transform: DateArgument.transform)
     var at: DateArgument?
 
     @Flag(help: "Print JSON: delivered, reason, focus, predicate, badge.")

@@ -34,7 +34,7 @@ struct PauseCommand: ParsableCommand {
         switch state {
         case .on:
             try privacy.setRecordingPaused(true, at: Date())
-            print("recording paused: donations are refused until `proactive pause off`; nothing was deleted")
+            print("recording paused: donations and feedback are refused until `proactive pause off`; nothing was deleted")
         case .off:
             try privacy.setRecordingPaused(false, at: Date())
             print("recording resumed")

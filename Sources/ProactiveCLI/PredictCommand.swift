@@ -31,7 +31,7 @@ struct PredictCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var moment: MomentOptions
 
-    @Option(name: .short, help: "How many targets to show.")
+    @Option(name: .short, parsing: .unconditional, help: "How many targets to show.")
     var k: Int = 4
 
     @Flag(help: "Print JSON instead of text.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ProactiveModels
 import ProactiveStore
 
@@ -23,4 +24,13 @@ struct Proactive: AsyncParsableCommand {
                       TrainCommand.self, PredictCommand.self, LintCommand.self,
                       PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self, UsersCommand.self]
     )
+
+    /// Runs the command; output that could not be written (a full disk, `> /dev/full`) fails the run.
+    static func main() async {
+        await main(nil)
+        if fflush(nil) != 0 {
+            FileHandle.standardError.write(Data("Error: cannot write to standard output: \(String(cString: strerror(errno)))\n".utf8))
+            Foundation.exit(1)
+        }
+    }
 }

@@ -15,7 +15,7 @@ enum RecordingPolicy {
         let privacy = SQLitePrivacyStore(database: database)
         guard try privacy.isRecordingPaused() else { return }
         let since = try privacy.pausedSince().map { " since " + DateFormatting.utc($0) } ?? ""
-        throw StoreError(.recordingPaused, "recording is paused\(since): donations are refused and nothing was stored "
+        throw StoreError(.recordingPaused, "recording is paused\(since): donations and feedback are refused and nothing was stored "
                          + "(proactive pause off resumes; nothing stored was deleted)")
     }
 

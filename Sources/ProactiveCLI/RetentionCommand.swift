@@ -107,7 +107,7 @@ struct RetentionCommand: ParsableCommand {
 
         @OptionGroup var storeOptions: StoreOptions
 
-        @Option(help: ArgumentHelp("Apply as of this instant (default: the current time): \(DateArgument.help).", valueName: "date"),
+        @Option(parsing: .unconditional, help: ArgumentHelp("Apply as of this instant (default: the current time): \(DateArgument.help).", valueName: "date"),
                 transform: DateArgument.transform)
         var now: DateArgument?
 

@@ -74,11 +74,8 @@ struct StackCommand: ParsableCommand {
     func run() throws {
         let (year, month, dayOfMonth) = try Self.parseDay(day)
         let days = Timestamp.daysFromCivil(year: year, month: month, day: dayOfMonth)
-        // Local midnights: the UTC midnight shifted by the offset in force around it (noon avoids DST edges).
-        func localMidnight(_ days: Int, _ offsetAt: (Date) -> Int) -> Date {
-            let utc = Date(timeIntervalSince1970: Double(days * 86_400))
-            return utc.addingTimeInterval(-Double(offsetAt(utc.addingTimeInterval(12 * 3600))))
-        }
+        // The calendar day in the user's zone: 23, 24 or 25 hours across DST.
+        let localMidnight = LocalClock.startOfDay
         let engine = try model.engine(storeOptions)
         let session: RankingSession
         do { session = try engine.rankingSession(user: user, model.choice) } catch let error as EngineError where error.code == .noDonations {
@@ -103,12 +100,14 @@ struct StackCommand: ParsableCommand {
                                                                               developerMode: developer))
         // The Focus on at each minute (schedules and manual changes) joins the --context values.
         let timeline = session.timeline
-        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffset: offsetAt(start),
+        // The clock's offset at each step: a zone's changes within the day at DST.
+        let zone = session.zone
+        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone?.secondsFromGMT(for: $0) ?? fallback },
                                        contextAt: { timeline.enrich(context: context, at: $0) }, history: try session.history(from: start, to: end))
         let result = simulation.run(stack, model: session.model, from: start, to: end)
-        print(report(result, stack: stack, session: session, offset: offsetAt(start)))
+        print(report(result, stack: stack, session: session, offsetAt: offsetAt))
         if let png {
-            let canvas = DayChart().render(result, utcOffset: offsetAt(start))
+            let canvas = DayChart().render(result, utcOffsetAt: offsetAt)
             do {
                 try Data(canvas.png()).write(to: URL(fileURLWithPath: png))
             } catch {
@@ -120,7 +119,8 @@ struct StackCommand: ParsableCommand {
 
     // MARK: Output
 
-    func report(_ result: StackSimulation, stack: SmartStack, session: RankingSession, offset: Int) -> String {
+    func report(_ result: StackSimulation, stack: SmartStack, session: RankingSession, offsetAt: (Date) -> Int) -> String {
+        let offset = offsetAt(result.steps.first ?? Date())
         var lines: [String] = []
         let zone = session.zone?.identifier ?? "UTC\(RelevanceSignals.number(Double(offset) / 3600))"
         lines.append("Stack \(stack.widgets.map(\.displayName).joined(separator: ", ")) on \(day) (\(zone)), model \(session.model.name)"
@@ -128,7 +128,7 @@ struct StackCommand: ParsableCommand {
                      + (stack.settings.developerMode ? ", developer mode" : ""))
         let width = result.spans.map(\.top.displayName.count).max() ?? 0
         for span in result.spans {
-            let time = "\(RelevanceSignals.clock(span.start, offset))-\(RelevanceSignals.clock(span.end, offset))"
+            let time = "\(RelevanceSignals.clock(span.start, offsetAt(span.start)))-\(RelevanceSignals.clock(span.end, offsetAt(span.end)))"
             let name = span.top.displayName.padding(toLength: width, withPad: " ", startingAt: 0)
             var line = "\(time)  \(name)  \(span.reason.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  "
             line += span.reason == .resting ? span.why : "\(String(format: "%.2f", span.score))  \(span.why)"
@@ -151,7 +151,7 @@ struct StackCommand: ParsableCommand {
                 case let .inserted(widget): what = "inserted \(widget.displayName)"
                 case let .removed(widget): what = "removed \(widget.displayName)"
                 }
-                lines.append("\(RelevanceSignals.clock(event.date, offset))  \(what): \(event.why)")
+                lines.append("\(RelevanceSignals.clock(event.date, offsetAt(event.date)))  \(what): \(event.why)")
             }
         }
         return lines.joined(separator: "\n")

@@ -35,7 +35,7 @@ struct StatsCommand: ParsableCommand {
     var top = 20
 
     func run() throws {
-        let stores = try storeOptions.openScoped(.mustExist)
+        let stores = try storeOptions.openScoped(.readOnly)
         let database = stores.database
         let store = stores.donations
         let stats = try store.statistics(matching: filter.filter)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProactiveCore
 import ProactiveStore
 
 // MARK: - Store location
@@ -49,6 +50,7 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         if asApp?.isEmpty == true { throw ValidationError("--as-app needs a bundle identifier") }
+        if let asApp, let problem = IdentifierRules.bundleIdentifierProblem(asApp) { throw ValidationError("--as-app: \(problem)") }
     }
 
     /// Opens the database, creating and migrating it unless `mode` says it must exist.

@@ -25,7 +25,7 @@ struct SuggestCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var moment: MomentOptions
 
-    @Option(name: .short, help: "How many suggestions at most.")
+    @Option(name: .short, parsing: .unconditional, help: "How many suggestions at most.")
     var k: Int = 4
 
     @Flag(help: "Developer mode: lift the confidence floors and rate limits, list every candidate with its score.")

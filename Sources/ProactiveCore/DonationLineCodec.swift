@@ -32,8 +32,22 @@ public enum DonationLineCodec {
         }
         let json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch { throw DonationLineError(field: nil, reason: error.description) }
-        return try decode(json)
+        let donation = try decode(json)
+        // What is accepted must export as a line that is accepted again. The
+        // canonical form is never more than 5 times the input (numbers: `1e15`
+        // is written `1000000000000000.0`) plus the defaulted `user` and a
+        // written-out date, so only long lines need the check.
+        if bytes.count > maximumLineBytes / canonicalExpansionBound {
+            let canonical = encode(donation).utf8.count
+            guard canonical <= maximumLineBytes else {
+                throw DonationLineError(field: nil, reason: "the line's canonical form (what export writes) is \(canonical) bytes, longer than the limit of \(maximumLineBytes)")
+            }
+        }
+        return donation
     }
+
+    /// Lines up to `maximumLineBytes / canonicalExpansionBound` bytes cannot have a canonical form over the limit.
+    static let canonicalExpansionBound = 8
 
     public static func decode(_ json: JSONValue) throws(DonationLineError) -> Donation {
         guard case let .object(members) = json else {
@@ -53,9 +67,12 @@ public enum DonationLineCodec {
         for (key, value) in members {
             guard seen.insert(key).inserted else { throw DonationLineError(field: key, reason: "appears twice") }
             switch key {
-            case "user": user = try nonEmptyString(value, field: key)
-            case "app": app = try nonEmptyString(value, field: key)
-            case "intent": intent = try nonEmptyString(value, field: key)
+            case "user": user = try identifyingString(value, field: key)
+            case "app":
+                let text = try nonEmptyString(value, field: key)
+                if let problem = IdentifierRules.bundleIdentifierProblem(text) { throw DonationLineError(field: key, reason: problem) }
+                app = text
+            case "intent": intent = try identifyingString(value, field: key)
             case "identifier": identifier = try optionalString(value, field: key)
             case "group": group = try optionalString(value, field: key)
             case "parameters":
@@ -89,10 +106,10 @@ public enum DonationLineCodec {
                 switch value {
                 case let .string(text):
                     let parsed = try Timestamp.parse(text)
-                    date = millisecondDate(parsed.secondsSince1970)
+                    date = Date(secondsRoundedToMillisecond: parsed.secondsSince1970)
                     offset = parsed.utcOffsetSeconds
                 case let .number(seconds, _):
-                    date = millisecondDate(try Timestamp.validateUnixSeconds(seconds))
+                    date = Date(secondsRoundedToMillisecond: try Timestamp.validateUnixSeconds(seconds))
                     offset = nil
                 default:
                     throw DonationLineError(field: key, reason: "must be an ISO 8601 string or Unix seconds, found \(value.kindName)")
@@ -126,21 +143,22 @@ public enum DonationLineCodec {
         return DonationLineError(field: "count", reason: "must be written as an integer, found \(number)")
     }
 
-    /// Dates are kept to whole milliseconds, the precision of the canonical
-    /// line and of the store's time key, so that decode(encode(d)) == d.
-    private static func millisecondDate(_ seconds: Double) -> Date {
-        Date(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
-    }
-
     private static func nonEmptyString(_ value: JSONValue, field: String) throws(DonationLineError) -> String {
         guard case let .string(text) = value else { throw DonationLineError(field: field, reason: "must be a string, found \(value.kindName)") }
         guard !text.isEmpty else { throw DonationLineError(field: field, reason: "must not be empty") }
         return text
     }
 
+    /// A non-empty string without control characters (`IdentifierRules`).
+    private static func identifyingString(_ value: JSONValue, field: String) throws(DonationLineError) -> String {
+        let text = try nonEmptyString(value, field: field)
+        if let problem = IdentifierRules.controlCharacterProblem(text) { throw DonationLineError(field: field, reason: problem) }
+        return text
+    }
+
     private static func optionalString(_ value: JSONValue, field: String) throws(DonationLineError) -> String? {
         if case .null = value { return nil }
-        return try nonEmptyString(value, field: field)
+        return try identifyingString(value, field: field)
     }
 
     // MARK: Encoding

@@ -30,6 +30,23 @@ public struct LocalClock: Sendable, Hashable {
         return writtenOffset ?? 0
     }
 
+    /// The first instant of a local calendar day (`days` since 1970-01-01 on
+    /// the local clock) in a zone whose offset at an instant is `offsetAt`:
+    /// local midnight, or the end of a DST gap that swallows midnight. Days
+    /// are 23, 24 or 25 hours long across DST changes.
+    public static func startOfDay(_ days: Int, offsetAt: (Date) -> Int) -> Date {
+        let midnight = Double(days) * 86_400  // local midnight as if it were UTC
+        // Offsets in force around the day (no zone changes twice within 36 hours).
+        let before = offsetAt(Date(timeIntervalSince1970: midnight - 36 * 3600))
+        let after = offsetAt(Date(timeIntervalSince1970: midnight + 36 * 3600))
+        // Midnight at an offset is real when that offset is in force there; the earlier one when both are (a repeated hour).
+        let real = [before, after].map { (offset: $0, instant: Date(timeIntervalSince1970: midnight - Double($0))) }
+            .filter { offsetAt($0.instant) == $0.offset }
+            .min { $0.instant < $1.instant }
+        // Midnight in a gap (the clock jumps over it): the day starts where the gap ends.
+        return real?.instant ?? Date(timeIntervalSince1970: midnight - Double(before))
+    }
+
     public func read(_ date: Date, writtenOffset: Int? = nil) -> Reading {
         let local = date.timeIntervalSince1970 + Double(offset(at: date, writtenOffset: writtenOffset))
         let day = Int((local / 86_400).rounded(.down))

@@ -25,6 +25,51 @@ public struct TargetKey: Hashable, Comparable, Sendable, CustomStringConvertible
         rawValue = text
     }
 
+    /// The intent and parameter names of a key made by `init(app:intent:parameters:)`
+    /// (names unescaped), nil for text that is not of that form.
+    public var intentAndParameterNames: (intent: String, parameterNames: [String])? {
+        guard let colon = rawValue.firstIndex(of: ":") else { return nil }
+        let rest = rawValue[rawValue.index(after: colon)...]
+        guard let open = rest.firstIndex(of: "(") else { return (Self.unescape(rest), []) }
+        guard rest.last == ")" else { return nil }
+        let list = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]
+        var names: [String] = []
+        for pair in list.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let equals = pair.firstIndex(of: "=") else { return nil }
+            names.append(Self.unescape(pair[..<equals]))
+        }
+        return (Self.unescape(rest[..<open]), names)
+    }
+
+    /// Whether a donation of `intent` with `parameters` is of this target when
+    /// only the key's parameters count (the key's combination).
+    public func isMade(app: String, intent: String, parameters: [String: ParameterValue], names: [String]) -> Bool {
+        var kept: [String: ParameterValue] = [:]
+        for name in names {
+            guard let value = parameters[name] else { return false }
+            kept[name] = value
+        }
+        return TargetKey(app: app, intent: intent, parameters: kept) == self
+    }
+
+    /// Undoes the key's percent-escaping of a name or value.
+    public static func unescape(_ text: Substring) -> String {
+        guard text.contains("%") else { return String(text) }
+        var output = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index] == "%", let end = text.index(index, offsetBy: 3, limitedBy: text.endIndex),
+               let byte = UInt8(text[text.index(after: index)..<end], radix: 16) {
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+                index = end
+            } else {
+                output.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return output
+    }
+
     static func escape(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == 0x25 || $0 == 0x2C || $0 == 0x3D || $0 == 0x28 || $0 == 0x29 || $0 == 0x3A }) else { return text }
         var output = ""

@@ -80,13 +80,14 @@ public enum Timestamp {
             let offsetHours = try digits(2)
             if index < bytes.count, bytes[index] == UInt8(ascii: ":") { index += 1 }
             let offsetMinutes = try digits(2)
-            guard offsetHours <= 18, offsetMinutes < 60 else { throw fail("offset out of range") }
+            guard offsetMinutes < 60, offsetHours * 60 + offsetMinutes <= 18 * 60 else { throw fail("offset out of range") }
             offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
         default:
             throw fail("missing time zone offset or Z")
         }
         guard index == bytes.count else { throw fail("unexpected characters after the offset") }
-        guard supportedYears.contains(year) else {
+        // A local year one off the range can still be an instant inside it (and vice versa): the instant decides below.
+        guard (supportedYears.lowerBound - 1...supportedYears.upperBound + 1).contains(year) else {
             throw DonationLineError(field: "date", reason: "year \(year) is outside the supported range \(supportedYears.lowerBound)-\(supportedYears.upperBound)")
         }
         guard (1...12).contains(month) else { throw fail("month \(month) does not exist") }
@@ -94,14 +95,31 @@ public enum Timestamp {
         guard hour < 24, minute < 60, second < 61 else { throw fail("time of day out of range") }
         let days = daysFromCivil(year: year, month: month, day: day)
         let local = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
-        return Parsed(secondsSince1970: local - Double(offset), utcOffsetSeconds: offset)
+        let instant = local - Double(offset)
+        guard isSupported(instant) else {
+            let range = "\(supportedYears.lowerBound)-\(supportedYears.upperBound)"
+            guard supportedYears.contains(year) else { throw DonationLineError(field: "date", reason: "year \(year) is outside the supported range \(range)") }
+            throw DonationLineError(field: "date", reason: "\"\(text.prefix(40))\" is \(format(secondsSince1970: instant, utcOffsetSeconds: 0)) in UTC, "
+                                    + "outside the supported range \(range)")
+        }
+        return Parsed(secondsSince1970: instant, utcOffsetSeconds: offset)
+    }
+
+    /// Whole milliseconds since 1970 (UTC) a stored date may hold: the years
+    /// `supportedYears` in UTC (the stores' `date_ms` CHECK constraints).
+    public static let supportedMilliseconds: ClosedRange<Int64> =
+        0...Int64(daysFromCivil(year: supportedYears.upperBound + 1, month: 1, day: 1)) * 86_400_000 - 1
+
+    /// Whether an instant, rounded to the millisecond as the stores keep it, is in `supportedMilliseconds`.
+    public static func isSupported(_ secondsSince1970: Double) -> Bool {
+        let milliseconds = (secondsSince1970 * 1000).rounded()
+        return milliseconds.isFinite && milliseconds >= Double(supportedMilliseconds.lowerBound)
+            && milliseconds <= Double(supportedMilliseconds.upperBound)
     }
 
     /// Validates Unix seconds given as a number.
     public static func validateUnixSeconds(_ seconds: Double) throws(DonationLineError) -> Double {
-        let lower = Double(daysFromCivil(year: supportedYears.lowerBound, month: 1, day: 1) * 86_400)
-        let upper = Double(daysFromCivil(year: supportedYears.upperBound + 1, month: 1, day: 1) * 86_400)
-        guard seconds.isFinite, seconds >= lower, seconds < upper else {
+        guard isSupported(seconds) else {
             throw DonationLineError(field: "date", reason: "Unix time \(seconds) is outside the supported years \(supportedYears.lowerBound)-\(supportedYears.upperBound) (milliseconds given as seconds?)")
         }
         return seconds
@@ -181,6 +199,13 @@ extension Date {
         if value >= 9.2e18 { return .max }
         if value <= -9.2e18 { return .min }
         return Int64(value)
+    }
+
+    /// The instant `seconds` after 1970 UTC, rounded to the whole millisecond:
+    /// the precision of written dates and of the store's time keys, so that a
+    /// date read back from what was written is the date that was read.
+    public init(secondsRoundedToMillisecond seconds: Double) {
+        self.init(timeIntervalSince1970: (seconds * 1000).rounded() / 1000)
     }
 
     /// The instant `milliseconds` after 1970 UTC.

@@ -73,33 +73,36 @@ extension Engine {
     // MARK: Declarations, feedback and Focus filters
 
     /// The user's relevant shortcuts and timelines the acting party may see, and the user's feedback.
+    /// A row that no longer decodes is skipped and told to `skippedStoredData`.
     public func declarations(user: String) throws -> (Declarations, [FeedbackEvent]) {
         let base = SQLiteDeclarationStore(database: database)
-        let declarations = try Self.declarations(AppScopedDeclarationStore(base, access: .administrator), user: user)
+        let declarations = try Self.declarations(AppScopedDeclarationStore(base, access: .administrator), user: user, skipped: skippedStoredData)
         var feedback: [FeedbackEvent] = []
         for stored in try base.feedback(user: user) {
             do { feedback.append(try FeedbackCodec.decode(stored.eventJSON)) } catch {
-                throw EngineError(.unreadableStoredData, "stored feedback \(stored.kind) \(stored.scope): \(error)")
+                skippedStoredData("stored feedback \(stored.kind) \(stored.scope) skipped: \(error)")
             }
         }
         return (declarations, feedback)
     }
 
     /// The user's relevant shortcuts and timelines that `store`'s acting party may see, decoded.
-    public static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
+    /// A stored set or timeline the codecs refuse is skipped and told to `skipped`.
+    public static func declarations(_ store: AppScopedDeclarationStore, user: String,
+                                    skipped: (String) -> Void = { _ in }) throws -> Declarations {
         var declarations = Declarations()
         for stored in try store.shortcutSets(user: user) {
             do {
                 declarations.shortcuts.replace(try RelevantShortcutCodec.decode(stored.shortcutsJSON, app: stored.app, declaredAt: stored.declaredAt))
             } catch {
-                throw EngineError(.unreadableStoredData, "stored relevant shortcuts of \(stored.app): \(error)")
+                skipped("stored relevant shortcuts of \(stored.app) skipped: \(error)")
             }
         }
         for stored in try store.timelines(user: user) {
             do {
                 for timeline in try WidgetTimelineCodec.decode(stored.timelineJSON) { declarations.timelines.replace(timeline) }
             } catch {
-                throw EngineError(.unreadableStoredData, "stored timeline of \(stored.widget): \(error)")
+                skipped("stored timeline of \(stored.widget) skipped: \(error)")
             }
         }
         return declarations

@@ -39,6 +39,10 @@ public struct Engine: Sendable {
     public var persistAfterMilliseconds = 3
     /// How many of the user's previous donations a moment carries.
     public var recentLimit = 16
+    /// Told about each stored declaration or feedback event that no longer
+    /// decodes (written before a stricter rule) and is skipped: one app's bad
+    /// row must not take down every other app's suggestions.
+    public var skippedStoredData: @Sendable (String) -> Void = { _ in }
 
     public init(database: ProactiveDatabase, access: StoreAccess = .administrator, definitionsOverlay: [IntentDefinition] = []) {
         self.database = database

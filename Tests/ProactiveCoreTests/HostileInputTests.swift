@@ -120,11 +120,39 @@ struct HostileInputTests {
 
     // MARK: Size limits
 
+    /// A line in canonical form (it exports as itself) with a parameter of `parameterBytes` bytes.
     static func line(parameterBytes: Int, closed: Bool = true) -> Data {
-        var line = Data(#"{"app":"a","intent":"i","date":"2026-01-01T00:00:00Z","parameters":{"p":""#.utf8)
+        var line = Data(#"{"user":"default","app":"a","intent":"i","parameters":{"p":""#.utf8)
         line.append(Data(repeating: UInt8(ascii: "x"), count: parameterBytes))
-        if closed { line.append(Data(#""}}"#.utf8)) }
+        if closed { line.append(Data(#""},"date":"2026-01-01T00:00:00Z"}"#.utf8)) }
         return line
+    }
+
+    /// Issue 16, item 11: a line at the limit whose canonical form is longer
+    /// (here: the defaulted user and a written-out date) is refused, so export
+    /// never writes a line import refuses; what is accepted re-exports within the limit.
+    @Test func aLineWhoseCanonicalFormIsOverTheLimitIsRefused() throws {
+        var line = Data(#"{"app":"a","intent":"i","date":0,"parameters":{"p":""#.utf8)
+        let tail = Data(#""}}"#.utf8)
+        line.append(Data(repeating: UInt8(ascii: "x"), count: DonationLineCodec.maximumLineBytes - line.count - tail.count))
+        line.append(tail)
+        #expect(line.count == DonationLineCodec.maximumLineBytes)
+        let canonicalLength = DonationLineCodec.maximumLineBytes + #""user":"default","#.utf8.count + #""1970-01-01T00:00:00Z""#.utf8.count - 1
+        #expect(Self.decode(line) == .failure(DonationLineError(
+            field: nil, reason: "the line's canonical form (what export writes) is \(canonicalLength) bytes, longer than the limit of 1048576")))
+        // Numbers expand the most; a line far below the limit can still be refused.
+        var numbers = #"{"user":"default","app":"a","intent":"i","date":"2026-01-01T00:00:00Z","parameters":{"#
+        var index = 0
+        while numbers.utf8.count < DonationLineCodec.maximumLineBytes * 2 / 3 {
+            numbers += (index == 0 ? "" : ",") + "\"p\(index)\":1e15"
+            index += 1
+        }
+        numbers += "}}"
+        guard case let .failure(error) = Self.decode(Data(numbers.utf8)) else { Issue.record("a line of 1e15 values was accepted"); return }
+        #expect(error.reason.hasPrefix("the line's canonical form (what export writes) is "))
+        // Every good corpus line and the limit case re-export within the limit.
+        let atLimit = try Self.decode(Self.line(parameterBytes: DonationLineCodec.maximumLineBytes - Self.line(parameterBytes: 0).count)).get()
+        #expect(DonationLineCodec.encode(atLimit).utf8.count == DonationLineCodec.maximumLineBytes)
     }
 
     @Test func tenMegabyteLinesAreRefusedBeforeParsing() {
@@ -133,7 +161,7 @@ struct HostileInputTests {
         let broken = Self.line(parameterBytes: 10 << 20, closed: false)
         #expect(Self.decode(valid) == .failure(DonationLineError(field: nil, reason: "line is \((10 << 20) + envelope) bytes, longer than the limit of 1048576")))
         // An unterminated line gets the same answer: it was never parsed.
-        #expect(Self.decode(broken) == .failure(DonationLineError(field: nil, reason: "line is \((10 << 20) + envelope - 3) bytes, longer than the limit of 1048576")))
+        #expect(Self.decode(broken) == .failure(DonationLineError(field: nil, reason: "line is \((10 << 20) + Self.line(parameterBytes: 0, closed: false).count) bytes, longer than the limit of 1048576")))
     }
 
     @Test func linesAtTheLimitDecodeAndOneByteMoreDoesNot() throws {

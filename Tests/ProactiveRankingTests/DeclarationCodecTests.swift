@@ -66,9 +66,29 @@ import Testing
          "shortcuts[0].configuration.parameters.x: must be a string, number, boolean or entity object, found an array"),
         (#"{"app": "b", "shortcuts": []}"#, #"app: the file declares "b" but the command names "a""#),
         ("{\"app\": \"a\",\n \"shortcuts\": [\n  {\"widgetKind\": }]}", "line 3: invalid JSON at column 18: unexpected character '}'"),
+        // Issue 16: dates and numbers are bounded when declared, with the donation rules.
+        (#"{"app": "a", "shortcuts": [{"widgetKind": "w", "relevanceProviders": [{"kind": "date", "start": "1970-01-01T05:00:00+09:00", "duration": 5}]}]}"#,
+         #"shortcuts[0].relevanceProviders[0].start: "1970-01-01T05:00:00+09:00" is 1969-12-31T20:00:00Z in UTC, outside the supported range 1970-2200"#),
+        (#"{"app": "a", "shortcuts": [{"widgetKind": "w", "relevanceProviders": [{"kind": "date", "start": "2026-11-20T10:00:00Z", "duration": 1e19}]}]}"#,
+         "shortcuts[0].relevanceProviders[0].duration: 1e+19 seconds from the start ends outside the supported years 1970-2200 (UTC)"),
+        (#"{"app": "a", "shortcuts": [{"widgetKind": "w", "relevanceProviders": [{"kind": "location", "latitude": 0, "longitude": 0, "radius": 1e308}]}]}"#,
+         "shortcuts[0].relevanceProviders[0].radius: must be a number of metres in 0...40075000 (> 0)"),
+        (#"{"app": "a", "shortcuts": [{"widgetKind": "w", "relevanceProviders": [{"kind": "date", "start": "2026-11-20T10:00:00.0004Z", "duration": 0.00005}]}]}"#,
+         "shortcuts[0].relevanceProviders[0].duration: must be at least a millisecond, found 5e-05 s"),
+        (#"{"app": "a/b", "shortcuts": []}"#, "app: a bundle identifier is printable ASCII without '/' or spaces (found '/' at character 2)"),
     ])
     func preciseErrors(text: String, expected: String) {
         expectDeclarationError(expected, input: text) { () throws(DeclarationError) in _ = try RelevantShortcutCodec.decode(text, app: "a", declaredAt: Day.at(0)) }
+    }
+
+    /// Issue 16: a set declared at the first instant of the range, stored at a
+    /// negative offset (local year 1969), must read back: the range is of instants.
+    @Test func aSetAtTheRangeStartReadsBackAtAnyOffset() throws {
+        let text = #"[{"widgetKind": "w", "relevanceProviders": [{"kind": "date", "start": "1970-01-01T00:00:00Z", "duration": 60}]}]"#
+        let set = try RelevantShortcutCodec.decode(text, app: "com.a", declaredAt: Day.at(0))
+        let stored = RelevantShortcutCodec.encodeShortcuts(set.shortcuts, utcOffset: -8 * 3600)
+        #expect(stored.contains("1969-12-31T16:00:00-08:00"))
+        #expect(try RelevantShortcutCodec.decode(stored, app: "com.a", declaredAt: Day.at(0)) == set)
     }
 
     // MARK: Registry semantics
@@ -112,6 +132,15 @@ import Testing
         (#"[{"app": "a", "widgetKind": "w"}]"#, "[0].entries: missing (required)"),
         (#"{"app": "a", "widgetKind": "w", "entries": [{"score": 1}]}"#, "entries[0].date: missing (required)"),
         (#"{"app": "a", "widgetKind": "w", "entries": [{"date": "2026-11-20T08:15:00Z", "score": "high"}]}"#, "entries[0].score: must be a number, found a string"),
+        // Issue 16: every number is bounded at the codec (a huge duration crashed `stack`; a huge score printed as inf).
+        (#"{"app": "a", "widgetKind": "w", "entries": [{"date": "2026-11-20T08:15:00Z", "score": 1, "duration": 1e19}]}"#,
+         "entries[0].duration: 1e+19 seconds from the start ends outside the supported years 1970-2200 (UTC)"),
+        (#"{"app": "a", "widgetKind": "w", "entries": [{"date": "2026-11-20T08:15:00Z", "score": 1.79e308}]}"#,
+         "entries[0].score: must be at most 1000000000000.0, found 1.79e+308"),
+        (#"{"app": "a", "widgetKind": "w\u0000x", "entries": []}"#,
+         "widgetKind: must not contain control characters (found U+0000 at character 2)"),
+        (#"{"app": "com.b/news", "widgetKind": "top", "entries": []}"#,
+         "app: a bundle identifier is printable ASCII without '/' or spaces (found '/' at character 6)"),
     ])
     func timelineErrors(text: String, expected: String) {
         expectDeclarationError(expected, input: text) { () throws(DeclarationError) in _ = try WidgetTimelineCodec.decode(text) }

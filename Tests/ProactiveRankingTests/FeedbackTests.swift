@@ -133,6 +133,11 @@ import Testing
         (#"{"date": "2026-11-20T08:00:00Z", "kind": "dismiss", "app": "a"}"#,
          "dismiss is about one target or widget, not a whole app (use never/undo-never for apps)"),
         (#"{"date": "2026-11-20T08:00:00Z", "kind": "dismiss", "target": "a:b", "app": "a", "action": {"intent": "b"}}"#, "action: only a tap carries an action"),
+        // Issue 16: a key cut at a NUL would read back as another target or app.
+        (#"{"date": "2026-11-20T08:00:00Z", "kind": "dismiss", "target": "a:b\u0000c", "app": "a"}"#,
+         "target: must not contain control characters (found U+0000 at character 4)"),
+        (#"{"date": "2026-11-20T08:00:00Z", "kind": "never", "app": "victim\u0000x"}"#,
+         "app: must not contain control characters (found U+0000 at character 7)"),
     ])
     func errors(text: String, expected: String) {
         expectDeclarationError(expected, input: text) { () throws(DeclarationError) in _ = try FeedbackCodec.decode(text) }

@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveCore
 import Testing
 @testable import ProactiveRanking
 
@@ -105,5 +106,24 @@ import Testing
         #expect(cell(row: 0, hour: 3, minute: 1) == DayChart.resting)
         #expect(cell(row: 1, hour: 3, minute: 1) == DayChart.background)       // no score, not on top
         #expect(try chunks(canvas.png()).count == 3)
+    }
+
+    /// Issue 16, item 12: on the day clocks go back the chart has 25 hour marks
+    /// (1 twice), on the day they go forward 23 (no 2), read at each instant.
+    @Test func hourMarksFollowTheClockThroughDaylightSaving() throws {
+        let zone = try #require(TimeZone(identifier: "America/Los_Angeles"))
+        let offsetAt = { (date: Date) in zone.secondsFromGMT(for: date) }
+        let stack = SmartStack(widgets: [Talk.weather])
+        let ranker = Ranker(declarations: try Talk.declarations(), targets: Talk.targets)
+        func hours(_ year: Int, _ month: Int, _ day: Int) -> [Int] {
+            let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
+            let start = LocalClock.startOfDay(days, offsetAt: offsetAt), end = LocalClock.startOfDay(days + 1, offsetAt: offsetAt)
+            let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone.secondsFromGMT(for: $0) }, contextAt: { _ in [:] }, step: 3600)
+                .run(stack, from: start, to: end) { _ in [] }
+            return DayChart.hourMarks(simulation, utcOffsetAt: offsetAt).map(\.hour)
+        }
+        #expect(hours(2026, 11, 1) == [0, 1, 1] + Array(2...23))
+        #expect(hours(2026, 3, 8) == [0, 1] + Array(3...23))
+        #expect(hours(2026, 11, 20) == Array(0...23))
     }
 }

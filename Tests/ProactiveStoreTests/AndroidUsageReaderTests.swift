@@ -145,4 +145,11 @@ struct AndroidUsageReaderTests {
         #expect(result.device.kept == 700)
         #expect(try store.users() == ["pixel"])
     }
+
+    /// Issue 16: a foreground package name the store would refuse is a malformed row.
+    @Test func aPackageNameTheStoreRefusesIsAMalformedRow() {
+        let row: Row = ["id": 7, "timestamp": Self.noon, "type": AndroidUsageEvent.activityResumed, "package": "com.a b", "package_id": 3]
+        guard case let .failure(problem) = AndroidUsageReader.event(from: row) else { Issue.record("accepted"); return }
+        #expect(problem.description == "events row 7: package: a bundle identifier is printable ASCII without '/' or spaces (found U+0020 at character 6)")
+    }
 }

@@ -75,4 +75,16 @@ import Testing
             try store.replaceTimeline(StoredTimeline(user: "u1", widget: "a/w", app: "a", timelineJSON: #"{"entries":{}}"#))
         }
     }
+
+    /// Issue 16, item 4: a timeline is keyed by its (app, kind) pair; an app
+    /// whose name holds `/`, or a key of another app, cannot reach another timeline.
+    @Test func aTimelineKeyNamesItsOwnAppAndKind() throws {
+        let store = SQLiteDeclarationStore(database: try ProactiveDatabase.inMemory())
+        try store.replaceTimeline(StoredTimeline(user: "u1", widget: "com.b/news/top", app: "com.b", timelineJSON: #"{"entries":[{"s":5}]}"#))
+        for (app, widget) in [("com.b/news", "com.b/news/top"), ("com.a", "com.b/news/top"), ("com.b", "com.b/")] {
+            let error = storeError { try store.replaceTimeline(StoredTimeline(user: "u1", widget: widget, app: app, timelineJSON: #"{"entries":[]}"#)) }
+            #expect(error?.code == .invalidRequest, "\(app) \(widget)")
+        }
+        #expect(try store.timelines(user: "u1").map(\.timelineJSON) == [#"{"entries":[{"s":5}]}"#])
+    }
 }

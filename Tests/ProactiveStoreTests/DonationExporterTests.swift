@@ -64,4 +64,68 @@ struct DonationExporterTests {
         #expect(error?.code == .io)
         #expect(error?.message.contains(target) == true)
     }
+
+    // MARK: Issue 16, item 10: what --output may be
+
+    func filled() throws -> InMemoryDonationStore {
+        let store = InMemoryDonationStore()
+        _ = try DonationImporter(store: store).importJSONLines(path: try Fixtures.path("canonical.jsonl"))
+        return store
+    }
+
+    func fileType(_ path: String) -> mode_t {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+    }
+
+    @Test func aSymbolicLinkStaysALinkAndItsTargetIsReplaced() throws {
+        let target = try directory.write("target.jsonl", "old\n")
+        let link = directory.file("link.jsonl")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let count = try DonationExporter(store: try filled()).export(toPath: link)
+        #expect(count == 7)
+        #expect(fileType(link) == S_IFLNK)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == Fixtures.text("canonical.jsonl"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".partial") }.isEmpty)
+    }
+
+    @Test func aFIFOIsWrittenThroughNotReplaced() throws {
+        let fifo = directory.file("pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)  // a reader, so the writer's open does not block
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let count = try DonationExporter(store: try filled()).export(toPath: fifo)
+        #expect(count == 7)
+        #expect(fileType(fifo) == S_IFIFO)
+        var received = [UInt8](repeating: 0, count: 1 << 16)
+        let length = read(reader, &received, received.count)
+        #expect(String(decoding: received.prefix(max(length, 0)), as: UTF8.self) == (try Fixtures.text("canonical.jsonl")))
+    }
+
+    @Test func aLinkToACharacterDeviceWritesThroughIt() throws {
+        let link = directory.file("null")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
+        #expect(try DonationExporter(store: try filled()).export(toPath: link) == 7)
+        #expect(fileType(link) == S_IFLNK)
+        #expect(fileType("/dev/null") == S_IFCHR)
+    }
+
+    @Test func theStoreAndItsFilesAndDirectoriesAreRefused() throws {
+        let path = directory.file("store.sqlite")
+        let store = try SQLiteDonationStore(path: path)
+        _ = try DonationImporter(store: store).importJSONLines(path: try Fixtures.path("canonical.jsonl"))
+        let protected = [path, path + "-wal", path + "-shm", path + "-journal"]
+        let aliases = [path, path + "-wal", directory.path + "/./store.sqlite-shm", directory.path + "/../" + URL(fileURLWithPath: directory.path).lastPathComponent + "/store.sqlite"]
+        for output in aliases {
+            let error = storeError { try DonationExporter(store: store).export(toPath: output, protectedPaths: protected) }
+            #expect(error?.code == .invalidRequest, "\(output)")
+            #expect(error?.message.contains("refusing to export to \(output)") == true)
+        }
+        let link = directory.file("store-link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        #expect(storeError { try DonationExporter(store: store).export(toPath: link, protectedPaths: protected) }?.code == .invalidRequest)
+        #expect(storeError { try DonationExporter(store: store).export(toPath: directory.path) }?.code == .invalidRequest)
+        #expect(try SQLiteDonationStore(path: path).all().count == 7)
+    }
 }

@@ -22,7 +22,7 @@ struct IsolationTests {
         for app in [mail, bank] {
             try donations.append((0..<3).map { sample(app: app, minutes: Double($0), identifier: "\(app)-\($0)", group: "g") }, duplicates: .fail)
             try declarations.replaceShortcutSet(StoredShortcutSet(user: "u1", app: app, declaredAt: day, shortcutsJSON: #"[{"widgetKind":"k"}]"#))
-            try declarations.replaceTimeline(StoredTimeline(user: "u1", widget: "\(app):w", app: app, timelineJSON: #"{"entries":[{"x":1}]}"#))
+            try declarations.replaceTimeline(StoredTimeline(user: "u1", widget: "\(app)/w", app: app, timelineJSON: #"{"entries":[{"x":1}]}"#))
             try focus.declareFilter(app: app, declaration: filterDeclaration, keeping: ["work": ["account": .entity(id: "work", display: nil)]])
             try focus.setAppContext(StoredAppContext(app: app, focus: "work", filterPredicate: nil, badgeCount: 2))
         }
@@ -68,7 +68,7 @@ struct IsolationTests {
             ("count", { _ = try donations($0).statistics(matching: DonationFilter(user: "u1", app: bank)) }),
             ("set a time zone", { try donations($0).setTimeZone("Europe/Paris", forUser: "u1") }),
             ("replace shortcuts", { try declarations($0).replaceShortcutSet(StoredShortcutSet(user: "u1", app: bank, declaredAt: day, shortcutsJSON: "[]")) }),
-            ("replace a timeline", { try declarations($0).replaceTimeline(StoredTimeline(user: "u1", widget: "\(bank):w", app: bank, timelineJSON: #"{"entries":[]}"#)) }),
+            ("replace a timeline", { try declarations($0).replaceTimeline(StoredTimeline(user: "u1", widget: "\(bank)/w", app: bank, timelineJSON: #"{"entries":[]}"#)) }),
             ("record feedback", { try declarations($0).appendFeedback([StoredFeedback(user: "u1", date: day, kind: "tap", scope: "target:y", app: mail, eventJSON: "{}")]) }),
             ("read feedback", { _ = try declarations($0).feedback(user: "u1") }),
             ("declare a Focus filter", { try focus($0).declareFilter(app: bank, declaration: filterDeclaration) }),

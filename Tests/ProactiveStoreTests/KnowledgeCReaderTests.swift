@@ -131,4 +131,20 @@ struct KnowledgeCReaderTests {
         let lenient = try DonationImporter(store: store).importKnowledgeC(path: path, options: KnowledgeCOptions())
         #expect(lenient.store.imported == 3 && lenient.device.problemCount == 2)
     }
+
+    /// Issue 16: a row whose names the store would refuse is a malformed row
+    /// (named, skipped), never the end of the import.
+    @Test func rowsWithNamesTheStoreRefusesAreMalformedRows() {
+        let options = KnowledgeCOptions()
+        func problem(_ record: KnowledgeCRecord) -> String? {
+            guard case let .problem(problem) = record.convert(options: options) else { return nil }
+            return problem.description
+        }
+        #expect(problem(KnowledgeCRecord(key: 1, stream: KnowledgeCRecord.inFocusStream, startDate: 600_000_000, valueString: "com.caf\u{E9}"))
+            == "ZOBJECT row 1: ZVALUESTRING: a bundle identifier is printable ASCII without '/' or spaces (found U+00E9 at character 8)")
+        #expect(problem(KnowledgeCRecord(key: 2, stream: KnowledgeCRecord.intentsStream, startDate: 600_000_000, valueString: "com.a",
+                                         intentClass: "Send\u{0}Intent"))
+            == "ZOBJECT row 2: Z_DKINTENTMETADATAKEY__INTENTCLASS: must not contain control characters (found U+0000 at character 5)")
+        #expect(problem(KnowledgeCRecord(key: 3, stream: KnowledgeCRecord.inFocusStream, startDate: 600_000_000, valueString: "com.a")) == nil)
+    }
 }

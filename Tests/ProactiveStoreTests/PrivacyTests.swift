@@ -92,7 +92,7 @@ struct PrivacyTests {
         let day = Date(timeIntervalSince1970: sampleDay)
         for user in ["gone", "kept"] {
             try declarations.replaceShortcutSet(StoredShortcutSet(user: user, app: "com.example.bank", declaredAt: day, shortcutsJSON: #"[{"widgetKind":"k"}]"#))
-            try declarations.replaceTimeline(StoredTimeline(user: user, widget: "com.example.bank:w", app: "com.example.bank", timelineJSON: #"{"entries":[{"x":1}]}"#))
+            try declarations.replaceTimeline(StoredTimeline(user: user, widget: "com.example.bank/w", app: "com.example.bank", timelineJSON: #"{"entries":[{"x":1}]}"#))
             try declarations.appendFeedback([StoredFeedback(user: user, date: day, kind: "tap", scope: "target:x",
                                                             app: "com.example.bank", eventJSON: #"{"note":"\#(user == "gone" ? secret : "ok")"}"#)])
         }
@@ -211,7 +211,7 @@ struct PrivacyTests {
         try fixture.privacy.setRecordingPaused(true, at: pausedAt)
         #expect(try fixture.privacy.isRecordingPaused())
         #expect(try fixture.privacy.pausedSince() == pausedAt)
-        let refusal = StoreError(.recordingPaused, "recording is paused: donations are refused and nothing was stored (proactive pause off resumes)")
+        let refusal = StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored (proactive pause off resumes)")
         #expect(throws: refusal) { try fixture.donations.append([sample(identifier: "during")], duplicates: .fail) }
         // Another connection (another process) is refused too, and so is an import.
         let other = try SQLiteDonationStore(path: fixture.path)
@@ -219,10 +219,17 @@ struct PrivacyTests {
         let log = try fixture.directory.write("log.jsonl", DonationLineCodec.encode(sample(identifier: "imported")) + "\n")
         #expect(throws: refusal) { try DonationImporter(store: other).importJSONLines(path: log) }
         #expect(try fixture.donations.count() == 1)
+        // Issue 16, item 8: feedback is refused the same way, so "nothing was stored" is true.
+        let declarations = SQLiteDeclarationStore(database: try ProactiveDatabase(path: fixture.path))
+        let tap = StoredFeedback(user: "u1", date: pausedAt, kind: "tap", scope: "target:x", app: "com.a", eventJSON: "{}")
+        #expect(throws: refusal) { try declarations.appendFeedback([tap]) }
+        #expect(try declarations.feedback(user: "u1").isEmpty)
 
         try fixture.privacy.setRecordingPaused(false, at: pausedAt)
         #expect(try fixture.privacy.pausedSince() == nil)
         try other.append([sample(identifier: "after")], duplicates: .fail)
         #expect(try fixture.donations.count() == 2)
+        try declarations.appendFeedback([tap])
+        #expect(try declarations.feedback(user: "u1").count == 1)
     }
 }

@@ -11,6 +11,20 @@ struct ProactiveDatabaseTests {
 
     init() throws { directory = try TemporaryDirectory() }
 
+    // MARK: Read-only opening (issue 16)
+
+    @Test func readOnlyOpeningReadsAndNeverWrites() throws {
+        let path = directory.file("read.sqlite")
+        try SQLiteDonationStore(database: try ProactiveDatabase(path: path)).append(sample(identifier: "kept"))
+        let reader = try ProactiveDatabase(path: path, mode: .readOnly)
+        let store = SQLiteDonationStore(database: reader)
+        #expect(try store.all().map(\.identifier) == ["kept"])
+        let refusal = storeError { try store.append(sample(identifier: "written")) }
+        #expect(refusal?.message.contains("readonly") == true, "\(String(describing: refusal))")
+        #expect(throws: StoreError.self) { try ProactiveDatabase(path: directory.file("missing.sqlite"), mode: .readOnly) }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing.sqlite")))
+    }
+
     // MARK: Migrations
 
     @Test func migratesAnEmptyFileAndReopensIt() throws {

@@ -85,6 +85,8 @@ struct DeclarationReader {
         guard let value = self[key] else { return nil }
         guard case let .string(text) = value else { throw DeclarationError(path: at(key), reason: "must be a string, found \(value.kindName)") }
         guard !text.isEmpty else { throw DeclarationError(path: at(key), reason: "must not be empty") }
+        // Names (apps, widget kinds, targets) become stored keys, compared exactly (`IdentifierRules`).
+        if let problem = IdentifierRules.controlCharacterProblem(text) { throw DeclarationError(path: at(key), reason: problem) }
         return text
     }
 
@@ -93,22 +95,34 @@ struct DeclarationReader {
         return text
     }
 
+    /// A bundle identifier (`IdentifierRules`: printable ASCII, no `/`).
+    func bundleIdentifier(_ key: String) throws(DeclarationError) -> String? {
+        guard let text = try string(key) else { return nil }
+        try Self.checkBundleIdentifier(text, path: at(key))
+        return text
+    }
+
+    static func checkBundleIdentifier(_ text: String, path: String) throws(DeclarationError) {
+        if let problem = IdentifierRules.bundleIdentifierProblem(text) { throw DeclarationError(path: path, reason: problem) }
+    }
+
     func number(_ key: String) throws(DeclarationError) -> Double? {
         guard let value = self[key] else { return nil }
         guard case let .number(number, _) = value else { throw DeclarationError(path: at(key), reason: "must be a number, found \(value.kindName)") }
         return number
     }
 
-    /// An ISO 8601 date with offset, or Unix seconds (as in donation logs).
+    /// An ISO 8601 date with offset, or Unix seconds (as in donation logs),
+    /// kept to whole milliseconds: the precision dates are written back in.
     func date(_ key: String) throws(DeclarationError) -> Date? {
         guard let value = self[key] else { return nil }
         switch value {
         case let .string(text):
-            do { return Date(timeIntervalSince1970: try Timestamp.parse(text).secondsSince1970) } catch {
+            do { return Date(secondsRoundedToMillisecond: try Timestamp.parse(text).secondsSince1970) } catch {
                 throw DeclarationError(path: at(key), reason: error.reason)
             }
         case let .number(seconds, _):
-            do { return Date(timeIntervalSince1970: try Timestamp.validateUnixSeconds(seconds)) } catch {
+            do { return Date(secondsRoundedToMillisecond: try Timestamp.validateUnixSeconds(seconds)) } catch {
                 throw DeclarationError(path: at(key), reason: error.reason)
             }
         default:

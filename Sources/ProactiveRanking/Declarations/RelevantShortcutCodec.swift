@@ -54,7 +54,7 @@ public enum RelevantShortcutCodec {
             elements = array
         case .object:
             let reader = try DeclarationReader(json, path: "", allowed: ["app", "shortcuts"])
-            fileApp = try reader.string("app")
+            fileApp = try reader.bundleIdentifier("app")
             guard let array = try reader.array("shortcuts") else {
                 throw DeclarationError(path: "shortcuts", reason: "missing (required)")
             }
@@ -69,6 +69,7 @@ public enum RelevantShortcutCodec {
         guard let owner = app ?? fileApp else {
             throw DeclarationError(path: "app", reason: "missing: give the app in the file or on the command line")
         }
+        try DeclarationReader.checkBundleIdentifier(owner, path: "app")
         var shortcuts: [RelevantShortcut] = []
         for (index, element) in elements.enumerated() {
             shortcuts.append(try decodeShortcut(element, app: owner, path: "\(basePath)[\(index)]"))
@@ -110,7 +111,10 @@ public enum RelevantShortcutCodec {
                 return .date(start: start, end: end)
             case let (nil, duration?):
                 guard duration > 0 else { throw DeclarationError(path: reader.at("duration"), reason: "must be > 0 seconds, found \(duration)") }
-                return .date(start: start, end: start.addingTimeInterval(duration))
+                try DeclarationBounds.checkEnd(of: start, after: duration, path: reader.at("duration"))
+                let end = Date(secondsRoundedToMillisecond: start.timeIntervalSince1970 + duration)
+                guard end > start else { throw DeclarationError(path: reader.at("duration"), reason: "must be at least a millisecond, found \(duration) s") }
+                return .date(start: start, end: end)
             case (nil, nil):
                 throw DeclarationError(path: reader.at("end"), reason: "missing: a date provider needs \"end\" or \"duration\"")
             case (_?, _?):
@@ -124,8 +128,8 @@ public enum RelevantShortcutCodec {
             guard let longitude = try reader.number("longitude"), (-180...180).contains(longitude) else {
                 throw DeclarationError(path: reader.at("longitude"), reason: "must be a number in -180...180")
             }
-            guard let radius = try reader.number("radius"), radius > 0 else {
-                throw DeclarationError(path: reader.at("radius"), reason: "must be a number of metres > 0")
+            guard let radius = try reader.number("radius"), radius > 0, radius <= DeclarationBounds.maximumRadius else {
+                throw DeclarationError(path: reader.at("radius"), reason: "must be a number of metres in 0...\(Int(DeclarationBounds.maximumRadius)) (> 0)")
             }
             return .location(latitude: latitude, longitude: longitude, radius: radius, identifier: try reader.string("identifier"))
         case "dailyRoutine":

@@ -74,16 +74,27 @@ public struct WidgetTimeline: Sendable, Hashable {
     /// Indices into `entries` of the entries with relevance, in date order.
     private let relevant: [Int]
 
-    /// - Throws: `DeclarationError` for a negative or non-finite score or duration.
+    /// The largest score an entry may carry (any consistent scale fits below it,
+    /// and every score stays printable and finite after normalising).
+    public static let maximumEntryScore = 1e12
+
+    /// - Throws: `DeclarationError` for a date outside the supported years, a
+    ///   negative, non-finite or too large score, or a duration that is
+    ///   negative or ends after the supported years.
     public init(widget: WidgetID, entries: [TimelineEntry]) throws(DeclarationError) {
         for (index, entry) in entries.enumerated() {
+            try DeclarationBounds.checkDate(entry.date, path: "entries[\(index)].date")
             guard let relevance = entry.relevance else { continue }
             guard relevance.score.isFinite, relevance.score >= 0 else {
                 throw DeclarationError(path: "entries[\(index)].score", reason: "must be a finite number >= 0, found \(relevance.score)")
             }
+            guard relevance.score <= Self.maximumEntryScore else {
+                throw DeclarationError(path: "entries[\(index)].score", reason: "must be at most \(Self.maximumEntryScore), found \(relevance.score)")
+            }
             guard relevance.duration.isFinite, relevance.duration >= 0 else {
                 throw DeclarationError(path: "entries[\(index)].duration", reason: "must be >= 0 seconds, found \(relevance.duration)")
             }
+            try DeclarationBounds.checkEnd(of: entry.date, after: relevance.duration, path: "entries[\(index)].duration")
         }
         self.widget = widget
         let sorted = entries.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)

@@ -32,13 +32,14 @@ public enum FeedbackCodec {
         guard let kind = FeedbackKind(rawValue: kindText) else {
             throw DeclarationError(path: "kind", reason: "must be one of \(FeedbackKind.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(kindText)\"")
         }
-        let app = try reader.string("app")
+        let app = try reader.bundleIdentifier("app")
         let scope: FeedbackScope
         if let target = try reader.string("target") {
             scope = .target(TargetKey(rawValue: target))
         } else if let widget = reader["widget"] {
             let widgetReader = try DeclarationReader(widget, path: "widget", allowed: ["app", "widgetKind", "configuration"])
-            scope = .widget(WidgetID(app: try widgetReader.requiredString("app"), kind: try widgetReader.requiredString("widgetKind"),
+            guard let widgetApp = try widgetReader.bundleIdentifier("app") else { throw DeclarationError(path: widgetReader.at("app"), reason: "missing (required)") }
+            scope = .widget(WidgetID(app: widgetApp, kind: try widgetReader.requiredString("widgetKind"),
                                      configuration: try widgetReader.configuration("configuration")))
         } else if let app {
             scope = .app(app)

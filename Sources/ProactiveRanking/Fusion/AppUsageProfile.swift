@@ -68,20 +68,6 @@ extension TargetKey {
     public var app: String {
         let raw = rawValue
         guard let colon = raw.firstIndex(of: ":") else { return raw }
-        let escaped = raw[..<colon]
-        guard escaped.contains("%") else { return String(escaped) }
-        var output = ""
-        var index = escaped.startIndex
-        while index < escaped.endIndex {
-            if escaped[index] == "%", let end = escaped.index(index, offsetBy: 3, limitedBy: escaped.endIndex),
-               let byte = UInt8(escaped[escaped.index(after: index)..<end], radix: 16) {
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-                index = end
-            } else {
-                output.append(escaped[index])
-                index = escaped.index(after: index)
-            }
-        }
-        return output
+        return TargetKey.unescape(raw[..<colon])
     }
 }

@@ -27,6 +27,24 @@ public struct DayChart: Sendable {
 
     /// Renders the simulation (labels on the clock `utcOffset` seconds east of UTC).
     public func render(_ simulation: StackSimulation, utcOffset: Int) -> Canvas {
+        render(simulation, utcOffsetAt: { _ in utcOffset })
+    }
+
+    /// The steps that start an hour on the clock whose offset at an instant is
+    /// `utcOffsetAt` (a zone through a DST change: 23 or 25 marks a day), with that hour.
+    public static func hourMarks(_ simulation: StackSimulation, utcOffsetAt: (Date) -> Int) -> [(step: Int, hour: Int)] {
+        var marks: [(step: Int, hour: Int)] = []
+        for (step, date) in simulation.steps.enumerated() {
+            let seconds = Int((date.timeIntervalSince1970 + Double(utcOffsetAt(date))).rounded(.down))
+            let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
+            guard secondOfDay % 3600 < Int(simulation.stepLength.rounded()) || step == 0 else { continue }
+            marks.append((step, secondOfDay / 3600))
+        }
+        return marks
+    }
+
+    /// Renders the simulation, its hour labels on the clock whose offset at an instant is `utcOffsetAt`.
+    public func render(_ simulation: StackSimulation, utcOffsetAt: (Date) -> Int) -> Canvas {
         let labels = simulation.rows.map(\.displayName)
         let labelWidth = (labels.map(Canvas.textWidth).max() ?? 0) + 2 * margin
         let headerHeight = PixelFont.height + 2 * margin
@@ -37,13 +55,9 @@ public struct DayChart: Sendable {
         var canvas = Canvas(width: width, height: height, background: Self.background)
 
         // Hour marks.
-        for (step, date) in simulation.steps.enumerated() {
-            let seconds = Int((date.timeIntervalSince1970 + Double(utcOffset)).rounded(.down))
-            let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
-            guard secondOfDay % 3600 < Int(simulation.stepLength.rounded()) || step == 0 else { continue }
+        for (step, hour) in Self.hourMarks(simulation, utcOffsetAt: utcOffsetAt) {
             let x = labelWidth + step * columnWidth
             canvas.fill(x: x, y: headerHeight - 2, width: 1, height: rowsBottom - headerHeight + 2, Self.grid)
-            let hour = secondOfDay / 3600
             if hour % 3 == 0 { canvas.text(String(hour), x: x + 2, y: margin, Self.label) }
         }
         // Rows.

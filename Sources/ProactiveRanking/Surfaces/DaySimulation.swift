@@ -59,8 +59,9 @@ public struct StackSimulation: Sendable {
 /// ```
 public struct DaySimulation: Sendable {
     public var engine: SmartStackEngine
-    /// The offset of the user's clock (for moments and the times in reasons).
-    public var utcOffset: Int?
+    /// The offset of the user's clock at each instant (for moments and the
+    /// times in reasons): a zone's offset changes within a day at DST.
+    public var utcOffsetAt: @Sendable (Date) -> Int?
     /// The context of the moment at each instant (`focus` changes through a day).
     public var contextAt: @Sendable (Date) -> [String: String]
     /// The user's past events, sorted by date: each moment gets the last `recentCount` before it.
@@ -77,9 +78,15 @@ public struct DaySimulation: Sendable {
     /// A simulation whose moment at `t` carries `contextAt(t)` (a Focus timeline, say).
     public init(engine: SmartStackEngine, utcOffset: Int?, contextAt: @escaping @Sendable (Date) -> [String: String], history: [Event] = [],
                 recentCount: Int = 8, step: TimeInterval = 60) {
+        self.init(engine: engine, utcOffsetAt: { _ in utcOffset }, contextAt: contextAt, history: history, recentCount: recentCount, step: step)
+    }
+
+    /// A simulation on a clock whose offset at `t` is `utcOffsetAt(t)` (a time zone through a DST change).
+    public init(engine: SmartStackEngine, utcOffsetAt: @escaping @Sendable (Date) -> Int?, contextAt: @escaping @Sendable (Date) -> [String: String],
+                history: [Event] = [], recentCount: Int = 8, step: TimeInterval = 60) {
         precondition(step > 0, "a simulation step is positive")
         self.engine = engine
-        self.utcOffset = utcOffset
+        self.utcOffsetAt = utcOffsetAt
         self.contextAt = contextAt
         self.history = history
         self.recentCount = recentCount
@@ -98,7 +105,7 @@ public struct DaySimulation: Sendable {
                 var moments: [Moment] = []
                 var t = moment.date
                 while moments.count < Self.batchSize && t < end {
-                    moments.append(Moment(date: t, utcOffset: utcOffset, context: contextAt(t), recent: recent(before: t)))
+                    moments.append(Moment(date: t, utcOffset: utcOffsetAt(t), context: contextAt(t), recent: recent(before: t)))
                     t = t.addingTimeInterval(step)
                 }
                 batch = model.scores(at: moments)
@@ -126,14 +133,14 @@ public struct DaySimulation: Sendable {
         var topReason: [TopReason] = []
         var insertedRows: [[Bool]] = rows.map { _ in [] }
         let configuration = stack.settings.developerMode ? engine.ranker.configuration.liftingLimits : engine.ranker.configuration
-        let offset = utcOffset ?? 0
         var t = start
         while t < end {
-            let moment = Moment(date: t, utcOffset: utcOffset, context: contextAt(t), recent: recent(before: t))
+            let moment = Moment(date: t, utcOffset: utcOffsetAt(t), context: contextAt(t), recent: recent(before: t))
+            let offset = moment.utcOffset ?? 0
             let decision = engine.step(stack, scores: scores(moment), moment: moment, state: &state)
             // Events.
             for change in decision.changes {
-                events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration)))
+                events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration, offset: offset)))
             }
             // Chart rows.
             let inserted = decision.inserted.map(\.widget)
@@ -177,8 +184,7 @@ public struct DaySimulation: Sendable {
 
     // MARK: Pieces
 
-    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration) -> String {
-        let offset = utcOffset ?? 0
+    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration, offset: Int) -> String {
         switch change {
         case let .rotated(_, to), let .inserted(to):
             guard let candidate = decision.candidates.first(where: { $0.widget == to }) else { return "" }

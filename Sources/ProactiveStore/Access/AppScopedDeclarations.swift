@@ -23,7 +23,7 @@ public struct AppScopedDeclarationStore: Sendable {
 
     /// The user's sets; an app sees only its own.
     public func shortcutSets(user: String) throws(StoreError) -> [StoredShortcutSet] {
-        try base.shortcutSets(user: user).filter { access.app == nil || $0.app == access.app }
+        try base.shortcutSets(user: user).filter { access.sees(app: $0.app) }
     }
 
     public func replaceTimeline(_ timeline: StoredTimeline) throws(StoreError) {
@@ -33,7 +33,7 @@ public struct AppScopedDeclarationStore: Sendable {
 
     /// The user's timelines; an app sees only its own widgets'.
     public func timelines(user: String) throws(StoreError) -> [StoredTimeline] {
-        try base.timelines(user: user).filter { access.app == nil || $0.app == access.app }
+        try base.timelines(user: user).filter { access.sees(app: $0.app) }
     }
 
     public func appendFeedback(_ events: [StoredFeedback]) throws(StoreError) {

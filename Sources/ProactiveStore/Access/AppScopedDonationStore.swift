@@ -16,6 +16,9 @@ import ProactiveCore
 /// | users | users with at least one donation of the acting app |
 /// | time zones | readable; setting one is for the device owner only |
 ///
+/// What an app reads carries no `context.focus`: the Focus is the device
+/// owner's (recorded with each donation), which apps may not read.
+///
 /// Refusals are `StoreError(.accessDenied)` and change nothing.
 public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
     public let base: any DonationStore
@@ -80,12 +83,22 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
 
     public func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
         let all = try base.donations(forUser: user, in: dates)
-        guard let app = access.app else { return all }
-        return all.filter { $0.app == app }
+        guard access.app != nil else { return all }
+        return all.filter { access.sees(app: $0.app) }.map(Self.withoutFocus)
     }
 
     public func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
-        try base.page(matching: try access.scope(filter, to: "read"), after: cursor, limit: limit)
+        var page = try base.page(matching: try access.scope(filter, to: "read"), after: cursor, limit: limit)
+        if access.app != nil { page.donations = page.donations.map(Self.withoutFocus) }
+        return page
+    }
+
+    /// The donation as an app may read it: without the owner's Focus.
+    static func withoutFocus(_ donation: Donation) -> Donation {
+        guard donation.context["focus"] != nil else { return donation }
+        var copy = donation
+        copy.context["focus"] = nil
+        return copy
     }
 
     public func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {

@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveCore
 
 // MARK: - Who is acting
 
@@ -32,8 +33,15 @@ public enum StoreAccess: Sendable, Hashable, CustomStringConvertible {
     /// Allows the operation when the acting app is `app` (or in administrative mode).
     /// - Throws: `.accessDenied` naming both apps and the operation.
     public func require(app owner: String, to operation: String) throws(StoreError) {
-        guard let app, app != owner else { return }
+        guard let app, !IdentifierRules.same(app, owner) else { return }
         throw StoreError(.accessDenied, "\(app) may not \(operation) \(owner)'s data: an app sees and changes only its own")
+    }
+
+    /// Whether the acting party may see `owner`'s data: administrative mode,
+    /// or the acting app itself (exact comparison, not Unicode equivalence).
+    public func sees(app owner: String) -> Bool {
+        guard let app else { return true }
+        return IdentifierRules.same(app, owner)
     }
 
     /// Allows only administrative mode.

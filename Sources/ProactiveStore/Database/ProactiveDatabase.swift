@@ -62,8 +62,13 @@ public struct ProactiveDatabase: Sendable {
     /// Whether opening may create a missing file.
     public enum OpenMode: Sendable {
         case createIfMissing
-        /// For read-only commands (`export`, `stats`): a missing file is an error.
+        /// A missing file is an error.
         case mustExist
+        /// For commands that only read (`export`, `stats`): a missing file is an
+        /// error, and the file is opened read-only, so a store the user may only
+        /// read can be read. A store written by an older version (not yet
+        /// migrated) is opened for writing once, to migrate it, when it can be.
+        case readOnly
     }
 
     // MARK: Opening
@@ -72,8 +77,12 @@ public struct ProactiveDatabase: Sendable {
     /// - Throws: `StoreError` with code `.missingStore`, `.notAProactiveStore`,
     ///   `.newerSchema` or `.database`, naming the path.
     public init(path: String, mode: OpenMode = .createIfMissing) throws(StoreError) {
-        if mode == .mustExist, !FileManager.default.fileExists(atPath: path) {
+        if mode != .createIfMissing, !FileManager.default.fileExists(atPath: path) {
             throw StoreError(.missingStore, "no store at \(path) (import or donate something first, or pass --store)")
+        }
+        if mode == .readOnly, let reader = try Self.openReadOnly(path: path) {
+            self.init(current: reader, path: path)
+            return
         }
         let pool = try StoreError.wrap("opening the store \(path)") {
             try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
@@ -81,10 +90,36 @@ public struct ProactiveDatabase: Sendable {
         try self.init(writer: pool, path: path)
     }
 
+    /// The store opened read-only, or nil when it needs migrating and its file is writable.
+    private static func openReadOnly(path: String) throws(StoreError) -> (any DatabaseWriter)? {
+        let migrator = Self.migrator
+        return try StoreError.wrap("opening the store \(path) for reading") {
+            var configuration = Self.configuration()
+            configuration.readonly = true
+            let queue = try BusyRetry.run { try DatabaseQueue(path: path, configuration: configuration) }
+            let current = try queue.read { db in
+                try checkIdentity(db, migrator: migrator, name: path)
+                return try migrator.hasCompletedMigrations(db)
+            }
+            if current { return queue }
+            guard access(path, W_OK) == 0 else {
+                throw StoreError(.database, "\(path) was written by an older version of Proactive and is read-only here: "
+                                 + "open it once where it is writable to upgrade it")
+            }
+            return nil
+        }
+    }
+
     /// A private in-memory database with the full schema (tests, scratch work).
     public static func inMemory() throws(StoreError) -> ProactiveDatabase {
         let queue = try StoreError.wrap("creating an in-memory store") { try DatabaseQueue(configuration: configuration()) }
         return try ProactiveDatabase(writer: queue, path: nil)
+    }
+
+    /// A store already checked and at the current schema (opened read-only).
+    private init(current writer: any DatabaseWriter, path: String) {
+        self.writer = writer
+        self.path = path
     }
 
     private init(writer: any DatabaseWriter, path: String?) throws(StoreError) {

@@ -104,7 +104,16 @@ public struct SQLiteDeclarationStore: Sendable {
     // MARK: Timelines
 
     /// Replaces the widget's timeline; a timeline without entries deletes it.
+    /// - Throws: `.invalidRequest` unless the app is a bundle identifier (no
+    ///   `/`) and the widget key is that app's (`APP/KIND...`): the key then
+    ///   names one (app, kind) pair, so one app cannot replace another's timeline.
     public func replaceTimeline(_ timeline: StoredTimeline) throws(StoreError) {
+        if let problem = IdentifierRules.bundleIdentifierProblem(timeline.app) {
+            throw StoreError(.invalidRequest, "timeline of \(timeline.widget): app: \(problem)")
+        }
+        guard timeline.widget.utf8.starts(with: (timeline.app + "/").utf8), timeline.widget.utf8.count > timeline.app.utf8.count + 1 else {
+            throw StoreError(.invalidRequest, "timeline of \(timeline.widget): the widget key is not \(timeline.app)/KIND")
+        }
         let entries = (try? JSONParser.parse(timeline.timelineJSON))?["entries"]
         let isEmpty = entries == .array([])
         try StoreError.wrap("replacing the timeline of \(timeline.widget) for \(timeline.user)") {
@@ -131,10 +140,13 @@ public struct SQLiteDeclarationStore: Sendable {
     // MARK: Feedback
 
     /// Appends events in one transaction.
+    /// Refuses (`.recordingPaused`) while recording is paused: feedback is what
+    /// the user did, recorded no more than donations are.
     public func appendFeedback(_ events: [StoredFeedback]) throws(StoreError) {
         guard !events.isEmpty else { return }
         try StoreError.wrap("recording \(events.count) feedback events") {
             try writer.write { db in
+                try SQLitePrivacyStore.requireRecording(db)
                 let statement = try db.cachedStatement(sql: "INSERT INTO feedback (user, date_ms, kind, scope, app, event) VALUES (?, ?, ?, ?, ?, ?)")
                 for event in events {
                     try statement.execute(arguments: [event.user, event.date.millisecondsSince1970, event.kind, event.scope, event.app, event.eventJSON])

@@ -57,8 +57,9 @@ public struct DonationFilter: Sendable, Hashable {
     public var matchesEverything: Bool { user == nil && app == nil && dates.isUnbounded }
 
     func matches(_ record: DonationRecord) -> Bool {
-        if let user, record.user != user { return false }
-        if let app, record.app != app { return false }
+        // Exact comparison, as SQLite compares text (not Unicode equivalence).
+        if let user, !IdentifierRules.same(record.user, user) { return false }
+        if let app, !IdentifierRules.same(record.app, app) { return false }
         return dates.contains(milliseconds: record.dateMilliseconds)
     }
 }

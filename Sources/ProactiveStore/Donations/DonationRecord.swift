@@ -41,16 +41,20 @@ struct DonationRecord: Sendable, Hashable {
             StoreError(.invalidDonation, "invalid donation (app \"\(donation.app)\", intent \"\(donation.intent)\"): \(field): \(reason)")
         }
         if donation.user.isEmpty { throw invalid("user", "must not be empty") }
-        if donation.app.isEmpty { throw invalid("app", "must not be empty") }
+        if let problem = IdentifierRules.bundleIdentifierProblem(donation.app) { throw invalid("app", problem) }
         if donation.intent.isEmpty { throw invalid("intent", "must not be empty") }
         if donation.identifier?.isEmpty == true { throw invalid("identifier", "must not be empty (use nil)") }
         if donation.group?.isEmpty == true { throw invalid("group", "must not be empty (use nil)") }
+        for (field, text) in [("user", donation.user), ("intent", donation.intent), ("identifier", donation.identifier), ("group", donation.group)] {
+            if let text, let problem = IdentifierRules.controlCharacterProblem(text) { throw invalid(field, problem) }
+        }
         guard donation.count >= 1 else { throw invalid("count", "must be >= 1, found \(donation.count)") }
         guard donation.count <= DonationLineCodec.maximumCount else {
             throw invalid("count", "\(donation.count) is too large (at most \(DonationLineCodec.maximumCount))")
         }
-        if !Self.supportedSeconds.contains(donation.date.timeIntervalSince1970) {
-            do { _ = try Timestamp.validateUnixSeconds(donation.date.timeIntervalSince1970) } catch { throw invalid("date", error.reason) }
+        if !Timestamp.isSupported(donation.date.timeIntervalSince1970) {
+            throw invalid("date", "\(donation.date.timeIntervalSince1970) s since 1970 is outside the supported years "
+                          + "\(Timestamp.supportedYears.lowerBound)-\(Timestamp.supportedYears.upperBound) (UTC)")
         }
         if let offset = donation.utcOffset, abs(offset) > Self.maximumOffsetSeconds {
             throw invalid("utcOffset", "\(offset) s is beyond +/-18 hours")
@@ -71,20 +75,24 @@ struct DonationRecord: Sendable, Hashable {
         group = donation.group
         contextJSON = Self.canonicalJSON(donation.context) { value, text in JSONWriter.appendString(value, to: &text) }
         count = donation.count
+        // Whatever entry point stored it, a donation must export as a line import accepts.
+        // An upper bound of the canonical line first (strings escape to at most twice their
+        // bytes once control characters are refused), the exact length only when it could be over.
+        let strings = donation.user.utf8.count + donation.app.utf8.count + donation.intent.utf8.count
+            + (donation.identifier?.utf8.count ?? 0) + (donation.group?.utf8.count ?? 0)
+        let bound = parametersJSON.utf8.count + contextJSON.utf8.count + 2 * strings + 256  // no allocation on the import path
+        if bound > DonationLineCodec.maximumLineBytes {
+            let length = DonationLineCodec.encode(donation).utf8.count
+            if length > DonationLineCodec.maximumLineBytes {
+                throw invalid("line", "the canonical line is \(length) bytes, longer than the limit of \(DonationLineCodec.maximumLineBytes)")
+            }
+        }
         contentHash = Self.contentHash(user: user, app: app, intent: intent, parametersJSON: parametersJSON,
                                        dateMilliseconds: dateMilliseconds, utcOffset: utcOffset, identifier: identifier,
                                        group: group, contextJSON: contextJSON, count: count)
     }
 
     static let maximumOffsetSeconds = 18 * 3600
-    /// Seconds since 1970 in `Timestamp.supportedYears` (the `date_ms` CHECK).
-    static let supportedSeconds: Range<Double> = {
-        let years = Timestamp.supportedYears
-        let start = Timestamp.daysFromCivil(year: years.lowerBound, month: 1, day: 1)
-        let end = Timestamp.daysFromCivil(year: years.upperBound + 1, month: 1, day: 1)
-        return Double(start * 86_400)..<Double(end * 86_400)
-    }()
-
     /// `{"a":..,"b":..}` with members sorted by key (the import hot path:
     /// written directly, no intermediate `JSONValue` object).
     static func canonicalJSON<Value>(_ members: [String: Value], _ appendValue: (Value, inout String) -> Void) -> String {

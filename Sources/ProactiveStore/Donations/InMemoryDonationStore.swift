@@ -132,9 +132,9 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
             switch deletion {
             case let .identifiers(identifiers, app):
                 let wanted = Set(identifiers)
-                return state.remove { $0.app == app && $0.identifier.map(wanted.contains) == true }
+                return state.remove { IdentifierRules.same($0.app, app) && $0.identifier.map(wanted.contains) == true }
             case let .group(group, app):
-                return state.remove { $0.app == app && $0.group == group }
+                return state.remove { IdentifierRules.same($0.app, app) && $0.group.map { IdentifierRules.same($0, group) } == true }
             case let .matching(filter):
                 return state.remove(where: filter.matches)
             }

@@ -136,27 +136,32 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
 
     // MARK: Deleting
 
+    /// Deletes donations and, in the same transaction, the feedback that names
+    /// targets only they made (`FeedbackScrubbing`).
     public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
-        let (sql, arguments): (String, StatementArguments)
+        let (condition, arguments): (String, StatementArguments)
         switch deletion {
         case let .identifiers(identifiers, app):
             if identifiers.isEmpty { return 0 }
             var list = ""
             JSONWriter.append(.array(identifiers.map { .string($0) }), to: &list)
-            sql = "DELETE FROM donation WHERE app = ? AND identifier IN (SELECT value FROM json_each(?))"
+            condition = " WHERE app = ? AND identifier IN (SELECT value FROM json_each(?))"
             arguments = [app, list]
         case let .group(group, app):
-            sql = "DELETE FROM donation WHERE app = ? AND group_id = ?"
+            condition = " WHERE app = ? AND group_id = ?"
             arguments = [app, group]
         case let .matching(filter):
             let clause = Self.whereClause(filter)
-            sql = "DELETE FROM donation" + clause.sql
+            condition = clause.sql
             arguments = clause.arguments
         }
         return try StoreError.wrap("deleting \(deletion)") {
             try writer.write { db in
-                try db.execute(sql: sql, arguments: arguments)
-                return db.changesCount
+                let made = try FeedbackScrubbing.made(db, where: condition, arguments)
+                try db.execute(sql: "DELETE FROM donation" + condition, arguments: arguments)
+                let deleted = db.changesCount
+                try FeedbackScrubbing.scrub(db, deleted: made)
+                return deleted
             }
         }
     }

@@ -23,20 +23,43 @@ public struct DonationExporter: Sendable {
         self.pageSize = pageSize
     }
 
-    /// Exports to a file, atomically: the lines go to `PATH.partial`, which
-    /// replaces `path` only when everything was written.
+    /// Exports to a file.
+    ///
+    /// - A regular file (or a path that does not exist yet) is written
+    ///   atomically: the lines go to a new temporary file beside it, which
+    ///   replaces it only when everything was written and synced. A symbolic
+    ///   link is followed: its target is replaced, the link stays.
+    /// - A FIFO or a character device (`/dev/null`, a terminal) is written
+    ///   through, as it is: it is never replaced by a regular file.
+    /// - Anything else (a directory, a socket, a block device) is refused, and
+    ///   so is any of `protectedPaths` (the store and its `-wal`, `-shm` and
+    ///   `-journal` files), compared by file identity and by path.
     /// - Returns: how many lines were written.
-    /// - Throws: `StoreError` (`.io` naming the file, or a store error).
+    /// - Throws: `StoreError` (`.io` naming the file, `.invalidRequest` for a
+    ///   refused output, or a store error).
     @discardableResult
-    public func export(matching filter: DonationFilter = .everything, toPath path: String) throws(StoreError) -> Int {
-        let partial = path + ".partial"
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw StoreError(.io, "cannot create \(partial): \(String(cString: strerror(errno)))") }
-        var output = OutputBuffer(descriptor: descriptor, name: partial)
+    public func export(matching filter: DonationFilter = .everything, toPath path: String,
+                       protectedPaths: [String] = []) throws(StoreError) -> Int {
+        let output = try ExportDestination(path: path, protectedPaths: protectedPaths)
+        guard output.isRegular else {
+            let descriptor = open(output.path, O_WRONLY | O_NOCTTY)
+            guard descriptor >= 0 else { throw StoreError(.io, "cannot open \(path): \(String(cString: strerror(errno)))") }
+            defer { close(descriptor) }
+            var buffer = OutputBuffer(descriptor: descriptor, name: path)
+            let count = try export(matching: filter, to: &buffer)
+            try buffer.flush()
+            return count
+        }
+        var template = Array((output.path + ".partial-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let partial = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard descriptor >= 0 else { throw StoreError(.io, "cannot create a temporary file beside \(path): \(String(cString: strerror(errno)))") }
+        var buffer = OutputBuffer(descriptor: descriptor, name: partial)
         let count: Int
         do throws(StoreError) {
-            count = try export(matching: filter, to: &output)
-            try output.flush()
+            guard fchmod(descriptor, output.mode) == 0 else { throw StoreError(.io, "cannot set the mode of \(partial): \(String(cString: strerror(errno)))") }
+            count = try export(matching: filter, to: &buffer)
+            try buffer.flush()
             guard fsync(descriptor) == 0 else { throw StoreError(.io, "cannot sync \(partial): \(String(cString: strerror(errno)))") }
         } catch {
             close(descriptor)
@@ -44,10 +67,10 @@ public struct DonationExporter: Sendable {
             throw error
         }
         close(descriptor)
-        guard rename(partial, path) == 0 else {
+        guard rename(partial, output.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(partial)
-            throw StoreError(.io, "cannot move \(partial) to \(path): \(reason)")
+            throw StoreError(.io, "cannot move \(partial) to \(output.path): \(reason)")
         }
         return count
     }
@@ -87,6 +110,71 @@ public struct DonationExporter: Sendable {
             cursor = page.next
         } while cursor != nil
         return count
+    }
+}
+
+// MARK: - Destination
+
+/// Where `export(toPath:)` writes: the path with symbolic links resolved, and
+/// whether it is (or will be) a regular file.
+struct ExportDestination {
+    /// The path to write (a symbolic link's target).
+    let path: String
+    let isRegular: Bool
+    /// The mode of the new file: the replaced file's, else 0644 less the umask.
+    let mode: mode_t
+
+    init(path: String, protectedPaths: [String]) throws(StoreError) {
+        func refuse(_ reason: String) -> StoreError { StoreError(.invalidRequest, "refusing to export to \(path): \(reason)") }
+        var info = stat()
+        var resolved = path
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+            guard let target = realpath(path, nil) else { throw refuse("it is a symbolic link to nothing that exists") }
+            resolved = String(cString: target)
+            free(target)
+        }
+        let exists = stat(resolved, &info) == 0
+        for protected in protectedPaths where Self.same(resolved, exists ? info : nil, protected) {
+            throw refuse("it is the store or one of its files (\(protected))")
+        }
+        self.path = resolved
+        guard exists else {
+            let mask = umask(0)
+            umask(mask)
+            isRegular = true
+            mode = 0o644 & ~mask
+            return
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            isRegular = true
+            mode = info.st_mode & 0o7777
+        case S_IFIFO, S_IFCHR:
+            isRegular = false
+            mode = 0
+        case S_IFDIR:
+            throw refuse("it is a directory")
+        default:
+            throw refuse("it is neither a regular file, a FIFO nor a character device")
+        }
+    }
+
+    /// Whether `path` (with `info` when it exists) is the file `protected`: the
+    /// same device and inode, or the same absolute path once the directory's
+    /// links are resolved (for a file that does not exist yet, such as a WAL).
+    static func same(_ path: String, _ info: stat?, _ protected: String) -> Bool {
+        var other = stat()
+        if let info, stat(protected, &other) == 0, info.st_dev == other.st_dev, info.st_ino == other.st_ino { return true }
+        return canonical(path) == canonical(protected)
+    }
+
+    /// The absolute path with the parent directory's symbolic links resolved.
+    static func canonical(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        guard let resolved = realpath(directory, nil) else { return url.standardizedFileURL.path }
+        defer { free(resolved) }
+        return URL(fileURLWithPath: String(cString: resolved)).appendingPathComponent(url.lastPathComponent).path
     }
 }
 

@@ -96,6 +96,9 @@ public enum AndroidUsageReader {
         if type == AndroidUsageEvent.activityResumed, package == nil || package!.isEmpty {
             return problem("package_id", "no package with _id \(row["package_id"] as DatabaseValue)")
         }
+        if type == AndroidUsageEvent.activityResumed, let package, let reason = IdentifierRules.bundleIdentifierProblem(package) {
+            return problem("package", reason)
+        }
         return .success(AndroidUsageEvent(timestampMilliseconds: milliseconds, type: type, package: package ?? ""))
     }
 }

@@ -96,6 +96,7 @@ extension KnowledgeCRecord {
 
         if isOpen {
             guard let bundle = valueString, !bundle.isEmpty else { return problem("ZVALUESTRING", "missing bundle id") }
+            if let reason = IdentifierRules.bundleIdentifierProblem(bundle) { return problem("ZVALUESTRING", reason) }
             return .donation(Donation(user: options.user, app: bundle, intent: Donation.openIntent, date: date, utcOffset: offset))
         }
         guard intentColumnsPresent else { return .dropped("/app/intents without intent metadata columns") }
@@ -105,6 +106,9 @@ extension KnowledgeCRecord {
         guard let intentClass = nonEmpty(intentClass) else {
             return problem("Z_DKINTENTMETADATAKEY__INTENTCLASS", "missing intent class")
         }
+        if let reason = IdentifierRules.bundleIdentifierProblem(app) { return problem(nonEmpty(valueString) == nil ? "ZSOURCE.ZBUNDLEID" : "ZVALUESTRING", reason) }
+        if let reason = IdentifierRules.controlCharacterProblem(intentClass) { return problem("Z_DKINTENTMETADATAKEY__INTENTCLASS", reason) }
+        if let group = nonEmpty(sourceGroup), let reason = IdentifierRules.controlCharacterProblem(group) { return problem("ZSOURCE.ZGROUPID", reason) }
         var parameters: [String: ParameterValue] = [:]
         if let verb = nonEmpty(intentVerb) { parameters["verb"] = .string(verb) }
         return .donation(Donation(user: options.user, app: app, intent: intentClass, parameters: parameters, date: date,

@@ -59,11 +59,11 @@ public struct SQLitePrivacyStore: Sendable {
     }
 
     /// Throws `.recordingPaused` when recording is paused. Called inside every
-    /// donation write transaction, so a pause takes effect for the next batch
+    /// donation and feedback write transaction, so a pause takes effect for the next batch
     /// of an import already running.
     static func requireRecording(_ db: Database) throws {
         if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true {
-            throw StoreError(.recordingPaused, "recording is paused: donations are refused and nothing was stored (proactive pause off resumes)")
+            throw StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored (proactive pause off resumes)")
         }
     }
 

@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import ProactiveCore
+
+// MARK: - Feedback that names deleted donations
+
+/// Deleting donations also deletes the feedback that names them, in the same
+/// transaction, so no parameter value outlives its donations in a tap's
+/// target, a configured widget or a tap's action.
+///
+/// A feedback event names a target (its `target` key, its widget's
+/// configuration, its tap's action). It is deleted when a deleted donation
+/// made one of those targets and no remaining donation of the same user and
+/// app makes it: feedback about what is still donated, and feedback that
+/// never came from a donation (an app-wide "never", a static widget), stay.
+enum FeedbackScrubbing {
+    /// A donation's target-making fields.
+    struct Made: Hashable {
+        var intent: String
+        var parametersJSON: String
+    }
+
+    struct UserApp: Hashable {
+        var user: String
+        var app: String
+    }
+
+    /// What the donations selected by `condition` make, by user and app (read before deleting them).
+    static func made(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> [UserApp: Set<Made>] {
+        var made: [UserApp: Set<Made>] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT user, app, intent, parameters FROM donation" + condition, arguments: arguments)
+        while let row = try rows.next() {
+            made[UserApp(user: row[0], app: row[1]), default: []].insert(Made(intent: row[2], parametersJSON: row[3]))
+        }
+        return made
+    }
+
+    /// Deletes the feedback of each user and app in `deleted` that names a
+    /// target only deleted donations made. - Returns: how many events were deleted.
+    @discardableResult
+    static func scrub(_ db: Database, deleted: [UserApp: Set<Made>]) throws -> Int {
+        var removed = 0
+        for (owner, made) in deleted {
+            var remaining: [String: [[String: ParameterValue]]] = [:]  // by intent, read once
+            func stillMade(_ name: NamedTarget) throws -> Bool {
+                if remaining[name.intent] == nil {
+                    remaining[name.intent] = try String.fetchAll(
+                        db, sql: "SELECT DISTINCT parameters FROM donation WHERE user = ? AND app = ? AND intent = ?",
+                        arguments: [owner.user, owner.app, name.intent]).compactMap(parameters)
+                }
+                return remaining[name.intent]!.contains { name.isMade(by: name.intent, $0, app: owner.app) }
+            }
+            let deletedByIntent = Dictionary(grouping: made, by: \.intent).mapValues { $0.compactMap { parameters($0.parametersJSON) } }
+            let rows = try Row.fetchAll(db, sql: "SELECT id, scope, event FROM feedback WHERE user = ? AND app = ? AND scope NOT LIKE 'app:%'",
+                                        arguments: [owner.user, owner.app])
+            for row in rows {
+                let named = namedTargets(scope: row[1], event: row[2], app: owner.app)
+                var orphaned = false
+                for name in named {
+                    let madeByDeleted = deletedByIntent[name.intent]?.contains { name.isMade(by: name.intent, $0, app: owner.app) } == true
+                    if madeByDeleted, try !stillMade(name) { orphaned = true; break }
+                }
+                guard orphaned else { continue }
+                try db.execute(sql: "DELETE FROM feedback WHERE id = ?", arguments: [row[0] as Int64])
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// A target a feedback event names: its key, intent and the key's parameter names.
+    struct NamedTarget {
+        var key: TargetKey
+        var intent: String
+        var names: [String]
+
+        func isMade(by intent: String, _ parameters: [String: ParameterValue], app: String) -> Bool {
+            intent == self.intent && key.isMade(app: app, intent: intent, parameters: parameters, names: names)
+        }
+    }
+
+    /// The targets named by a stored feedback row (`scope` column and canonical event JSON).
+    static func namedTargets(scope: String, event: String, app: String) -> [NamedTarget] {
+        var named: [NamedTarget] = []
+        if scope.hasPrefix("target:") {
+            let key = TargetKey(rawValue: String(scope.dropFirst("target:".count)))
+            if let parts = key.intentAndParameterNames { named.append(NamedTarget(key: key, intent: parts.intent, names: parts.parameterNames)) }
+        }
+        guard let json = try? JSONParser.parse(event) else { return named }
+        for configuration in [json["widget"]?["configuration"], json["action"]].compactMap({ $0 }) {
+            guard case let .string(intent)? = configuration["intent"] else { continue }
+            var values: [String: ParameterValue] = [:]
+            if case let .object(members)? = configuration["parameters"] {
+                for (name, value) in members { values[name] = try? ParameterValue(json: value) }
+            }
+            named.append(NamedTarget(key: TargetKey(app: app, intent: intent, parameters: values), intent: intent, names: Array(values.keys)))
+        }
+        return named
+    }
+
+    /// A stored `parameters` column as values (nil when it does not decode).
+    static func parameters(_ json: String) -> [String: ParameterValue]? {
+        if json == "{}" { return [:] }
+        guard case let .object(members)? = try? JSONParser.parse(json) else { return nil }
+        var values: [String: ParameterValue] = [:]
+        for (name, value) in members {
+            guard let parsed = try? ParameterValue(json: value) else { return nil }
+            values[name] = parsed
+        }
+        return values
+    }
+}
