@@ -52,12 +52,17 @@ struct LiveModelCommandTests {
         #expect(models.first?["consistent"]?.bool == true)
     }
 
-    @Test func deleteIsUnlearnedAtOnce() async throws {
+    /// Deleted whether the saved state learned it (saved by `train`) or not yet (only folded in by a query).
+    @Test(arguments: [true, false])
+    func deleteIsUnlearnedAtOnce(savedStateLearnedIt: Bool) async throws {
         let store = try await CLIStore.sample()
         let lines = try Sample.lines().count
         _ = try await Self.donateNewApp(store, identifier: "new-1", at: "06:40")
+        if savedStateLearnedIt { try await store.succeed("train", "--quiet") }
         let learned = probabilities(try await store.succeed(["predict"] + Self.moment).json()["suggestions"]?.array ?? [])
         #expect(learned["com.example.newapp:open"] != nil)
+        let before = try await store.succeed("models", "list", "--json").json().array?.first
+        #expect(before?["learned"]?.integer == (savedStateLearnedIt ? lines + 1 : lines))
 
         let deleted = try await store.succeed("delete", "--app", "com.example.newapp", "--identifier", "new-1")
         #expect(deleted.output == "deleted 1 donation\n")
