@@ -5,6 +5,12 @@ import Testing
 
 // MARK: - Running commands in process
 
+/// Every command test, one at a time: a command runs synchronously on a
+/// thread of the cooperative pool, and several at once would starve the
+/// other targets' tests running beside them (their time limits included).
+@Suite("proactive commands", .serialized)
+enum CommandTests {}
+
 /// One command line run in process: its exit status and what it printed.
 struct CommandRun: CustomStringConvertible {
     var arguments: [String]
