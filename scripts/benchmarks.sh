@@ -45,6 +45,7 @@ proactive retention set --keep-all --store $out/ingest-N.sqlite   # explicit (a 
 /usr/bin/time -v proactive import --store $out/ingest-N.sqlite --progress none $out/ingest-N.jsonl
 # 3. Python peer
 scripts/compare-python.sh $out/peer
+scripts/live-latency.py proactive $out/live     # whole-command latency of the live model path
 # 4. profiles
 valgrind --tool=callgrind --toggle-collect='*SuggestScenarioV7suggest*' engine-peer $out/profile --iterations 200 --targets 1000 --skip-training
 valgrind --tool=callgrind engine-peer $out/profile --ingest $out/ingest-20000.jsonl   # in-process importer
@@ -99,6 +100,11 @@ bash scripts/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
 fi
 
 # MARK: 4. Profiles
+if runs live; then
+log "live models: whole-command latency (heavy user)"
+python3 scripts/live-latency.py "$cli" "$out/live" >&2
+fi
+
 if runs profiles && command -v valgrind >/dev/null; then
   log "callgrind profiles"
   bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"

@@ -85,8 +85,8 @@ def main():
         results[name + "_after_import"] = summary(samples)
         results[name + "_after_import"]["new_donations_per_run"] = 10
 
-    # donate: one donation per run, a minute apart after the history.
-    base = datetime.datetime.fromisoformat(last.replace("Z", "+00:00"))
+    # donate: one donation per run, a minute apart after everything imported (in time order).
+    base = datetime.datetime.fromisoformat(json.loads(later[-1])["date"].replace("Z", "+00:00"))
     samples = []
     for index in range(args.runs):
         date = (base + datetime.timedelta(minutes=index + 1)).isoformat()

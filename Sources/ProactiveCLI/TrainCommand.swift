@@ -20,7 +20,7 @@ struct TrainCommand: AsyncParsableCommand {
             deleted ones), so training again is only needed to refit from scratch. The retention policy is \
             applied first (proactive retention), so no model learns from expired donations.
 
-            Models: \(SavableModels.names.joined(separator: ", ")) (default \(SavableModels.defaultName)). \
+            Models: \(ModelChoice.names.joined(separator: ", ")) (default \(ModelChoice.defaultName)). \
             Each user's configured time zone (or --timezone) decides their local clock.
 
             Example:

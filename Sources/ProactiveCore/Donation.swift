@@ -52,7 +52,7 @@ public struct Donation: Sendable, Hashable {
     }
 
     /// Milliseconds since 1970 (UTC), the store's time key.
-    public var millisecondsSince1970: Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    public var millisecondsSince1970: Int64 { date.millisecondsSince1970 }
 
     /// The Focus the user was in, if the donation carries one.
     public var focus: String? { context["focus"] }

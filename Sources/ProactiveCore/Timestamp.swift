@@ -169,3 +169,22 @@ public enum Timestamp {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
+
+// MARK: - Milliseconds
+
+extension Date {
+    /// Whole milliseconds since 1970 UTC, rounded: how the store keeps every date. Clamps
+    /// instead of trapping on dates far outside the supported years (NaN becomes 0).
+    public var millisecondsSince1970: Int64 {
+        let value = (timeIntervalSince1970 * 1000).rounded()
+        if value.isNaN { return 0 }
+        if value >= 9.2e18 { return .max }
+        if value <= -9.2e18 { return .min }
+        return Int64(value)
+    }
+
+    /// The instant `milliseconds` after 1970 UTC.
+    public init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

@@ -33,8 +33,10 @@ public struct Engine: Sendable {
     public let access: StoreAccess
     /// Intent definitions overlaying the stored ones (a `--definitions` file), if any.
     public var definitionsOverlay: [IntentDefinition]
-    /// A query saves a caught-up state once it has folded this many donations.
+    /// A query saves a caught-up state once it has folded this many donations,
+    /// or when folding took longer than `persistAfterMilliseconds`.
     public var persistAfter = 64
+    public var persistAfterMilliseconds = 3
     /// How many of the user's previous donations a moment carries.
     public var recentLimit = 16
 
@@ -159,6 +161,8 @@ public struct Engine: Sendable {
 
     /// Folds into `live` what the store changed since its marks: deletions first (unlearned), then new donations.
     func catchUp(_ live: inout LiveModel, now: Date) throws {
+        let clock = ContinuousClock()
+        let started = clock.now
         let changes = try states.changes(ofUser: live.user, after: live.key.highWater, erasuresAfter: live.key.erasureMark)
         let learnedErasures = changes.erased.filter { $0.id <= live.key.highWater }
         let previous = live.key
@@ -183,7 +187,10 @@ public struct Engine: Sendable {
         if !changes.added.isEmpty || !learnedErasures.isEmpty {
             live.caughtUp = (changes.added.count, learnedErasures.count)
         }
-        if live.unlearned > 0 || live.folded >= persistAfter { try persist(live, now: now) }
+        // Saving costs about as much as loading; worth it once the catch-up did real work (a weight or logistic
+        // refit, many donations), which the next reader would otherwise repeat. Saving never changes the model.
+        let costly = clock.now - started > .milliseconds(persistAfterMilliseconds)
+        if live.unlearned > 0 || live.folded >= persistAfter || (live.folded > 0 && costly) { try persist(live, now: now) }
     }
 
     /// Saves the state (monotone: never over a state that is further along).

@@ -16,8 +16,8 @@ public struct ModelChoice: Sendable, Hashable {
     public var timeZoneOverride: String?
 
     /// The models that keep a live state: the default first.
-    public static let names = SavableModels.names
-    public static let defaultName = SavableModels.defaultName
+    public static let names = ModelRegistry.builtIn.liveNames
+    public static let defaultName = ModelRegistry.builtIn.defaultName
 
     public init(name: String = ModelChoice.defaultName, timeZoneOverride: String? = nil) {
         self.name = name
@@ -50,7 +50,7 @@ extension LogisticModel: LiveLearningModel {}
 enum LiveModels {
     /// Fits the named model on `training`, reading dates in `zone`.
     static func fit(_ name: String, _ training: TrainingSet, zone: String?) throws -> any LiveLearningModel {
-        let fitted = try SavableModels.fit(name, training, timeZone: zone)
+        let fitted = try ModelRegistry.builtIn.fitLive(name, training, timeZone: zone)
         guard let live = fitted as? any LiveLearningModel else {
             throw EngineError(.invalidRequest, "model \(name) cannot unlearn events")
         }

@@ -3,7 +3,7 @@ import GRDB
 import ProactiveCore
 import ProactiveModels
 @testable import ProactiveEngine
-import ProactiveStore
+@testable import ProactiveStore
 
 /// A store file in a fresh temporary directory (removed with the fixture).
 final class TemporaryStore: @unchecked Sendable {

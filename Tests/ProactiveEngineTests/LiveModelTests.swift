@@ -3,7 +3,7 @@ import GRDB
 import ProactiveCore
 import ProactiveModels
 @testable import ProactiveEngine
-import ProactiveStore
+@testable import ProactiveStore
 import Testing
 
 /// The live model contract: queries read one caught-up state, which learns

@@ -4,21 +4,21 @@ import ProactiveCore
 // MARK: - Weighted tallies
 
 /// Weighted counts per target: the building block of the count-based baselines.
-public struct TargetTally: Sendable, Hashable {
-    public private(set) var weights: [TargetKey: Double] = [:]
-    public private(set) var total: Double = 0
+struct TargetTally: Sendable, Hashable {
+    private(set) var weights: [TargetKey: Double] = [:]
+    private(set) var total: Double = 0
 
-    public init() {}
+    init() {}
 
-    public mutating func add(_ target: TargetKey, weight: Double = 1) {
+    mutating func add(_ target: TargetKey, weight: Double = 1) {
         weights[target, default: 0] += weight
         total += weight
     }
 
-    public subscript(target: TargetKey) -> Double { weights[target] ?? 0 }
+    subscript(target: TargetKey) -> Double { weights[target] ?? 0 }
 
     /// The share of `target` (0 when the tally is empty).
-    public func share(of target: TargetKey) -> Double { total > 0 ? self[target] / total : 0 }
+    func share(of target: TargetKey) -> Double { total > 0 ? self[target] / total : 0 }
 }
 
 // MARK: - Fitting by replay
@@ -66,7 +66,7 @@ public enum BaselineRanking {
     /// Scores blended toward a prior: `(count(t) + strength * prior(t)) / (total + strength)`
     /// over every target of `prior` (Dirichlet smoothing, "backoff"). With an
     /// empty `counts` this is the prior itself.
-    public static func smoothed(_ counts: TargetTally?, toward prior: TargetTally, strength: Double) -> [TargetKey: Double] {
+    static func smoothed(_ counts: TargetTally?, toward prior: TargetTally, strength: Double) -> [TargetKey: Double] {
         var scores: [TargetKey: Double] = [:]
         scores.reserveCapacity(prior.weights.count)
         let countTotal = counts?.total ?? 0

@@ -30,9 +30,9 @@ public struct HourOfDayModel: FittedModel {
     public var name: String { Self.modelName }
     public let backoffStrength: Double
     public let clock: LocalClock
-    public private(set) var frequency = TargetTally()
+    private(set) var frequency = TargetTally()
     /// Tallies per local hour 0..<24.
-    public private(set) var byHour = [TargetTally](repeating: TargetTally(), count: 24)
+    private(set) var byHour = [TargetTally](repeating: TargetTally(), count: 24)
 
     public init(backoffStrength: Double = 2, clock: LocalClock = LocalClock()) {
         self.backoffStrength = backoffStrength

@@ -27,9 +27,9 @@ public struct MarkovModel: FittedModel {
     public static let modelName = "markov"
     public var name: String { Self.modelName }
     public let backoffStrength: Double
-    public private(set) var frequency = TargetTally()
+    private(set) var frequency = TargetTally()
     /// Counts of what followed each target.
-    public private(set) var transitions: [TargetKey: TargetTally] = [:]
+    private(set) var transitions: [TargetKey: TargetTally] = [:]
     /// The last event learned (the start of the next transition).
     public private(set) var lastTarget: TargetKey?
 

@@ -18,7 +18,7 @@ public struct MostFrequentTrainer: ReplayTrainer {
 public struct MostFrequentModel: FittedModel {
     public static let modelName = "mfu"
     public var name: String { Self.modelName }
-    public private(set) var counts = TargetTally()
+    private(set) var counts = TargetTally()
 
     public init() {}
 

@@ -27,7 +27,7 @@ public struct BlendModel: FittedModel {
     public internal(set) var usage: UsageTracker
     /// One weight per `BlendFeature`.
     public internal(set) var weights: [Double]
-    public internal(set) var rows: BlendRows
+    var rows: BlendRows
     public internal(set) var eventsSinceWeightFit: Int = 0
     /// While fitting: the logistic component is a fixed earlier fit and is not updated.
     var logisticFrozen = false

@@ -57,13 +57,13 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
 
 /// Past events with the candidate signals they were scored with (before being
 /// learned), kept to fit the blend weights by maximum likelihood.
-public struct BlendRows: Sendable, Equatable {
+struct BlendRows: Sendable, Equatable {
     /// Per row: candidates x `BlendFeature.count` values, concatenated.
-    public private(set) var values: [Float] = []
-    public private(set) var candidateCounts: [Int] = []
-    public private(set) var labels: [Int] = []
+    private(set) var values: [Float] = []
+    private(set) var candidateCounts: [Int] = []
+    private(set) var labels: [Int] = []
 
-    public init() {}
+    init() {}
 
     init(values: [Float], candidateCounts: [Int], labels: [Int]) {
         self.values = values
@@ -71,7 +71,7 @@ public struct BlendRows: Sendable, Equatable {
         self.labels = labels
     }
 
-    public var count: Int { labels.count }
+    var count: Int { labels.count }
 
     /// Appends a row. When there are more than `maxRows` rows or `maxValues` values, the oldest
     /// rows are dropped in one block down to three quarters of the limits, so appending is

@@ -16,6 +16,9 @@ public struct ModelEntry: Sendable {
     public let isBaseline: Bool
     /// Fits one user's model.
     public let fit: @Sendable (TrainingSet) throws -> any FittedModel
+    /// For models that keep a live state (saved, updated, unlearning): fits the model with its
+    /// dates read in an IANA zone (nil: each donation's own offset). Nil for the baselines.
+    public let fitLive: (@Sendable (TrainingSet, String?) throws -> any PersistentModel)?
 
     /// Wraps any trainer; the entry is named after the trainer.
     public init<Trainer: ModelTrainer>(_ trainer: Trainer, summary: String, isBaseline: Bool = false) {
@@ -23,6 +26,16 @@ public struct ModelEntry: Sendable {
         self.summary = summary
         self.isBaseline = isBaseline
         fit = { training in try trainer.fit(training) }
+        fitLive = nil
+    }
+
+    /// A model that keeps a live state: `fit` is `fitLive` without a zone.
+    public init(name: String, summary: String, fitLive: @escaping @Sendable (TrainingSet, String?) throws -> any PersistentModel) {
+        self.name = name
+        self.summary = summary
+        isBaseline = false
+        fit = { training in try fitLive(training, nil) }
+        self.fitLive = fitLive
     }
 
     /// An entry from a fitting closure (for models assembled from several trainers).
@@ -32,6 +45,7 @@ public struct ModelEntry: Sendable {
         self.summary = summary
         self.isBaseline = isBaseline
         self.fit = fit
+        fitLive = nil
     }
 }
 
@@ -58,10 +72,31 @@ public struct ModelRegistry: Sendable {
         ModelEntry(MarkovTrainer(), summary: "first-order Markov on the previous target, frequency backoff", isBaseline: true),
         ModelEntry(HourOfDayTrainer(), summary: "frequency at this local hour, backoff to overall frequency", isBaseline: true),
         ModelEntry(FrecencyTrainer(), summary: "exponentially decayed use, 30-day half-life", isBaseline: true),
-        ModelEntry(ProfileTrainer(), summary: "naive-Bayes profiles over time, day, context and previous target, 30-day forgetting"),
-        ModelEntry(LogisticTrainer(), summary: "multinomial logistic regression on the same features (L-BFGS, L2)"),
-        ModelEntry(BlendTrainer(), summary: "default: profile, logistic, recency and transitions blended with per-user fitted weights"),
+        ModelEntry(name: "profile", summary: "naive-Bayes profiles over time, day, context and previous target, 30-day forgetting") {
+            try ProfileTrainer(configuration: ProfileConfiguration(encoder: EncoderConfiguration(timeZoneIdentifier: $1))).fit($0)
+        },
+        ModelEntry(name: "logistic", summary: "multinomial logistic regression on the same features (L-BFGS, L2)") {
+            try LogisticTrainer(configuration: LogisticConfiguration(encoder: EncoderConfiguration(timeZoneIdentifier: $1))).fit($0)
+        },
+        ModelEntry(name: "blend", summary: "default: profile, logistic, recency and transitions blended with per-user fitted weights") {
+            try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).fit($0)
+        },
     ], defaultName: "blend")
+
+    /// The models that keep a live state (saved, learning each donation, unlearning deletions), the default first.
+    public var liveNames: [String] {
+        let live = entries.filter { $0.fitLive != nil }.map(\.name)
+        return live.contains(defaultName) ? [defaultName] + live.filter { $0 != defaultName } : live
+    }
+
+    /// Fits the named live model with its dates read in `timeZone` (nil: each donation's own offset).
+    /// - Throws: `ConfigurationError` for a name without a live state.
+    public func fitLive(_ name: String, _ training: TrainingSet, timeZone: String?) throws -> any PersistentModel {
+        guard let fit = entry(named: name)?.fitLive else {
+            throw ConfigurationError(field: "model", reason: "\"\(name)\" keeps no live state; models that do: \(liveNames.joined(separator: ", "))")
+        }
+        return try fit(training, timeZone)
+    }
 
     /// Registered names (without the `default` alias).
     public var names: [String] { entries.map(\.name) }

@@ -5,22 +5,22 @@ import Foundation
 /// Per-slot sums of weights decaying with a half-life, stored scaled by
 /// 2^(time/h - anchor) so adding is O(1) and reading at any time is one factor.
 /// The anchor moves in whole half-lives (an exact power-of-two rescale).
-public struct DecayedSums: Sendable, Equatable {
-    public let halfLifeSeconds: Double
-    public private(set) var anchor: Double = 0
-    public private(set) var values: [Double]
+struct DecayedSums: Sendable, Equatable {
+    let halfLifeSeconds: Double
+    private(set) var anchor: Double = 0
+    private(set) var values: [Double]
     private var anchored = false
 
-    public init(halfLifeDays: Double, count: Int = 0) {
+    init(halfLifeDays: Double, count: Int = 0) {
         halfLifeSeconds = halfLifeDays * 86_400
         values = [Double](repeating: 0, count: count)
     }
 
-    public mutating func grow(to count: Int) {
+    mutating func grow(to count: Int) {
         if values.count < count { values += [Double](repeating: 0, count: count - values.count) }
     }
 
-    public mutating func add(_ weight: Double, at slot: Int, time: Double) {
+    mutating func add(_ weight: Double, at slot: Int, time: Double) {
         let exponent = time / halfLifeSeconds
         if !anchored {
             anchor = exponent.rounded(.down)
@@ -35,7 +35,7 @@ public struct DecayedSums: Sendable, Equatable {
     }
 
     /// The factor turning stored values into values decayed to `time`.
-    public func factor(at time: Double) -> Double { Foundation.exp2(anchor - time / halfLifeSeconds) }
+    func factor(at time: Double) -> Double { Foundation.exp2(anchor - time / halfLifeSeconds) }
 
     /// Restores saved sums exactly (model files).
     init(halfLifeSeconds: Double, anchor: Double, values: [Double], anchored: Bool) {
@@ -47,7 +47,7 @@ public struct DecayedSums: Sendable, Equatable {
 
     var isAnchored: Bool { anchored }
 
-    public func value(at slot: Int, time: Double) -> Double { values[slot] * factor(at: time) }
+    func value(at slot: Int, time: Double) -> Double { values[slot] * factor(at: time) }
 }
 
 // MARK: - Usage tracker
@@ -59,15 +59,15 @@ public struct UsageTracker: Sendable, Equatable {
     public private(set) var lastUse: [Double]
     public private(set) var lastTarget: Int?
     public private(set) var lastTime: Double = -.infinity
-    public private(set) var short: DecayedSums
-    public private(set) var long: DecayedSums
+    private(set) var short: DecayedSums
+    private(set) var long: DecayedSums
     /// transitions[previous][next]: scaled like `long` (same half-life, own anchor per row is not needed).
     public private(set) var transitions: [[Int: Double]]
-    public private(set) var transitionTotals: DecayedSums
+    private(set) var transitionTotals: DecayedSums
     /// Recent use by time of day: slot target x kernels + kernel, a short half-life.
-    public private(set) var timeOfDay: DecayedSums
+    private(set) var timeOfDay: DecayedSums
     /// The same with the long half-life, to compare recent use at a time of day with the usual.
-    public private(set) var timeOfDayLong: DecayedSums
+    private(set) var timeOfDayLong: DecayedSums
     public let timeKernels: Int
 
     public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,

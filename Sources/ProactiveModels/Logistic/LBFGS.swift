@@ -14,15 +14,15 @@ import Foundation
 ///     return (x[0] - 1) * (x[0] - 1) + (x[1] + 2) * (x[1] + 2)
 /// }   // result.x ≈ [1, -2]
 /// ```
-public struct LBFGS: Sendable, Hashable {
-    public var memory: Int
-    public var maxIterations: Int
+struct LBFGS: Sendable, Hashable {
+    var memory: Int
+    var maxIterations: Int
     /// Stop when max |gradient| falls below this.
-    public var gradientTolerance: Double
+    var gradientTolerance: Double
     /// Stop when an iteration lowers f by less than this fraction of |f|.
-    public var relativeDecrease: Double
+    var relativeDecrease: Double
 
-    public init(memory: Int = 10, maxIterations: Int = 200, gradientTolerance: Double = 1e-5, relativeDecrease: Double = 1e-10) {
+    init(memory: Int = 10, maxIterations: Int = 200, gradientTolerance: Double = 1e-5, relativeDecrease: Double = 1e-10) {
         self.memory = memory
         self.maxIterations = maxIterations
         self.gradientTolerance = gradientTolerance
@@ -30,21 +30,21 @@ public struct LBFGS: Sendable, Hashable {
     }
 
     /// Why the minimiser stopped.
-    public enum Stop: String, Sendable {
+    enum Stop: String, Sendable {
         case gradient, decrease, iterations, lineSearch
     }
 
-    public struct Result: Sendable {
-        public var x: [Double]
-        public var value: Double
-        public var iterations: Int
-        public var evaluations: Int
-        public var stop: Stop
+    struct Result: Sendable {
+        var x: [Double]
+        var value: Double
+        var iterations: Int
+        var evaluations: Int
+        var stop: Stop
     }
 
     /// Minimises f from `start`. `objective(x, &gradient)` returns f(x) and writes ∇f(x).
     /// - Complexity: per iteration one or more objective evaluations plus O(memory · n).
-    public func minimize(start: [Double], objective: (_ x: [Double], _ gradient: inout [Double]) -> Double) -> Result {
+    func minimize(start: [Double], objective: (_ x: [Double], _ gradient: inout [Double]) -> Double) -> Result {
         let n = start.count
         var x = start
         var gradient = [Double](repeating: 0, count: n)

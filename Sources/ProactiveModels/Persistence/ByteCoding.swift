@@ -4,74 +4,74 @@ import Foundation
 
 /// Little-endian binary writer for model files. Doubles and Floats are written
 /// by bit pattern, so values round-trip exactly.
-public struct ByteWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+struct ByteWriter: Sendable {
+    private(set) var bytes: [UInt8] = []
 
-    public init() {}
+    init() {}
 
-    public mutating func write(_ value: UInt8) { bytes.append(value) }
-    public mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    mutating func write(_ value: UInt8) { bytes.append(value) }
+    mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
-    public mutating func write<T: FixedWidthInteger>(_ value: T) {
+    mutating func write<T: FixedWidthInteger>(_ value: T) {
         var little = value.littleEndian
         withUnsafeBytes(of: &little) { bytes.append(contentsOf: $0) }
     }
 
-    public mutating func write(_ value: Int) { write(Int64(value)) }
-    public mutating func write(_ value: Double) { write(value.bitPattern) }
+    mutating func write(_ value: Int) { write(Int64(value)) }
+    mutating func write(_ value: Double) { write(value.bitPattern) }
 
-    public mutating func write(_ value: Double?) {
+    mutating func write(_ value: Double?) {
         write(value != nil)
         if let value { write(value) }
     }
 
-    public mutating func write(_ value: String) {
+    mutating func write(_ value: String) {
         let utf8 = Array(value.utf8)
         write(UInt32(utf8.count))
         bytes.append(contentsOf: utf8)
     }
 
-    public mutating func write(_ value: String?) {
+    mutating func write(_ value: String?) {
         write(value != nil)
         if let value { write(value) }
     }
 
-    public mutating func write(_ values: [Double]) {
+    mutating func write(_ values: [Double]) {
         write(UInt64(values.count))
         bytes.reserveCapacity(bytes.count + values.count * 8)
         for value in values { write(value.bitPattern) }
     }
 
-    public mutating func write(_ values: [Float]) {
+    mutating func write(_ values: [Float]) {
         write(UInt64(values.count))
         bytes.reserveCapacity(bytes.count + values.count * 4)
         for value in values { write(value.bitPattern) }
     }
 
-    public mutating func write(_ values: [Int]) {
+    mutating func write(_ values: [Int]) {
         write(UInt64(values.count))
         for value in values { write(Int64(value)) }
     }
 
-    public mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
+    mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
 }
 
 // MARK: - Reading
 
 /// The reading side of `ByteWriter`. Every read checks the remaining length
 /// and throws `ModelFormatError.truncated` naming the field instead of trapping.
-public struct ByteReader: Sendable {
-    public let bytes: [UInt8]
-    public private(set) var offset: Int
+struct ByteReader: Sendable {
+    let bytes: [UInt8]
+    private(set) var offset: Int
     private let end: Int
 
-    public init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
+    init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
         self.bytes = bytes
         self.offset = offset
         self.end = end ?? bytes.count
     }
 
-    public var remaining: Int { end - offset }
+    var remaining: Int { end - offset }
 
     mutating func take(_ count: Int, _ field: String) throws(ModelFormatError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else { throw .truncated(field: field, offset: offset) }
@@ -79,14 +79,14 @@ public struct ByteReader: Sendable {
         return bytes[offset ..< offset + count]
     }
 
-    public mutating func read<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(ModelFormatError) -> T {
+    mutating func read<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(ModelFormatError) -> T {
         let slice = try take(MemoryLayout<T>.size, field)
         var value: T = 0
         for (shift, byte) in slice.enumerated() { value |= T(truncatingIfNeeded: byte) << (8 * shift) }
         return value
     }
 
-    public mutating func readBool(_ field: String) throws(ModelFormatError) -> Bool {
+    mutating func readBool(_ field: String) throws(ModelFormatError) -> Bool {
         switch try read(UInt8.self, field) {
         case 0: return false
         case 1: return true
@@ -94,17 +94,17 @@ public struct ByteReader: Sendable {
         }
     }
 
-    public mutating func readInt(_ field: String) throws(ModelFormatError) -> Int { Int(try read(Int64.self, field)) }
+    mutating func readInt(_ field: String) throws(ModelFormatError) -> Int { Int(try read(Int64.self, field)) }
 
-    public mutating func readDouble(_ field: String) throws(ModelFormatError) -> Double {
+    mutating func readDouble(_ field: String) throws(ModelFormatError) -> Double {
         Double(bitPattern: try read(UInt64.self, field))
     }
 
-    public mutating func readOptionalDouble(_ field: String) throws(ModelFormatError) -> Double? {
+    mutating func readOptionalDouble(_ field: String) throws(ModelFormatError) -> Double? {
         try readBool(field) ? try readDouble(field) : nil
     }
 
-    public mutating func readString(_ field: String) throws(ModelFormatError) -> String {
+    mutating func readString(_ field: String) throws(ModelFormatError) -> String {
         let count = Int(try read(UInt32.self, field))
         let slice = try take(count, field)
         guard let text = String(validating: slice, as: UTF8.self) else {
@@ -113,18 +113,18 @@ public struct ByteReader: Sendable {
         return text
     }
 
-    public mutating func readOptionalString(_ field: String) throws(ModelFormatError) -> String? {
+    mutating func readOptionalString(_ field: String) throws(ModelFormatError) -> String? {
         try readBool(field) ? try readString(field) : nil
     }
 
     /// An element count, checked against the bytes left (each element needs at least `elementSize`).
-    public mutating func readCount(_ field: String, elementSize: Int) throws(ModelFormatError) -> Int {
+    mutating func readCount(_ field: String, elementSize: Int) throws(ModelFormatError) -> Int {
         let count = try read(UInt64.self, field)
         guard count <= UInt64(remaining / max(1, elementSize)) else { throw .truncated(field: field, offset: offset) }
         return Int(count)
     }
 
-    public mutating func readDoubles(_ field: String) throws(ModelFormatError) -> [Double] {
+    mutating func readDoubles(_ field: String) throws(ModelFormatError) -> [Double] {
         let count = try readCount(field, elementSize: 8)
         var values = [Double]()
         values.reserveCapacity(count)
@@ -132,7 +132,7 @@ public struct ByteReader: Sendable {
         return values
     }
 
-    public mutating func readFloats(_ field: String) throws(ModelFormatError) -> [Float] {
+    mutating func readFloats(_ field: String) throws(ModelFormatError) -> [Float] {
         let count = try readCount(field, elementSize: 4)
         var values = [Float]()
         values.reserveCapacity(count)
@@ -140,7 +140,7 @@ public struct ByteReader: Sendable {
         return values
     }
 
-    public mutating func readInts(_ field: String) throws(ModelFormatError) -> [Int] {
+    mutating func readInts(_ field: String) throws(ModelFormatError) -> [Int] {
         let count = try readCount(field, elementSize: 8)
         var values = [Int]()
         values.reserveCapacity(count)

@@ -41,6 +41,15 @@ public enum ModelFormatError: Error, Equatable, Sendable, CustomStringConvertibl
 public protocol PersistentModel: FittedModel {
     /// The kind tag in the file header (`profile`, `logistic`, `blend`).
     static var kind: String { get }
+    /// The model as file bytes (see `ModelArchive`).
+    func serialized() -> [UInt8]
+    /// Reads a model written by `serialized()`.
+    /// - Throws: `ModelFormatError` for foreign, truncated, corrupt or wrong-kind bytes.
+    init(serialized bytes: [UInt8]) throws(ModelFormatError)
+}
+
+/// How a persistent model writes and reads its payload (the byte coding stays inside this module).
+protocol ArchivedModel: PersistentModel {
     /// Writes the model's configuration, vocabulary and arrays.
     func encodePayload(into writer: inout ByteWriter)
     /// Reads what `encodePayload` wrote, validating shapes and indices.
@@ -59,7 +68,7 @@ public enum ModelArchive {
     public static let formatVersion = 4
 
     /// The bytes of `model`, ready to be written to a file.
-    public static func encode<Model: PersistentModel>(_ model: Model) -> [UInt8] {
+    static func encode<Model: ArchivedModel>(_ model: Model) -> [UInt8] {
         var payload = ByteWriter()
         model.encodePayload(into: &payload)
         var writer = ByteWriter()
@@ -74,7 +83,7 @@ public enum ModelArchive {
 
     /// Checks the envelope. - Returns: the kind and a reader positioned on the payload.
     /// - Throws: `ModelFormatError` for a foreign, truncated or corrupt file.
-    public static func open(_ bytes: [UInt8]) throws(ModelFormatError) -> (kind: String, payload: ByteReader) {
+    static func open(_ bytes: [UInt8]) throws(ModelFormatError) -> (kind: String, payload: ByteReader) {
         guard bytes.count >= magic.count, Array(bytes[0 ..< magic.count]) == magic else { throw .notAModel }
         var reader = ByteReader(bytes, offset: magic.count)
         let version = Int(try reader.read(UInt16.self, "format version"))
@@ -95,7 +104,7 @@ public enum ModelArchive {
     }
 
     /// Reads a model of a known type. - Throws: `ModelFormatError` (also `.wrongKind`).
-    public static func decode<Model: PersistentModel>(_: Model.Type, from bytes: [UInt8]) throws(ModelFormatError) -> Model {
+    static func decode<Model: ArchivedModel>(_: Model.Type, from bytes: [UInt8]) throws(ModelFormatError) -> Model {
         var (kind, payload) = try open(bytes)
         guard kind == Model.kind else { throw .wrongKind(expected: Model.kind, found: kind) }
         let model = try Model(payload: &payload)
@@ -118,13 +127,18 @@ public enum ModelArchive {
     }
 }
 
-extension PersistentModel {
-    /// The model as file bytes (see `ModelArchive`).
+// The public coding entry points of each saved model (the witnesses of `PersistentModel`).
+extension ProfileModel {
     public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+    public init(serialized bytes: [UInt8]) throws(ModelFormatError) { self = try ModelArchive.decode(Self.self, from: bytes) }
+}
 
-    /// Reads a model written by `serialized()`.
-    /// - Throws: `ModelFormatError` for foreign, truncated, corrupt or wrong-kind bytes.
-    public init(serialized bytes: [UInt8]) throws(ModelFormatError) {
-        self = try ModelArchive.decode(Self.self, from: bytes)
-    }
+extension LogisticModel {
+    public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+    public init(serialized bytes: [UInt8]) throws(ModelFormatError) { self = try ModelArchive.decode(Self.self, from: bytes) }
+}
+
+extension BlendModel {
+    public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+    public init(serialized bytes: [UInt8]) throws(ModelFormatError) { self = try ModelArchive.decode(Self.self, from: bytes) }
 }

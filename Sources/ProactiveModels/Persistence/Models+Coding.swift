@@ -2,10 +2,10 @@ import Foundation
 
 // MARK: - Profile
 
-extension ProfileModel: PersistentModel {
+extension ProfileModel: ArchivedModel {
     public static let kind = "profile"
 
-    public func encodePayload(into writer: inout ByteWriter) {
+    func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         space.encode(into: &writer)
         log.encode(into: &writer)
@@ -13,7 +13,7 @@ extension ProfileModel: PersistentModel {
         writer.write(counts)
     }
 
-    public init(payload reader: inout ByteReader) throws(ModelFormatError) {
+    init(payload reader: inout ByteReader) throws(ModelFormatError) {
         let configuration = try ProfileConfiguration(reader: &reader)
         let space = try FeatureSpace(reader: &reader)
         let log = try EventLog(reader: &reader, space: space)
@@ -31,10 +31,10 @@ extension ProfileModel: PersistentModel {
 
 // MARK: - Logistic
 
-extension LogisticModel: PersistentModel {
+extension LogisticModel: ArchivedModel {
     public static let kind = "logistic"
 
-    public func encodePayload(into writer: inout ByteWriter) {
+    func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         space.encode(into: &writer)
         log.encode(into: &writer)
@@ -49,7 +49,7 @@ extension LogisticModel: PersistentModel {
         writer.write(lastIterations)
     }
 
-    public init(payload reader: inout ByteReader) throws(ModelFormatError) {
+    init(payload reader: inout ByteReader) throws(ModelFormatError) {
         let configuration = try LogisticConfiguration(reader: &reader)
         let space = try FeatureSpace(reader: &reader)
         let log = try EventLog(reader: &reader, space: space)
@@ -72,10 +72,10 @@ extension LogisticModel: PersistentModel {
 
 // MARK: - Blend
 
-extension BlendModel: PersistentModel {
+extension BlendModel: ArchivedModel {
     public static let kind = "blend"
 
-    public func encodePayload(into writer: inout ByteWriter) {
+    func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         writer.write(weights)
         writer.write(rows.values)
@@ -99,7 +99,7 @@ extension BlendModel: PersistentModel {
         usage.encode(into: &writer)
     }
 
-    public init(payload reader: inout ByteReader) throws(ModelFormatError) {
+    init(payload reader: inout ByteReader) throws(ModelFormatError) {
         let configuration = try BlendConfiguration(reader: &reader)
         let weights = try reader.readDoubles("blend.weights")
         guard weights.count == BlendFeature.count, weights.allSatisfy(\.isFinite) else {

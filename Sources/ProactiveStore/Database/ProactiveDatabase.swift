@@ -35,7 +35,7 @@ import GRDB
 /// does not know): each gives a `StoreError` that says so.
 public struct ProactiveDatabase: Sendable {
     /// The connection; stores run their SQL through it.
-    public let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     /// The file path, nil for an in-memory database.
     public let path: String?
 
@@ -107,7 +107,7 @@ public struct ProactiveDatabase: Sendable {
     // MARK: Migrations
 
     /// The migrator with every registered migration.
-    public static var migrator: DatabaseMigrator {
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations {
             migrator.registerMigration(migration.name, migrate: migration.apply)
@@ -121,6 +121,12 @@ public struct ProactiveDatabase: Sendable {
         let migrator = Self.migrator
         let name = displayName
         try StoreError.wrap("opening the store \(name)") {
+            // A store that is up to date is only read (no write transaction, no lock): the common case of every query.
+            let current = try writer.read { db in
+                try Self.checkIdentity(db, migrator: migrator, name: name)
+                return try migrator.hasCompletedMigrations(db)
+            }
+            if current { return }
             try writer.write { db in try Self.checkIdentity(db, migrator: migrator, name: name) }
             try Self.migrate(writer, with: migrator)
         }

@@ -73,8 +73,6 @@ public struct SQLiteDeclarationStore: Sendable {
 
     private var writer: any DatabaseWriter { database.writer }
 
-    private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    private static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     // MARK: Relevant shortcuts
 
@@ -86,7 +84,7 @@ public struct SQLiteDeclarationStore: Sendable {
                 try db.execute(sql: "DELETE FROM relevant_shortcut_set WHERE user = ? AND app = ?", arguments: [set.user, set.app])
                 guard !isEmpty else { return }
                 try db.execute(sql: "INSERT INTO relevant_shortcut_set (user, app, declared_at_ms, shortcuts) VALUES (?, ?, ?, ?)",
-                               arguments: [set.user, set.app, Self.milliseconds(set.declaredAt), set.shortcutsJSON])
+                               arguments: [set.user, set.app, set.declaredAt.millisecondsSince1970, set.shortcutsJSON])
             }
         }
     }
@@ -97,7 +95,7 @@ public struct SQLiteDeclarationStore: Sendable {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT app, declared_at_ms, shortcuts FROM relevant_shortcut_set WHERE user = ? ORDER BY app",
                                  arguments: [user]).map {
-                    StoredShortcutSet(user: user, app: $0["app"], declaredAt: Self.date($0["declared_at_ms"]), shortcutsJSON: $0["shortcuts"])
+                    StoredShortcutSet(user: user, app: $0["app"], declaredAt: Date(millisecondsSince1970: $0["declared_at_ms"]), shortcutsJSON: $0["shortcuts"])
                 }
             }
         }
@@ -139,7 +137,7 @@ public struct SQLiteDeclarationStore: Sendable {
             try writer.write { db in
                 let statement = try db.cachedStatement(sql: "INSERT INTO feedback (user, date_ms, kind, scope, app, event) VALUES (?, ?, ?, ?, ?, ?)")
                 for event in events {
-                    try statement.execute(arguments: [event.user, Self.milliseconds(event.date), event.kind, event.scope, event.app, event.eventJSON])
+                    try statement.execute(arguments: [event.user, event.date.millisecondsSince1970, event.kind, event.scope, event.app, event.eventJSON])
                 }
             }
         }
@@ -150,7 +148,7 @@ public struct SQLiteDeclarationStore: Sendable {
         try StoreError.wrap("reading the feedback of \(user)") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT date_ms, kind, scope, app, event FROM feedback WHERE user = ? ORDER BY date_ms, id", arguments: [user]).map {
-                    StoredFeedback(user: user, date: Self.date($0["date_ms"]), kind: $0["kind"], scope: $0["scope"], app: $0["app"], eventJSON: $0["event"])
+                    StoredFeedback(user: user, date: Date(millisecondsSince1970: $0["date_ms"]), kind: $0["kind"], scope: $0["scope"], app: $0["app"], eventJSON: $0["event"])
                 }
             }
         }

@@ -25,8 +25,8 @@ public struct DateSpan: Sendable, Hashable {
 
     public var isUnbounded: Bool { start == nil && end == nil }
 
-    var startMilliseconds: Int64? { start.map(DonationRecord.milliseconds) }
-    var endMilliseconds: Int64? { end.map(DonationRecord.milliseconds) }
+    var startMilliseconds: Int64? { start.map(\.millisecondsSince1970) }
+    var endMilliseconds: Int64? { end.map(\.millisecondsSince1970) }
 
     /// Whether a stored time key (milliseconds since 1970) lies in the span.
     func contains(milliseconds: Int64) -> Bool {

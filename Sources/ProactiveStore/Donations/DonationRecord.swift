@@ -122,7 +122,7 @@ struct DonationRecord: Sendable, Hashable {
             }
             context[name] = text
         }
-        return Donation(user: user, app: app, intent: intent, parameters: parameters, date: Self.date(dateMilliseconds),
+        return Donation(user: user, app: app, intent: intent, parameters: parameters, date: Date(millisecondsSince1970: dateMilliseconds),
                         utcOffset: utcOffset, identifier: identifier, group: group, context: context, count: count)
     }
 
@@ -140,17 +140,7 @@ struct DonationRecord: Sendable, Hashable {
 
     // MARK: Time keys
 
-    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
-    /// Milliseconds since 1970 for a query bound; clamps instead of trapping
-    /// on dates far outside the supported years.
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        if value.isNaN { return 0 }
-        if value >= 9.2e18 { return .max }
-        if value <= -9.2e18 { return .min }
-        return Int64(value)
-    }
 
     // MARK: SQLite columns
 

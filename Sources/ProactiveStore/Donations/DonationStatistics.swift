@@ -94,7 +94,7 @@ extension DonationStatistics {
         var statistics: DonationStatistics {
             DonationStatistics(
                 rows: rows, donations: donations,
-                firstDate: first.map(DonationRecord.date), lastDate: last.map(DonationRecord.date),
+                firstDate: first.map(Date.init(millisecondsSince1970:)), lastDate: last.map(Date.init(millisecondsSince1970:)),
                 byApp: sorted(apps.map { Tally(name: $0.key, rows: $0.value.rows, donations: $0.value.donations) }),
                 byIntent: sorted(intents.map { Tally(app: $0.key.app, name: $0.key.intent, rows: $0.value.rows, donations: $0.value.donations) }),
                 byUser: sorted(users.map { Tally(name: $0.key, rows: $0.value.rows, donations: $0.value.donations) }))

@@ -207,7 +207,7 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
                     """, arguments: clause.arguments)!
                 return DonationStatistics(
                     rows: totals[0], donations: totals[1],
-                    firstDate: (totals[2] as Int64?).map(DonationRecord.date), lastDate: (totals[3] as Int64?).map(DonationRecord.date),
+                    firstDate: (totals[2] as Int64?).map(Date.init(millisecondsSince1970:)), lastDate: (totals[3] as Int64?).map(Date.init(millisecondsSince1970:)),
                     byApp: DonationStatistics.sorted(try tallies(db, "app", app: false)),
                     byIntent: DonationStatistics.sorted(try tallies(db, "app, intent", app: true)),
                     byUser: DonationStatistics.sorted(try tallies(db, "user", app: false)))

@@ -74,7 +74,7 @@ public struct SQLiteFocusStore: Sendable {
         try StoreError.wrap("recording a Focus change") {
             try writer.write { db in
                 try db.execute(sql: "INSERT INTO focus_change (date_ms, focus) VALUES (?, ?)",
-                               arguments: [Self.milliseconds(change.date), change.focus])
+                               arguments: [change.date.millisecondsSince1970, change.focus])
             }
         }
     }
@@ -84,13 +84,12 @@ public struct SQLiteFocusStore: Sendable {
         try StoreError.wrap("reading Focus changes") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT date_ms, focus FROM focus_change ORDER BY date_ms, id").map { row in
-                    StoredFocusChange(date: Date(timeIntervalSince1970: Double(row[0] as Int64) / 1000), focus: row[1])
+                    StoredFocusChange(date: Date(millisecondsSince1970: row[0] as Int64), focus: row[1])
                 }
             }
         }
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     // MARK: Filters (each call is about one app)
 

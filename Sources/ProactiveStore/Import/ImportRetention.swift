@@ -24,7 +24,7 @@ public struct ImportRetention: Sendable, Hashable {
         self.policy = policy
         self.now = now
         func milliseconds(_ window: RetentionWindow) -> Int64? {
-            window.cutoff(now: now).map(SQLitePrivacyStore.milliseconds)
+            window.cutoff(now: now).map(\.millisecondsSince1970)
         }
         defaultCutoff = milliseconds(policy.defaultWindow)
         cutoffByApp = policy.byApp.mapValues(milliseconds)

@@ -147,7 +147,7 @@ public struct AndroidLaunchFilter: Sendable {
     }
 
     private func donation(for event: AndroidUsageEvent) -> Donation {
-        let date = Date(timeIntervalSince1970: Double(event.timestampMilliseconds) / 1000)
+        let date = Date(millisecondsSince1970: event.timestampMilliseconds)
         var context: [String: String] = [:]
         if let window = options.unlockWindow, let unlock = lastUnlockMilliseconds,
            Double(event.timestampMilliseconds - unlock) <= window * 1000 {

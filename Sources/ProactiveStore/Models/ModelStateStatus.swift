@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ProactiveCore
 
 // MARK: - How far along a saved state is
 
@@ -46,8 +47,8 @@ extension SQLiteModelStateStore {
                     FROM model_state s WHERE ?1 IS NULL OR s.user = ?1 ORDER BY s.user, s.name
                     """, arguments: [user]).map { row in
                     ModelStateStatus(user: row[0], name: row[1], learned: row[2], pendingNew: row[3], pendingDeleted: row[4], stored: row[5],
-                                     highWater: row[6], erasureMark: row[7], bytes: row[8], trainedAt: Self.date(row[9]),
-                                     savedAt: Self.date(row[10]))
+                                     highWater: row[6], erasureMark: row[7], bytes: row[8], trainedAt: Date(millisecondsSince1970: row[9]),
+                                     savedAt: Date(millisecondsSince1970: row[10]))
                 }
             }
         }

@@ -111,8 +111,8 @@ public struct SQLiteModelStateStore: Sendable {
                 let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
-                return SavedModelState(user: user, name: name, bytes: bytes, catalogue: row[9], key: key, trainedAt: Self.date(row[7]),
-                                       savedAt: Self.date(row[8]))
+                return SavedModelState(user: user, name: name, bytes: bytes, catalogue: row[9], key: key, trainedAt: Date(millisecondsSince1970: row[7]),
+                                       savedAt: Date(millisecondsSince1970: row[8]))
             }
         }
     }
@@ -142,7 +142,7 @@ public struct SQLiteModelStateStore: Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [state.user, state.name, Data(state.bytes), state.catalogue, state.key.highWater, state.key.erasureMark,
                              state.key.donationCount, state.key.definitionsDigest, state.key.focusDigest, state.key.options,
-                             milliseconds(state.trainedAt), milliseconds(state.savedAt)])
+                             state.trainedAt.millisecondsSince1970, state.savedAt.millisecondsSince1970])
         // Journal rows every saved state of the user has passed are no longer needed.
         try db.execute(sql: """
             DELETE FROM model_erasure WHERE user = ? AND seq <= (SELECT min(erasure_mark) FROM model_state WHERE user = ?)
@@ -157,8 +157,8 @@ public struct SQLiteModelStateStore: Sendable {
                 try Row.fetchAll(db, sql: """
                     SELECT user, name, length(bytes), donation_count, trained_at_ms, saved_at_ms FROM model_state ORDER BY user, name
                     """).map {
-                    ModelStateSummary(user: $0[0], name: $0[1], bytes: $0[2], donationCount: $0[3], trainedAt: Self.date($0[4]),
-                                      savedAt: Self.date($0[5]))
+                    ModelStateSummary(user: $0[0], name: $0[1], bytes: $0[2], donationCount: $0[3], trainedAt: Date(millisecondsSince1970: $0[4]),
+                                      savedAt: Date(millisecondsSince1970: $0[5]))
                 }
             }
         }
@@ -236,7 +236,7 @@ public struct SQLiteModelStateStore: Sendable {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT \(DonationRecord.columns) FROM donation WHERE user = ? AND date_ms <= ? ORDER BY date_ms DESC, id DESC LIMIT ?
-                    """, arguments: [user, Self.milliseconds(date), limit]).map(DonationRecord.init(row:))
+                    """, arguments: [user, date.millisecondsSince1970, limit]).map(DonationRecord.init(row:))
             }
         }
         return try records.reversed().map { record throws(StoreError) in try record.donation() }
@@ -248,12 +248,10 @@ public struct SQLiteModelStateStore: Sendable {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT \(DonationRecord.columns) FROM donation WHERE user = ? AND date_ms >= ? AND date_ms < ? ORDER BY date_ms, id
-                    """, arguments: [user, Self.milliseconds(start), Self.milliseconds(end)]).map(DonationRecord.init(row:))
+                    """, arguments: [user, start.millisecondsSince1970, end.millisecondsSince1970]).map(DonationRecord.init(row:))
             }
         }
         return try records.map { record throws(StoreError) in try record.donation() }
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }

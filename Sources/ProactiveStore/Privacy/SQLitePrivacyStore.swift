@@ -44,7 +44,7 @@ public struct SQLitePrivacyStore: Sendable {
         try StoreError.wrap("\(paused ? "pausing" : "resuming") recording") {
             try writer.write { db in
                 try db.execute(sql: "UPDATE privacy_setting SET recording_paused = ?, paused_at_ms = ? WHERE id = 1",
-                               arguments: [paused, paused ? Self.milliseconds(date) : nil])
+                               arguments: [paused, paused ? date.millisecondsSince1970 : nil])
             }
         }
     }
@@ -55,7 +55,7 @@ public struct SQLitePrivacyStore: Sendable {
             try writer.read { db in
                 try Int64.fetchOne(db, sql: "SELECT paused_at_ms FROM privacy_setting WHERE id = 1 AND recording_paused = 1")
             }
-        }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        }.map { Date(millisecondsSince1970: $0) }
     }
 
     /// Throws `.recordingPaused` when recording is paused. Called inside every
@@ -122,13 +122,13 @@ public struct SQLitePrivacyStore: Sendable {
                 try writer.write { db in
                     var report = RetentionReport()
                     for (app, window) in policy.byApp {
-                        guard let cutoff = window.cutoff(now: now).map(Self.milliseconds) else { continue }
+                        guard let cutoff = window.cutoff(now: now).map(\.millisecondsSince1970) else { continue }
                         try db.execute(sql: "DELETE FROM donation WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
                         if db.changesCount > 0 { report.donationsByApp[app] = db.changesCount }
                         try db.execute(sql: "DELETE FROM feedback WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
                         report.feedback += db.changesCount
                     }
-                    if let cutoff = policy.defaultWindow.cutoff(now: now).map(Self.milliseconds) {
+                    if let cutoff = policy.defaultWindow.cutoff(now: now).map(\.millisecondsSince1970) {
                         let others = "date_ms < ? AND app NOT IN (SELECT app FROM app_retention)"
                         for row in try Row.fetchAll(db, sql: "SELECT app, COUNT(*) FROM donation WHERE \(others) GROUP BY app", arguments: [cutoff]) {
                             report.donationsByApp[row[0]] = row[1]
@@ -227,5 +227,4 @@ public struct SQLitePrivacyStore: Sendable {
         return (size(path), size(path + "-wal"))
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }
