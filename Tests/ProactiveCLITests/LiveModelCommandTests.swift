@@ -84,6 +84,26 @@ extension CommandTests {
             #expect(nothing.status == 0 && nothing.output == "deleted 0 donations\n")
         }
 
+        /// `train` after a settled delete replaces the saved state with a fit from scratch: the same model a
+        /// store that never held the deleted donation trains.
+        @Test func trainAfterADeleteReplacesTheState() async throws {
+            let store = try await CLIStore.sample()
+            _ = try await Self.donateNewApp(store, identifier: "new-1", at: "06:40")
+            try await store.succeed("train", "--quiet")
+            try await store.succeed("delete", "--app", "com.example.newapp", "--identifier", "new-1")  // unlearned, journal settled
+            let unlearned = try await store.succeed("models", "list", "--json").json().array?.first
+            try await store.succeed("train", "--quiet")
+            let retrained = try await store.succeed("models", "list", "--json").json().array?.first
+            #expect(retrained?["trained_at"] != unlearned?["trained_at"], "train did not replace the saved state")
+            #expect(retrained?["consistent"]?.bool == true)
+
+            let pristine = try await CLIStore.sample()
+            let expected = try await pristine.succeed(["predict"] + Self.moment).json()
+            let found = try await store.succeed(["predict"] + Self.moment).json()
+            #expect(found["note"]?.isNull == true)
+            #expect(found["suggestions"] == expected["suggestions"])
+        }
+
         @Test func modelsListText() async throws {
             let store = try await CLIStore.sample(trained: false)
             let empty = try await store.succeed("models", "list")
