@@ -2,7 +2,7 @@
 # SIGKILL while donations are written and live models catch up, then checks
 # that no saved model disagrees with the donations.
 #
-#   scripts/kill-live.sh [KILLS=30] [SEED=7] [path/to/proactive]   (about 2 minutes on 2 cores)
+#   scripts/kill-live.sh [KILLS=30] [SEED=7] [path/to/proactive]   (2-3 minutes on 2 cores, debug build)
 #
 # One store for the whole run: two simulated users, the first 40 % of their log
 # imported, blend and profile models trained. Then rounds: at once, an
@@ -21,9 +21,10 @@
 #      reader catches it up;
 #   3. per user, `predict --model profile` on the store (which catches the
 #      saved state up: folds new donations, unlearns deleted ones) equals, to
-#      1e-9 and target for target, `predict` on a copy of the store after
-#      `train --model profile` from scratch (the profile learns a donation
-#      exactly as a refit does); no "unreadable" or refit note;
+#      1e-9 and target for target, `predict` on a copy of the store whose saved
+#      states were dropped, after `train --model profile` from scratch (the
+#      profile learns a donation exactly as a refit does); no note (nothing
+#      unreadable, nothing refitted);
 #   4. `predict` (blend) reads its saved state without a refit note, and
 #      `models list` is consistent again afterwards.
 # Runs rounds until KILLS processes were killed (a round whose processes all
@@ -85,6 +86,11 @@ states = json.load(open(sys.argv[1]))
 bad = [s for s in states if s["learned"] + s["pending_new"] - s["pending_deleted"] != s["stored"] or not s["consistent"]]
 if bad or not states: sys.exit("inconsistent: %s" % (bad or "no saved states"))
 print(sum(s["pending_new"] for s in states), sum(s["pending_deleted"] for s in states))' "$1"
+}
+
+# sql STORE QUERY: runs QUERY on STORE (Python's sqlite3), prints the first value of the first row.
+sql() {
+  python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); c.commit(); print(r[0] if r else "")' "$1" "$2"
 }
 
 # journal_written PID: waits until the erasure journal has rows (exit 0) or PID has ended (exit 1), at most 5 s.
@@ -160,6 +166,8 @@ while [ "$kills" -lt "$wanted" ]; do
   rm -f "$work/copy.sqlite" "$work/copy.sqlite-wal" "$work/copy.sqlite-shm"
   cp "$store" "$work/copy.sqlite"
   [ -e "$store-wal" ] && cp "$store-wal" "$work/copy.sqlite-wal"
+  # The reference: no saved state at all, so train fits from scratch.
+  sql "$work/copy.sqlite" "DELETE FROM model_state" > /dev/null
   integrity=$("$P" stats --check --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["integrity"] if isinstance(d["integrity"], str) else "damaged")') || true
   [ "$integrity" = ok ] || result="FAIL(integrity: $integrity)"
   stored=$("$P" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"])')
@@ -169,6 +177,7 @@ while [ "$kills" -lt "$wanted" ]; do
   for user in "${users[@]}"; do
     "$P" predict --user "$user" --at "$at" --model profile -k 1000 --json > "$work/live.json" 2> /dev/null || result="FAIL(predict $user)"
     "$P" train --quiet --model profile --user "$user" --store "$work/copy.sqlite" > /dev/null
+    [ "$(sql "$work/copy.sqlite" "SELECT count(*) FROM model_state WHERE user = '$user' AND name = 'profile'")" = 1 ] || result="FAIL(train $user)"
     "$P" predict --user "$user" --at "$at" --model profile -k 1000 --json --store "$work/copy.sqlite" > "$work/fresh.json" 2> /dev/null
     if ! same_predictions "$work/live.json" "$work/fresh.json" 2> "$work/why.txt"; then result="FAIL(profile $user: $(cat "$work/why.txt"))"; fi
     "$P" predict --user "$user" --at "$at" -k 1000 --json > "$work/blend.json" 2> /dev/null || result="FAIL(predict blend $user)"
