@@ -9,7 +9,7 @@ let package = Package(
             name: "Proactive",
             targets: ["LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
-        .executable(name: "proactive", targets: ["ProactiveCLI"]),
+        .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -48,13 +48,16 @@ let package = Package(
         ),
 
         // MARK: Surfaces
-        .executableTarget(
+        // The commands, as a library so ProactiveCLITests can run them in process.
+        .target(
             name: "ProactiveCLI",
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The `proactive` executable: one file that runs the command line.
+        .executableTarget(name: "ProactiveMain", dependencies: ["ProactiveCLI"]),
 
         // MARK: Tests
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
@@ -69,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "ProactiveEngineTests",
             dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]
+        ),
+        .testTarget(
+            name: "ProactiveCLITests",
+            dependencies: ["ProactiveCLI", "ProactiveEngine", "ProactiveStore", "ProactiveCore"]
         ),
     ],
     swiftLanguageModes: [.v6]

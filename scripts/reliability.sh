@@ -6,18 +6,20 @@
 #      codecs (FUZZ_SECONDS each, default 60);
 #   3. the SIGKILL loop on the importer (scripts/kill-import.sh, KILLS kills, default 50;
 #      every other round also kills the resuming import);
-#   4. several donating processes and one training process on one store (scripts/concurrency.sh);
-#   5. forgetting end to end: deleted values absent from the store bytes and saved models,
+#   4. the SIGKILL loop on live models (scripts/kill-live.sh, LIVE_KILLS kills, default 30): imports,
+#      donates, deletes and catching-up queries killed at random; saved models must agree with the donations;
+#   5. several donating processes and one training process on one store (scripts/concurrency.sh);
+#   6. forgetting end to end: deleted values absent from the store bytes and saved models,
 #      forget, retention, pause, corrupt and torn models, SIGKILL during train (scripts/forgetting.sh);
-#   6. app isolation through the CLI (scripts/isolation.sh);
-#   7. the CLI checks, issue 16's regressions among them (scripts/cli-checks.sh).
-# Usage: scripts/reliability.sh            (17 minutes on 2 cores, plus a first release build)
-#        FUZZ_SECONDS=10 KILLS=6 scripts/reliability.sh   (a quick pass)
+#   7. app isolation through the CLI (scripts/isolation.sh);
+#   8. the CLI checks, issue 16's regressions among them (scripts/cli-checks.sh).
+# Usage: scripts/reliability.sh            (19 minutes on 2 cores, plus a first release build)
 # Exits non-zero at the first failing step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzz_seconds="${FUZZ_SECONDS:-60}"
 kills="${KILLS:-50}"
+live_kills="${LIVE_KILLS:-30}"
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 
 step() { printf '\n=== %s\n' "$*"; }
@@ -32,6 +34,8 @@ step "fuzzing, ${fuzz_seconds} s per target"
 scripts/fuzz.sh "$fuzz_seconds"
 step "SIGKILL loop on the importer, $kills kills"
 scripts/kill-import.sh "$kills" 2>&1
+step "SIGKILL loop on live models, $live_kills kills"
+scripts/kill-live.sh "$live_kills" 7 "$(swift build --show-bin-path)/proactive" 2>&1
 step "concurrent processes"
 scripts/concurrency.sh
 step "forgetting through the CLI"

@@ -164,7 +164,7 @@ struct EvaluateCommand: AsyncParsableCommand {
 final class ProgressPrinter: @unchecked Sendable {
     private let label: String
     private let enabled: Bool
-    private let terminal = isatty(2) == 1
+    private let terminal = Output.standardErrorIsTerminal
     private let lock = NSLock()
     private var lastQuarter = -1
 

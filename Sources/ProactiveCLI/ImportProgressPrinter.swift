@@ -28,7 +28,7 @@ final class ImportProgressPrinter {
 
     init(mode: ProgressMode) {
         self.mode = mode
-        isTerminal = isatty(STDERR_FILENO) == 1
+        isTerminal = Output.standardErrorIsTerminal
         started = clock.now
     }
 
@@ -73,6 +73,6 @@ final class ImportProgressPrinter {
     }
 
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        Output.writeError(text)
     }
 }

@@ -3,8 +3,10 @@ import Foundation
 import ProactiveModels
 import ProactiveStore
 
-@main
-struct Proactive: AsyncParsableCommand {
+/// The `proactive` command line (the executable is `ProactiveMain`, one call to `run(arguments:)`).
+public struct Proactive: AsyncParsableCommand {
+    public init() {}
+
     /// The release, bumped with each tagged release.
     static let release = "0.1.0"
 
@@ -13,7 +15,7 @@ struct Proactive: AsyncParsableCommand {
         "\(release) (store schema \(ProactiveDatabase.migrations.last!.name), model format \(ModelArchive.formatVersion))"
     }
 
-    static let configuration = CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "proactive",
         abstract: "Learn from app donations and suggest what the user wants now.",
         version: version,
@@ -21,16 +23,33 @@ struct Proactive: AsyncParsableCommand {
                       ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self,
                       SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
                       FocusCommand.self, NotifyCommand.self, MigrateCommand.self, DefinitionsCommand.self,
-                      TrainCommand.self, PredictCommand.self, LintCommand.self,
+                      TrainCommand.self, PredictCommand.self, ModelsCommand.self, LintCommand.self,
                       PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self, UsersCommand.self]
     )
+}
 
-    /// Runs the command; output that could not be written (a full disk, `> /dev/full`) fails the run.
-    static func main() async {
-        await main(nil)
-        if fflush(nil) != 0 {
-            FileHandle.standardError.write(Data("Error: cannot write to standard output: \(String(cString: strerror(errno)))\n".utf8))
-            Foundation.exit(1)
+extension Proactive {
+    /// Runs one command line as the `proactive` executable: parses and validates
+    /// it, runs the command, and on an error writes ArgumentParser's message
+    /// (help and --version to standard output, errors to standard error).
+    /// Output goes through `Output` (captured when a task installed a capture).
+    /// - Returns: the exit status.
+    public static func run(arguments: [String]) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+            return ExitCode.success.rawValue
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if code == .success { Output.write(message + "\n") } else { Output.writeError(message + "\n") }
+            }
+            return code.rawValue
         }
     }
 }

@@ -192,8 +192,7 @@ public struct SQLiteModelStateStore: Sendable {
                 let records = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE user = ? ORDER BY id",
                                                arguments: [user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
                 let high = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'donation'") ?? 0
-                let erased = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0
-                return (records, max(high, records.last?.id ?? 0), erased)
+                return (records, max(high, records.last?.id ?? 0), try Self.erasureMark(db))
             }
         }
         let donations = try records.map { entry throws(StoreError) in StoredDonation(id: entry.id, donation: try entry.record.donation()) }
@@ -212,13 +211,21 @@ public struct SQLiteModelStateStore: Sendable {
                     SELECT \(DonationRecord.columns), seq, donation_id FROM model_erasure WHERE user = ? AND seq > ? ORDER BY seq
                     """, arguments: [user, erasureMark]).map { (seq: $0["seq"] as Int64, id: $0["donation_id"] as Int64, record: DonationRecord(row: $0)) }
                 let high = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'donation'") ?? 0
-                let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0
-                return (added, erased, max(high, highWater, added.last?.id ?? 0), max(mark, erasureMark))
+                return (added, erased, max(high, highWater, added.last?.id ?? 0), max(try Self.erasureMark(db), erasureMark))
             }
         }
         return (try added.map { entry throws(StoreError) in StoredDonation(id: entry.id, donation: try entry.record.donation()) },
                 try erased.map { entry throws(StoreError) in ErasedDonation(seq: entry.seq, id: entry.id, donation: try entry.record.donation()) },
                 high, mark)
+    }
+
+    /// The last journal sequence number ever given (AUTOINCREMENT keeps it in
+    /// `sqlite_sequence`), not the largest one left: once settled states prune
+    /// the journal, `max(seq)` falls back to 0 and a state fitted then would look
+    /// behind the saved one, which `save` refuses to overwrite.
+    static func erasureMark(_ db: Database) throws -> Int64 {
+        let given = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'model_erasure'") ?? 0
+        return max(given, try Int64.fetchOne(db, sql: "SELECT max(seq) FROM model_erasure") ?? 0)
     }
 
     /// Users with journal entries after their saved states' marks (they need to unlearn).

@@ -1,0 +1,51 @@
+import Foundation
+
+// MARK: - Where the commands write
+
+/// Standard output and standard error of the commands: the process's streams,
+/// or, for a task that installed one, an `OutputCapture` (the CLI tests run
+/// commands in process and read what they printed).
+///
+/// Every command writes through here: `print` below shadows `Swift.print` in
+/// this module, and `printError` and `ImportProgressPrinter.writeError` go
+/// to `Output.writeError`.
+public enum Output {
+    /// The capture for the current task and its child tasks; nil: the process's streams.
+    @TaskLocal public static var capture: OutputCapture?
+
+    /// Writes to standard output.
+    static func write(_ text: String) {
+        if let capture { capture.append(text, error: false) } else { Swift.print(text, terminator: "") }
+    }
+
+    /// Writes to standard error (unbuffered).
+    static func writeError(_ text: String) {
+        if let capture { capture.append(text, error: true) } else { FileHandle.standardError.write(Data(text.utf8)) }
+    }
+
+    /// Whether standard error is a terminal (never while captured): live progress lines only then.
+    static var standardErrorIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
+}
+
+/// What commands printed while it was installed as `Output.capture`.
+public final class OutputCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = ""
+    private var err = ""
+
+    public init() {}
+
+    public var standardOutput: String { lock.withLock { out } }
+    public var standardError: String { lock.withLock { err } }
+
+    func append(_ text: String, error: Bool) {
+        lock.withLock {
+            if error { err += text } else { out += text }
+        }
+    }
+}
+
+/// `Swift.print` through `Output`: the commands' standard output.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    Output.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
+}

@@ -1,0 +1,11 @@
+import Foundation
+import ProactiveCLI
+
+// The `proactive` executable: the commands live in the ProactiveCLI library (tested in process).
+let status = await Proactive.run(arguments: Array(CommandLine.arguments.dropFirst()))
+// Output that could not be written (a full disk, `> /dev/full`) fails the run.
+if fflush(nil) != 0 {
+    FileHandle.standardError.write(Data("Error: cannot write to standard output: \(String(cString: strerror(errno)))\n".utf8))
+    exit(1)
+}
+exit(status)
