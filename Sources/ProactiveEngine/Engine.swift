@@ -179,8 +179,11 @@ public struct Engine: Sendable {
         let learnedErasures = changes.erased.filter { $0.id <= live.key.highWater }
         let previous = live.key
         if !learnedErasures.isEmpty {
-            // Many deletions (retention, forget an app): a refit is exact and cheaper than unlearning one by one.
-            if learnedErasures.count * 10 > max(live.key.donationCount, 1) {
+            // The profile unlearns an event exactly. The blend's weights were fitted on rows that saw the event
+            // (its `remove` drops them all, leaving the next weight fit almost nothing to learn from) and the
+            // logistic part refits anyway: a refit is the exact answer there, and after many deletions
+            // (retention, forgetting an app) it is also cheaper than unlearning one by one.
+            if !(live.model is ProfileModel) || learnedErasures.count * 10 > max(live.key.donationCount, 1) {
                 var refit = try fit(live.inputs, now: now)
                 refit.notes = live.notes + ["refitted: \(learnedErasures.count) of \(previous.donationCount) donations deleted"]
                 live = refit
