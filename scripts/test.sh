@@ -9,3 +9,5 @@ swift test --skip-build
 # End-to-end checks of the CLI (import/export round trip, bad lines, strict,
 # app-scoped deletes, predict on the sample, Focus filters and migration).
 bash scripts/cli-checks.sh
+# End-to-end checks of `proactive serve` (socket, credentials, donate, suggest, SIGTERM).
+bash scripts/serve-checks.sh

@@ -21,6 +21,7 @@ struct Proactive: AsyncParsableCommand {
                       SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
                       FocusCommand.self, NotifyCommand.self, MigrateCommand.self, DefinitionsCommand.self,
                       TrainCommand.self, PredictCommand.self, LintCommand.self,
-                      PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self]
+                      PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self,
+                      ServeCommand.self, AppsCommand.self]
     )
 }
