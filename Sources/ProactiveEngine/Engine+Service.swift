@@ -66,7 +66,7 @@ extension Engine {
                 do {
                     let result = try appender.append([enriched], duplicates: .skip)
                     outcomes.append(result.inserted == 1 ? .stored(enriched) : .duplicate)
-                } catch let error where error.code == .invalidDonation {
+                } catch let error as StoreError where error.code == .invalidDonation {
                     outcomes.append(.rejected(error.message))
                 }
             }

@@ -184,7 +184,7 @@ public final class CredentialStore: @unchecked Sendable {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))") }
         let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         fchmod(descriptor, 0o600)
         let synced = fsync(descriptor)
         close(descriptor)

@@ -50,8 +50,9 @@ public actor LiveModelCache {
         clock += 1
         if var entry = entries[user] {
             if stale.remove(user) != nil {
+                let fitted = entry.live.trainedAt
                 try engine.refresh(&entry.live, now: now)
-                if entry.live.refitted { metrics?.refits.increment() }
+                if entry.live.trainedAt != fitted { metrics?.refits.increment() }  // many deletions: refitted
             }
             entry.lastUse = clock
             entries[user] = entry

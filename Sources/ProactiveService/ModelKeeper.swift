@@ -29,6 +29,7 @@ public struct ModelKeeper: Service {
         }
         // Shutting down: the server has drained (it stops before this service); save what is left.
         await models.flush()
-        logger.info("saved the held models", metadata: ["models": "\(await models.count)"])
+        let held = await models.count
+        logger.info("saved the held models", metadata: ["models": "\(held)"])
     }
 }

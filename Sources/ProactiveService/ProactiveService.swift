@@ -28,6 +28,7 @@ public struct ProactiveService: Sendable {
         ("POST", "/v1/donations"), ("DELETE", "/v1/donations"),
         ("POST", "/v1/predict"), ("POST", "/v1/suggestions"),
         ("GET", "/v1/stats"),
+        ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"),
     ]
 
     public let database: ProactiveDatabase
@@ -79,6 +80,8 @@ public struct ProactiveService: Sendable {
         case ("POST", "/v1/predict"): return { try await predict($0, $1) }
         case ("POST", "/v1/suggestions"): return { try await suggest($0, $1) }
         case ("GET", "/v1/stats"): return { request, context in try stats(request, context) }
+        case ("PUT", "/v1/apps/{app}/shortcuts"): return { try await putShortcuts($0, $1) }
+        case ("PUT", "/v1/timelines"): return { try await putTimelines($0, $1) }
         default: preconditionFailure("no handler for \(method) \(path)")
         }
     }

@@ -11,11 +11,11 @@ import Prometheus
 public struct ServiceMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
-    let donationsStored: Counter
-    let donationsRejected: Counter
-    let refits: Counter
-    let modelsInMemory: Gauge
-    let modelBytes: Gauge
+    let donationsStored: Metrics.Counter
+    let donationsRejected: Metrics.Counter
+    let refits: Metrics.Counter
+    let modelsInMemory: Metrics.Gauge
+    let modelBytes: Metrics.Gauge
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -25,16 +25,16 @@ public struct ServiceMetrics: Sendable {
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(2.5), .seconds(10),
         ]
         self.factory = factory
-        donationsStored = Counter(label: "proactive_donations_stored_total", factory: factory)
-        donationsRejected = Counter(label: "proactive_donations_rejected_total", factory: factory)
-        refits = Counter(label: "proactive_refits_total", factory: factory)
-        modelsInMemory = Gauge(label: "proactive_models_in_memory", factory: factory)
-        modelBytes = Gauge(label: "proactive_model_bytes_in_memory", factory: factory)
+        donationsStored = Metrics.Counter(label: "proactive_donations_stored_total", factory: factory)
+        donationsRejected = Metrics.Counter(label: "proactive_donations_rejected_total", factory: factory)
+        refits = Metrics.Counter(label: "proactive_refits_total", factory: factory)
+        modelsInMemory = Metrics.Gauge(label: "proactive_models_in_memory", factory: factory)
+        modelBytes = Metrics.Gauge(label: "proactive_model_bytes_in_memory", factory: factory)
     }
 
     /// Counts one answered request and records how long it took.
     func record(route: String, method: String, status: Int, nanoseconds: Int64) {
-        Counter(label: "proactive_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))],
+        Metrics.Counter(label: "proactive_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))],
                 factory: factory).increment()
         Metrics.Timer(label: "proactive_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
                       factory: factory).recordNanoseconds(nanoseconds)

@@ -39,7 +39,7 @@ struct OpenAPIDocumentTests {
         // The list is what the router serves: each route answers something other than 404 with the owner's credential,
         // and an undocumented one is 404.
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             for (method, path) in ProactiveService.routes {
                 let answer = try await client.send(HTTPRequest.Method(method)!, path, credential: fixture.owner)
                 #expect(answer.status != .notFound || answer.json?.string("error", "code") == "no_donations", "\(method) \(path)")
@@ -52,7 +52,7 @@ struct OpenAPIDocumentTests {
     @Test("an app credential on an owner-only route is a 403 and changes nothing")
     func ownerOnlyRoutes() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             for (method, path) in [("GET", "/metrics"), ("POST", "/v1/predict"), ("POST", "/v1/suggestions")] {
                 let answer = try await client.send(HTTPRequest.Method(method)!, path, credential: fixture.coffee)
                 #expect(answer.status == .forbidden, "\(method) \(path)")

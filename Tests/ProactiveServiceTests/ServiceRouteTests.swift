@@ -13,7 +13,7 @@ struct ServiceCredentialTests {
     @Test("healthz answers without a credential; everything else needs a known one (401, JSON)")
     func credentialsAreRequired() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let health = try await client.send(.get, "/healthz", credential: nil)
             #expect(health.status == .ok)
             #expect(health.json?.string("status") == "ok")
@@ -30,7 +30,7 @@ struct ServiceCredentialTests {
     @Test("a revoked app credential is refused on the next request")
     func revokedCredential() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             #expect(try await client.send(.get, "/v1/stats", credential: fixture.coffee).status == .ok)
             #expect(try fixture.credentials.revoke(app: "com.example.coffee"))
             #expect(try await client.send(.get, "/v1/stats", credential: fixture.coffee).status == .unauthorized)
@@ -60,7 +60,7 @@ struct ServiceDonationTests {
     @Test("one donation is stored and returned; the same identifier again is a 409")
     func singleDonation() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let line = donationLine(identifier: "order-1")
             let first = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: line)
             #expect(first.status == .created)
@@ -75,7 +75,7 @@ struct ServiceDonationTests {
     @Test("a bad single donation is a 400 naming the field, and nothing is stored")
     func badSingleDonation() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let badDate = try await client.send(.post, "/v1/donations", credential: fixture.owner,
                                                 body: donationLine(date: "yesterday"))
             #expect(badDate.status == .badRequest)
@@ -96,7 +96,7 @@ struct ServiceDonationTests {
         let fixture = try ServiceFixture()
         let body = [donationLine(identifier: "a"), "{not json", "", donationLine(date: "soon"), donationLine(identifier: "a"),
                     donationLine(item: "mocha", identifier: "b")].joined(separator: "\n")
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let answer = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: body,
                                                contentType: "application/x-ndjson")
             #expect(answer.status == .ok)
@@ -116,7 +116,7 @@ struct ServiceDonationTests {
     func batchArray() async throws {
         let fixture = try ServiceFixture()
         let body = "[" + [donationLine(), #"{"app": "com.example.coffee"}"#].joined(separator: ",") + "]"
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let answer = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: body)
             #expect(answer.status == .ok)
             let results = answer.json?["results"]?.items ?? []
@@ -130,7 +130,7 @@ struct ServiceDonationTests {
     @Test("an app credential may not donate for another app: 403 and nothing stored, single or batch")
     func donationIsolation() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let single = try await client.send(.post, "/v1/donations", credential: fixture.weather, body: donationLine())
             #expect(single.status == .forbidden)
             #expect(single.json?.string("error", "code") == "forbidden")
@@ -149,7 +149,7 @@ struct ServiceDonationTests {
     func bodyTooLarge() async throws {
         let fixture = try ServiceFixture { $0.maxBody = 1024 }
         let body = (0..<40).map { donationLine(identifier: "x\($0)") }.joined(separator: "\n")
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let answer = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: body,
                                                contentType: "application/x-ndjson")
             #expect(answer.status == .contentTooLarge)
@@ -164,7 +164,7 @@ struct ServiceDonationTests {
         let lines = [donationLine(identifier: "c1"), donationLine(identifier: "c2"),
                      donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "c1"),
                      donationLine(date: "2026-01-01T08:00:00Z", user: "other")].joined(separator: "\n")
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let loaded = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: lines, contentType: "application/x-ndjson")
             #expect(loaded.json?.int("stored") == 4)
             let foreign = try await client.send(.delete, "/v1/donations?app=com.example.coffee&identifier=c1", credential: fixture.weather)
@@ -192,7 +192,7 @@ struct ServiceQueryTests {
     func predictAndSuggest() async throws {
         let fixture = try ServiceFixture()
         let question = #"{"user": "me", "at": "2026-11-20T08:30:00-08:00", "k": 3}"#
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             let none = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question)
             #expect(none.status == .notFound)
             let loaded = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
@@ -231,7 +231,7 @@ struct ServiceQueryTests {
     @Test("bad questions name the field")
     func badQuestions() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             for (body, field) in [(#"{"k": 0}"#, "k"), (#"{"k": "four"}"#, "k"), (#"{"at": "noon"}"#, "at"),
                                   (#"{"context": {"focus": 1}}"#, "context.focus"), (#"{"colour": "red"}"#, "colour"),
                                   (#"{"developer": true}"#, "developer")] {
@@ -245,26 +245,28 @@ struct ServiceQueryTests {
     @Test("a donation through the API is learned by the held model without a refit")
     func heldModelLearns() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
                                   contentType: "application/x-ndjson")
             let question = #"{"user": "me", "at": "2026-11-20T08:30:00-08:00"}"#
             #expect(try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question).status == .ok)
-            let before = try await fixture.service.models.live(user: "me").key.donationCount
+            let held = try await fixture.service.models.live(user: "me")
+            let (before, fittedAt) = (held.key.donationCount, held.trainedAt)
             let stored = try await client.send(.post, "/v1/donations", credential: fixture.owner,
                                                body: donationLine(date: "2026-11-20T08:00:00-08:00"))
             #expect(stored.status == .created)
             #expect(try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question).status == .ok)
             let after = try await fixture.service.models.live(user: "me")
-            #expect(after.key.donationCount == before + 1)
-            #expect(!after.refitted)
+            let (count, refittedAt) = (after.key.donationCount, after.trainedAt)
+            #expect(count == before + 1)
+            #expect(refittedAt == fittedAt)
         }
     }
 
     @Test("stats count only an app credential's own donations")
     func stats() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
                                   contentType: "application/x-ndjson")
             let all = try await client.send(.get, "/v1/stats", credential: fixture.owner)
@@ -281,7 +283,7 @@ struct ServiceQueryTests {
     @Test("metrics count requests per route and donations, for the owner only, without credentials in them")
     func metrics() async throws {
         let fixture = try ServiceFixture()
-        try await fixture.test { client in
+        try await fixture.test { client async throws in
             try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: donationLine())
             try await client.send(.get, "/healthz", credential: nil)
             #expect(try await client.send(.get, "/metrics", credential: fixture.coffee).status == .forbidden)
