@@ -74,3 +74,32 @@ extension Engine {
         }
     }
 }
+
+// MARK: - Feedback
+
+extension Engine {
+    /// What recording one feedback event did.
+    public struct RecordedFeedback: Sendable {
+        public var event: FeedbackEvent
+        /// A tap also donates what it ran: the donation, and whether it was new.
+        public var donation: Donation?
+        public var donationStored: Bool
+    }
+
+    /// Records the user's feedback events (owner only, as `feedback add` and
+    /// `feedback import`); a tap is also stored as a donation of what it ran.
+    public func recordFeedback(_ events: [FeedbackEvent], user: String, utcOffset: Int) throws -> [RecordedFeedback] {
+        try access.requireAdministrator(to: "record feedback")
+        try SQLiteDeclarationStore(database: database).appendFeedback(events.map { event in
+            StoredFeedback(user: user, date: event.date, kind: event.kind.rawValue, scope: event.scope.description, app: event.app,
+                           eventJSON: FeedbackCodec.encode(event, utcOffset: utcOffset))
+        })
+        return try events.map { event in
+            guard let donation = event.donation(user: user, utcOffset: utcOffset) else {
+                return RecordedFeedback(event: event, donation: nil, donationStored: false)
+            }
+            let result = try donations.append(donation, duplicates: .skip)
+            return RecordedFeedback(event: event, donation: donation, donationStored: result.inserted == 1)
+        }
+    }
+}

@@ -28,7 +28,8 @@ public struct ProactiveService: Sendable {
         ("POST", "/v1/donations"), ("DELETE", "/v1/donations"),
         ("POST", "/v1/predict"), ("POST", "/v1/suggestions"),
         ("GET", "/v1/stats"),
-        ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"),
+        ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
+        ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"),
     ]
 
     public let database: ProactiveDatabase
@@ -82,6 +83,10 @@ public struct ProactiveService: Sendable {
         case ("GET", "/v1/stats"): return { request, context in try stats(request, context) }
         case ("PUT", "/v1/apps/{app}/shortcuts"): return { try await putShortcuts($0, $1) }
         case ("PUT", "/v1/timelines"): return { try await putTimelines($0, $1) }
+        case ("POST", "/v1/feedback"): return { try await postFeedback($0, $1) }
+        case ("GET", "/v1/focus"): return { request, context in try getFocus(request, context) }
+        case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
+        case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
         default: preconditionFailure("no handler for \(method) \(path)")
         }
     }

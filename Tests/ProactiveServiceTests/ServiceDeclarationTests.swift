@@ -61,3 +61,69 @@ struct ServiceDeclarationTests {
         }
     }
 }
+
+@Suite("Service: feedback, Focus and definitions")
+struct ServiceFocusTests {
+    @Test("feedback: good events are recorded; one bad event refuses them all, naming its line; owner only")
+    func feedback() async throws {
+        let fixture = try ServiceFixture()
+        let good = [#"{"date":"2026-11-20T09:31:00Z","kind":"never","app":"com.example.mail"}"#,
+                    #"{"date":"2026-11-20T09:32:00Z","kind":"never","app":"com.example.news","context":{"focus":"work"}}"#]
+        @Sendable func stored() throws -> Int { try SQLiteDeclarationStore(database: fixture.database).feedback(user: "me").count }
+        try await fixture.test { client async throws in
+            let bad = try await client.send(.post, "/v1/feedback?user=me", credential: fixture.owner,
+                                            body: (good + [#"{"date":"2026-11-20T09:33:00Z","kind":"wave","app":"com.example.mail"}"#])
+                                                .joined(separator: "\n"), contentType: "application/x-ndjson")
+            #expect(bad.status == .badRequest)
+            #expect(bad.json?.int("error", "line") == 3)
+            #expect(try stored() == 0)
+            let app = try await client.send(.post, "/v1/feedback?user=me", credential: fixture.coffee, body: good[0])
+            #expect(app.status == .forbidden)
+            let ok = try await client.send(.post, "/v1/feedback?user=me", credential: fixture.owner, body: "[" + good.joined(separator: ",") + "]")
+            #expect(ok.status == .ok)
+            #expect(ok.json?.int("recorded") == 2)
+            #expect(try stored() == 2)
+        }
+    }
+
+    @Test("Focus: set by hand, read back; null turns it off; app credentials refused")
+    func focus() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let set = try await client.send(.put, "/v1/focus", credential: fixture.owner,
+                                            body: #"{"focus": "Work", "at": "2026-11-20T09:00:00-08:00"}"#)
+            #expect(set.status == .ok)
+            #expect(set.json?.string("focus") == "work")
+            let later = try await client.send(.get, "/v1/focus?at=2026-11-20T10:00:00-08:00", credential: fixture.owner)
+            #expect(later.json?.string("focus") == "work")
+            let before = try await client.send(.get, "/v1/focus?at=2026-11-20T08:00:00-08:00", credential: fixture.owner)
+            #expect(before.status == .ok)
+            #expect(before.json?["focus"] == .null)
+            let off = try await client.send(.put, "/v1/focus", credential: fixture.owner, body: #"{"focus": null, "at": "2026-11-20T11:00:00-08:00"}"#)
+            #expect(off.json?["focus"] == .null)
+            let bad = try await client.send(.put, "/v1/focus", credential: fixture.owner, body: #"{"focus": 3}"#)
+            #expect(bad.json?.string("error", "field") == "focus")
+            let missing = try await client.send(.put, "/v1/focus", credential: fixture.owner, body: #"{}"#)
+            #expect(missing.status == .badRequest)
+            #expect(try await client.send(.put, "/v1/focus", credential: fixture.coffee, body: #"{"focus": "work"}"#).status == .forbidden)
+            #expect(try await client.send(.get, "/v1/focus", credential: fixture.coffee).status == .forbidden)
+        }
+        #expect(try SQLiteFocusStore(database: fixture.database).changes().count == 2)
+    }
+
+    @Test("definitions: the stored intent definitions, owner only")
+    func definitions() async throws {
+        let fixture = try ServiceFixture()
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("datasets/sample/definitions.json")
+        let definitions = try IntentDefinitionSet.parse(try String(contentsOf: url, encoding: .utf8))
+        try SQLiteIntentDefinitionStore(database: fixture.database).replace(with: definitions, apps: Set(definitions.map(\.app)))
+        try await fixture.test { client async throws in
+            let answer = try await client.send(.get, "/v1/definitions", credential: fixture.owner)
+            #expect(answer.status == .ok)
+            #expect(answer.json?["definitions"]?.items.count == definitions.count)
+            #expect(definitions.count > 0)
+            #expect(try await client.send(.get, "/v1/definitions", credential: fixture.coffee).status == .forbidden)
+        }
+    }
+}
