@@ -29,7 +29,7 @@ public struct ProactiveService: Sendable {
         ("POST", "/v1/predict"), ("POST", "/v1/suggestions"),
         ("GET", "/v1/stats"),
         ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
-        ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"),
+        ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"), ("POST", "/v1/stack"),
     ]
 
     public let database: ProactiveDatabase
@@ -87,6 +87,7 @@ public struct ProactiveService: Sendable {
         case ("GET", "/v1/focus"): return { request, context in try getFocus(request, context) }
         case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
         case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
+        case ("POST", "/v1/stack"): return { try await stack($0, $1) }
         default: preconditionFailure("no handler for \(method) \(path)")
         }
     }
@@ -305,8 +306,11 @@ struct Question {
     init(_ request: Request, maxBody: Int, allowDeveloper: Bool = false) async throws {
         var request = request
         let body = try await request.collectBody(upTo: maxBody)
-        guard body.readableBytes > 0 else { return }
-        guard case let .object(members) = try BodyReading.json(body) else {
+        try self.init(json: body.readableBytes > 0 ? try BodyReading.json(body) : .object([]), allowDeveloper: allowDeveloper)
+    }
+
+    init(json: JSONValue, allowDeveloper: Bool = false) throws {
+        guard case let .object(members) = json else {
             throw APIError.badRequest("the body must be a JSON object")
         }
         for (key, value) in members {

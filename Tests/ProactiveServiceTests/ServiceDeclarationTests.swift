@@ -127,3 +127,33 @@ struct ServiceFocusTests {
         }
     }
 }
+
+@Suite("Service: Smart Stack")
+struct ServiceStackTests {
+    @Test("the stack's decision at a moment names its top widget and the candidates; bad widgets are a 400; owner only")
+    func stackDecision() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                  contentType: "application/x-ndjson")
+            let timelines = try await client.send(.put, "/v1/timelines?user=me", credential: fixture.owner,
+                                                  body: try ServiceDeclarationTests.sample("timelines.json"))
+            #expect(timelines.status == .ok)
+            let question = #"{"user": "me", "at": "2026-11-20T15:30:00-08:00", "widgets": ["weather", "reminders"]}"#
+            let answer = try await client.send(.post, "/v1/stack", credential: fixture.owner, body: question)
+            #expect(answer.status == .ok)
+            let candidates = answer.json?["candidates"]?.items.compactMap { $0.string("widget") } ?? []
+            #expect(candidates.count >= 2)
+            let top = try #require(answer.json?.string("top"))
+            #expect(candidates.contains(top))
+            #expect(["resting", "rotated", "inserted"].contains(answer.json?.string("reason") ?? ""))
+            let unknown = try await client.send(.post, "/v1/stack", credential: fixture.owner,
+                                                body: #"{"user": "me", "widgets": ["no-such-widget"]}"#)
+            #expect(unknown.status == .badRequest)
+            #expect(unknown.json?.string("error", "field") == "widgets")
+            let none = try await client.send(.post, "/v1/stack", credential: fixture.owner, body: #"{"user": "me"}"#)
+            #expect(none.json?.string("error", "field") == "widgets")
+            #expect(try await client.send(.post, "/v1/stack", credential: fixture.coffee, body: question).status == .forbidden)
+        }
+    }
+}
