@@ -233,6 +233,7 @@ public struct ProactiveService: Sendable {
     // MARK: Queries
 
     /// `{"user": "u1", "at": "2026-11-20T07:30:00-08:00", "context": {"focus": "work"}, "k": 4}`; every field optional.
+    /// Answers in the shape of `proactive predict --json`.
     func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody)
@@ -245,7 +246,8 @@ public struct ProactiveService: Sendable {
             ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
             ("model", .string(prediction.model)),
             ("context", .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("predictions", .array(prediction.rows.map { row in
+            ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
+            ("suggestions", .array(prediction.rows.map { row in
                 .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
                          ("probability", .number(row.probability, integer: nil)), ("why", .array(row.reasons.map { .string($0) }))])
             })),
@@ -278,16 +280,17 @@ public struct ProactiveService: Sendable {
         var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
         filter = try context.access.scope(filter, to: "count")
         let statistics = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter)
-        func tallies(_ list: [DonationStatistics.Tally]) -> JSONValue {
-            .array(list.map { tally in
-                var members: [(String, JSONValue)] = [("name", .string(tally.name)), ("rows", .int(tally.rows)), ("donations", .int(tally.donations))]
-                if let app = tally.app { members.insert(("app", .string(app)), at: 0) }
-                return .object(members)
-            })
+        // The shape of `proactive stats --json` (without the store's path).
+        func counts(_ tally: DonationStatistics.Tally) -> [(String, JSONValue)] { [("rows", .int(tally.rows)), ("donations", .int(tally.donations))] }
+        func date(_ date: Date?) -> JSONValue {
+            date.map { .string(Timestamp.format(secondsSince1970: $0.timeIntervalSince1970, utcOffsetSeconds: 0)) } ?? .null
         }
         return Response.json(.object([
             ("rows", .int(statistics.rows)), ("donations", .int(statistics.donations)),
-            ("users", tallies(statistics.byUser)), ("apps", tallies(statistics.byApp)), ("intents", tallies(statistics.byIntent)),
+            ("first_date", date(statistics.firstDate)), ("last_date", date(statistics.lastDate)),
+            ("users", .array(statistics.byUser.map { .object([("user", .string($0.name))] + counts($0)) })),
+            ("apps", .array(statistics.byApp.map { .object([("app", .string($0.name))] + counts($0)) })),
+            ("intents", .array(statistics.byIntent.map { .object([("app", .string($0.app ?? "")), ("intent", .string($0.name))] + counts($0)) })),
         ]))
     }
 }

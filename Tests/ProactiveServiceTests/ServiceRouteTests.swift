@@ -200,7 +200,7 @@ struct ServiceQueryTests {
             #expect(loaded.json?.int("stored") == 283)
             let prediction = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question)
             #expect(prediction.status == .ok)
-            let rows = prediction.json?["predictions"]?.items ?? []
+            let rows = prediction.json?["suggestions"]?.items ?? []
             #expect(rows.count == 3)
             #expect(rows.allSatisfy { !($0["why"]?.items.isEmpty ?? true) })
             let probabilities = rows.compactMap { row -> Double? in
@@ -272,7 +272,7 @@ struct ServiceQueryTests {
             let all = try await client.send(.get, "/v1/stats", credential: fixture.owner)
             #expect(all.json?.int("rows") == 283)
             let own = try await client.send(.get, "/v1/stats", credential: fixture.coffee)
-            let apps = own.json?["apps"]?.items.compactMap { $0.string("name") }
+            let apps = own.json?["apps"]?.items.compactMap { $0.string("app") }
             #expect(apps == ["com.example.coffee"])
             #expect((own.json?.int("rows") ?? 0) < 283)
             let foreign = try await client.send(.get, "/v1/stats?app=com.example.weather", credential: fixture.coffee)
