@@ -6,7 +6,7 @@
 #
 #   scripts/load-serve.sh [USERS=200] [DAYS=60] [SECONDS=10] [CONNECTIONS=16] [BATCH=500]
 #
-# Builds the release binary, simulates USERS users (fixed seed), imports and
+# Builds the release binary (or uses $PROACTIVE_BIN), simulates USERS users (fixed seed), imports and
 # trains them, starts the server, asks each user once (models into memory),
 # then runs wrk for SECONDS per route. Prints requests/s, p50/p99 latency and
 # donations/s; the server's own histogram is at GET /metrics.
@@ -20,8 +20,12 @@ port="${PORT:-18766}"
 cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
-swift build -c release --product proactive >&2
-P="$(swift build -c release --show-bin-path)/proactive"
+if [ -n "${PROACTIVE_BIN:-}" ]; then
+  P="$PROACTIVE_BIN"   # e.g. a debug build, to try the script (its figures are not the release's)
+else
+  swift build -c release --product proactive >&2
+  P="$(swift build -c release --show-bin-path)/proactive"
+fi
 work="$(mktemp -d)"
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
