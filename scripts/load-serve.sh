@@ -39,7 +39,7 @@ store="$work/store.sqlite"
 server=$!
 for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 owner="$(cat "$store.owner-credential")"
-mapfile -t names < <("$P" stats --store "$store" --json | python3 -c 'import json,sys; print("\n".join(u["user"] for u in json.load(sys.stdin)["users"]))')
+mapfile -t names < <("$P" stats --store "$store" --json --top 0 | python3 -c 'import json,sys; print("\n".join(u["user"] for u in json.load(sys.stdin)["users"]))')
 for name in "${names[@]}"; do
   curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$port/v1/suggestions"
 done

@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ProactiveCore
+import ProactiveEngine
 import ProactiveService
+import ProactiveStore
 import Testing
 
 /// The paths and methods of `openapi.yaml`, read from its `paths:` block
@@ -48,17 +51,56 @@ struct OpenAPIDocumentTests {
             #expect(try await client.send(.put, "/v1/donations", credential: fixture.owner).status != .ok)
         }
     }
+}
 
-    @Test("an app credential on an owner-only route is a 403 and changes nothing")
-    func ownerOnlyRoutes() async throws {
+@Suite("Service: isolation")
+struct IsolationTests {
+    /// For each documented route, a request with coffee's credential aimed at
+    /// weather's data (or at an owner-only route). A route in openapi.yaml
+    /// without an entry here fails the test, so a new route cannot skip it.
+    static let foreignRequests: [String: (uri: String, body: String?)] = [
+        "GET /metrics": ("/metrics", nil),
+        "POST /v1/donations": ("/v1/donations", donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "w2")),
+        "DELETE /v1/donations": ("/v1/donations?app=com.example.weather&identifier=w1", nil),
+        "POST /v1/predict": ("/v1/predict", #"{"user": "me"}"#),
+        "POST /v1/suggestions": ("/v1/suggestions", #"{"user": "me"}"#),
+        "POST /v1/stack": ("/v1/stack", #"{"user": "me", "widgets": ["weather"]}"#),
+        "GET /v1/stats": ("/v1/stats?app=com.example.weather", nil),
+        "PUT /v1/apps/{app}/shortcuts": ("/v1/apps/com.example.weather/shortcuts?user=me", #"{"shortcuts": []}"#),
+        "PUT /v1/timelines": ("/v1/timelines?user=me",
+                              #"[{"app": "com.example.weather", "widgetKind": "forecast", "entries": [{"date": "2026-11-20T00:00:00Z", "score": 1}]}]"#),
+        "POST /v1/feedback": ("/v1/feedback?user=me", #"{"date": "2026-11-20T09:31:00Z", "kind": "never", "app": "com.example.weather"}"#),
+        "GET /v1/focus": ("/v1/focus", nil),
+        "PUT /v1/focus": ("/v1/focus", #"{"focus": "work"}"#),
+        "GET /v1/definitions": ("/v1/definitions", nil),
+    ]
+
+    /// What another app could change: donations, declarations, feedback, Focus changes, saved models.
+    static func fingerprint(_ fixture: ServiceFixture) throws -> [Int] {
+        let declarations = SQLiteDeclarationStore(database: fixture.database)
+        return [try fixture.storedCount(), try declarations.shortcutSets(user: "me").count, try declarations.timelines(user: "me").count,
+                try declarations.feedback(user: "me").count, try SQLiteFocusStore(database: fixture.database).changes().count,
+                try Engine(database: fixture.database).savedModels().count]
+    }
+
+    @Test("every documented route refuses another app's credential with 403 and changes nothing")
+    func everyRouteIsIsolated() async throws {
+        let documented = try documentedRoutes().subtracting(["GET /healthz"])
+        #expect(Set(Self.foreignRequests.keys) == documented, "add the new route to foreignRequests")
         let fixture = try ServiceFixture()
+        try SQLiteDonationStore(database: fixture.database).append(
+            [try DonationLineCodec.decode(donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "w1"))],
+            duplicates: .fail)
+        let before = try Self.fingerprint(fixture)
         try await fixture.test { client async throws in
-            for (method, path) in [("GET", "/metrics"), ("POST", "/v1/predict"), ("POST", "/v1/suggestions")] {
-                let answer = try await client.send(HTTPRequest.Method(method)!, path, credential: fixture.coffee)
-                #expect(answer.status == .forbidden, "\(method) \(path)")
-                #expect(answer.json?.string("error", "code") == "forbidden")
+            for route in documented.sorted() {
+                let request = try #require(Self.foreignRequests[route])
+                let method = HTTPRequest.Method(String(route.split(separator: " ")[0]))!
+                let answer = try await client.send(method, request.uri, credential: fixture.coffee, body: request.body)
+                #expect(answer.status == .forbidden, "\(route)")
+                #expect(answer.json?.string("error", "code") == "forbidden", "\(route)")
             }
         }
-        #expect(try fixture.storedCount() == 0)
+        #expect(try Self.fingerprint(fixture) == before)
     }
 }
