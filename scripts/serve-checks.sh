@@ -40,11 +40,13 @@ start
 OWNER="$(cat "$STORE.owner-credential")"
 [ "$(status GET /healthz "")" = 200 ] || fail "healthz"
 [ "$(status GET /v1/stats "")" = 401 ] || fail "stats without a credential"
-call GET /v1/stats "" | grep -q '"code":"unauthorized"' || fail "401 without a JSON body"
+call GET /v1/stats "" > "$WORK/401.json"
+grep -q '"code":"unauthorized"' "$WORK/401.json" || fail "401 without a JSON body"
 
 echo "== serve: an app credential minted while it runs works at once, and only for its app"
 COFFEE="$("$P" apps add com.example.coffee --store "$STORE")"
-"$P" apps list --store "$STORE" | grep -q '^com.example.coffee ' || fail "apps list"
+"$P" apps list --store "$STORE" > "$WORK/apps.txt"
+grep -q '^com.example.coffee ' "$WORK/apps.txt" || fail "apps list"
 grep -q "$COFFEE" "$STORE.credentials" && fail "the credential itself was stored"
 [ "$(status POST /v1/donations "$COFFEE" '{"app":"com.example.weather","intent":"CheckWeatherIntent","date":"2026-11-20T07:00:00Z"}')" = 403 ] \
   || fail "an app donated for another app"
@@ -58,7 +60,8 @@ grep -q '"stored":283' "$WORK/batch.json" || fail "batch: $(head -c 200 "$WORK/b
 call POST /v1/suggestions "$OWNER" '{"user":"me","at":"2026-11-20T07:30:00-08:00","k":4,"developer":true}' > "$WORK/suggest.json"
 [ "$(tail -n 1 "$WORK/suggest.json")" = 200 ] || fail "suggestions: $(cat "$WORK/suggest.json")"
 grep -q '"target"' "$WORK/suggest.json" || fail "no suggestion"
-call GET /metrics "$OWNER" | grep -q 'proactive_http_requests_total{route="/v1/donations",method="POST",status="201"} 1' || fail "metrics"
+call GET /metrics "$OWNER" > "$WORK/metrics.txt"   # (grep -q on a pipe would cut curl off mid-body)
+grep -q 'proactive_http_requests_total{route="/v1/donations",method="POST",status="201"} 1' "$WORK/metrics.txt" || fail "metrics"
 
 echo "== serve: SIGTERM saves the held model (with a donation it has not been asked about) and exits 0"
 [ "$(status POST /v1/donations "$COFFEE" '{"user":"me","app":"com.example.coffee","intent":"OrderCoffeeIntent","parameters":{"item":"mocha"},"date":"2026-11-20T09:15:00-08:00","identifier":"serve-2"}')" = 201 ] \
