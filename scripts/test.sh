@@ -9,3 +9,7 @@ swift test --skip-build
 # End-to-end checks of the CLI (import/export round trip, bad lines, strict,
 # app-scoped deletes, predict on the sample, Focus filters and migration).
 bash scripts/cli-checks.sh
+# End-to-end checks of `proactive serve` (socket, credentials, donate, suggest, SIGTERM, SIGKILL),
+# and a short schemathesis run against openapi.yaml (installs schemathesis from PyPI into .venv-fuzz/).
+bash scripts/serve-checks.sh
+bash scripts/api-fuzz.sh --short

@@ -11,12 +11,6 @@ enum DeclarationLoading {
     static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
         try Engine.declarations(store, user: user, skipped: { printError("warning: \($0)") })
     }
-
-    /// The stored form of a feedback event.
-    static func stored(_ event: FeedbackEvent, user: String, utcOffset: Int) -> StoredFeedback {
-        StoredFeedback(user: user, date: event.date, kind: event.kind.rawValue, scope: event.scope.description, app: event.app,
-                       eventJSON: FeedbackCodec.encode(event, utcOffset: utcOffset))
-    }
 }
 
 /// Reads a whole text file, naming it in the error.

@@ -191,16 +191,10 @@ struct FeedbackCommand: ParsableCommand {
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
                        donations: SQLiteDonationStore) throws {
         try RecordingPolicy.requireRecording(declarations.database)
-        try declarations.appendFeedback(events.map { DeclarationLoading.stored($0, user: user, utcOffset: offset) })
-        for event in events {
-            print(FeedbackCodec.encode(event, utcOffset: offset))
-            if let donation = event.donation(user: user, utcOffset: offset) {
-                let result: AppendResult
-                do { result = try donations.append(donation, duplicates: .skip) } catch {
-                    guard error.code == .recordingPaused else { throw error }
-                    throw CommandFailure(description: "recording was paused meanwhile: the feedback above was stored, the donation of its tap was not")
-                }
-                print((result.inserted == 1 ? "donated " : "already stored ") + DonationLineCodec.encode(donation))
+        for recorded in try Engine(database: declarations.database).recordFeedback(events, user: user, utcOffset: offset) {
+            print(FeedbackCodec.encode(recorded.event, utcOffset: offset))
+            if let donation = recorded.donation {
+                print((recorded.donationStored ? "donated " : "already stored ") + DonationLineCodec.encode(donation))
             }
         }
     }

@@ -163,14 +163,6 @@ public struct Engine: Sendable {
         return live
     }
 
-    /// Brings a live model kept in memory up to date with the store: what
-    /// `liveModel` does after reading the saved state, without reading it again.
-    /// Apps and services that keep a user's model between calls call this after
-    /// each write (or before each query).
-    public func refresh(_ live: inout LiveModel, now: Date = Date()) throws {
-        try catchUp(&live, now: now)
-    }
-
     /// Folds into `live` what the store changed since its marks: deletions first (unlearned), then new donations.
     func catchUp(_ live: inout LiveModel, now: Date) throws {
         let clock = ContinuousClock()

@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ProactiveService
+import ProactiveStore
+
+// MARK: - proactive serve
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the engine as a local HTTP/JSON service (openapi.yaml describes the API).",
+        discussion: """
+            Listens on a Unix domain socket (mode 0600) by default: --socket PATH, else \
+            $XDG_RUNTIME_DIR/proactive/proactive.sock, else /tmp/proactive-UID/proactive.sock. \
+            --port listens on loopback TCP instead (--host, default 127.0.0.1); any other address \
+            is refused unless --listen-any.
+
+            Every route but GET /healthz needs Authorization: Bearer CREDENTIAL. The first serve \
+            of a store writes the owner's credential to STORE.owner-credential (mode 0600); \
+            `proactive apps add BUNDLE_ID` mints an app credential, which acts as --as-app does. \
+            Users' live models stay in memory within --memory-budget (least recently used saved \
+            and evicted) and are saved every --save-every seconds and on SIGTERM or SIGINT, \
+            after in-flight requests finish; then the exit status is 0.
+
+            Example:
+              proactive serve --store ~/p.sqlite
+              curl --unix-socket "$XDG_RUNTIME_DIR/proactive/proactive.sock" \\
+                -H "Authorization: Bearer $(cat ~/p.sqlite.owner-credential)" \\
+                -d '{"user":"me","k":4}' http://localhost/v1/suggestions
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: ArgumentHelp("The Unix domain socket to listen on.", valueName: "path"))
+    var socket: String?
+
+    @Option(help: "Listen on this TCP port instead of a socket (loopback only unless --listen-any).")
+    var port: Int?
+
+    @Option(help: "The address for --port.")
+    var host = "127.0.0.1"
+
+    @Flag(help: "Allow --host to be an address other than loopback.")
+    var listenAny = false
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel = "info"
+
+    @Option(help: ArgumentHelp("Largest request body, in bytes (K, M, G suffixes).", valueName: "size"))
+    var maxBody = "16M"
+
+    @Option(help: ArgumentHelp("Memory for live models, in bytes (K, M, G suffixes).", valueName: "size"))
+    var memoryBudget = "512M"
+
+    @Option(help: "Seconds between saves of the held models.")
+    var saveEvery = 30
+
+    func validate() throws {
+        if storeOptions.asApp != nil { throw ValidationError("serve acts for every credential; --as-app does not apply") }
+        if socket != nil, port != nil { throw ValidationError("give --socket or --port, not both") }
+        if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535, found \(port)") }
+        if port != nil, !listenAny, !Listening.isLoopback(host) {
+            throw ValidationError("--host \(host) is not a loopback address: the service has no TLS; add --listen-any to serve it anyway")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
+        guard saveEvery >= 1 else { throw ValidationError("--save-every must be at least 1 second") }
+        _ = try Self.size(maxBody, option: "--max-body")
+        _ = try Self.size(memoryBudget, option: "--memory-budget")
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel)!
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "proactive.serve")
+        umask(0o077)  // the socket, credential files and the store are the owner's alone
+        let database = try storeOptions.openDatabase()
+        let credentials = CredentialStore(storePath: storeOptions.path)
+        if try credentials.ensureOwnerCredential().created {
+            logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
+        }
+        var configuration = ProactiveService.Configuration()
+        configuration.maxBody = try Self.size(maxBody, option: "--max-body")
+        configuration.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
+        let service = ProactiveService(database: database, credentials: credentials, configuration: configuration, logger: logger)
+
+        let address: BindAddress
+        let socketPath: String?
+        if let port {
+            address = .hostname(host, port: port)
+            socketPath = nil
+        } else {
+            let path = try socket ?? Listening.defaultSocketPath()
+            try Listening.prepareSocket(at: path)
+            address = .unixDomainSocket(path: path)
+            socketPath = path
+        }
+        let keeper = ModelKeeper(models: service.models, interval: .seconds(saveEvery), logger: logger)
+        let app = Application(
+            router: service.router(),
+            configuration: ApplicationConfiguration(address: address, serverName: "proactive"),
+            services: [keeper],
+            onServerRunning: { _ in
+                if let socketPath { chmod(socketPath, 0o600) }
+                logger.notice("listening", metadata: ["address": "\(socketPath.map { "unix:" + $0 } ?? "\(host):\(port ?? 0)")"])
+            },
+            logger: logger
+        )
+        try await app.runService()
+        if let socketPath { unlink(socketPath) }
+        logger.notice("stopped")
+    }
+
+    /// `16M` -> 16,777,216.
+    static func size(_ text: String, option: String) throws -> Int {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var unit = 1
+        if let last = text.last?.uppercased().first, let multiplier = units[last] {
+            unit = multiplier
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0, value <= Int.max / unit else {
+            throw ValidationError("\(option) wants a size such as 16M, found \"\(text)\"")
+        }
+        return value * unit
+    }
+}
+
+// MARK: - proactive apps
+
+struct AppsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "Manage the service's app credentials (proactive serve).",
+        discussion: """
+            An app credential acts as --as-app BUNDLE_ID does: it reads and changes only that app's \
+            data. Credentials are kept hashed (SHA-256) in STORE.credentials (mode 0600); `add` \
+            prints the credential once. A running service sees changes on its next request.
+            """,
+        subcommands: [Add.self, List.self, Revoke.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mint a credential for an app and print it (once).")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The app's bundle identifier.") var app: String
+        @Flag(help: "Revoke the app's current credential and mint a new one.") var replace = false
+
+        func run() throws {
+            try storeOptions.access.requireAdministrator(to: "manage credentials")
+            umask(0o077)
+            print(try CredentialStore(storePath: storeOptions.path).add(app: app, replacing: replace))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the apps that have a credential.")
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() throws {
+            try storeOptions.access.requireAdministrator(to: "manage credentials")
+            for entry in try CredentialStore(storePath: storeOptions.path).apps() {
+                print("\(entry.app)  created \(DateFormatting.utc(entry.created))")
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke an app's credential.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The app's bundle identifier.") var app: String
+
+        func run() throws {
+            try storeOptions.access.requireAdministrator(to: "manage credentials")
+            umask(0o077)
+            guard try CredentialStore(storePath: storeOptions.path).revoke(app: app) else {
+                throw CommandFailure(description: "\(app) has no credential")
+            }
+            print("revoked \(app)")
+        }
+    }
+}

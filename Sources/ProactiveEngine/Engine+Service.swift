@@ -1,0 +1,106 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - What a long-running surface needs
+
+/// The pieces a service that keeps live models in memory (`proactive serve`)
+/// needs beyond the one-shot queries: catch a held model up, save it when the
+/// holder decides, rank with a model already loaded, and store a batch with an
+/// answer per donation.
+extension Engine {
+    /// Folds into a held model what the store changed since it was read or
+    /// last refreshed (new donations learned, deleted ones unlearned).
+    /// The state is saved here only when it unlearned something (so deleted
+    /// values do not stay in saved bytes) or had to be refitted; otherwise
+    /// saving is the holder's call (`save`).
+    public func refresh(_ live: inout LiveModel, now: Date = Date()) throws {
+        var engine = self
+        engine.persistAfter = Int.max
+        engine.persistAfterMilliseconds = 3_600_000  // the holder saves (`save`)
+        try engine.catchUp(&live, now: now)
+        if live.unlearned > 0 { live.unlearned = 0 }  // catchUp saved it
+    }
+
+    /// Saves a held model and starts its count of donations folded since the last save anew.
+    public func save(_ live: inout LiveModel, now: Date = Date()) throws {
+        try persist(live, now: now)
+        live.folded = 0
+        live.unlearned = 0
+    }
+
+    /// What ranking needs for the user of a model already loaded.
+    public func rankingSession(_ live: LiveModel) throws -> RankingSession {
+        let (declarations, feedback) = try declarations(user: live.user)
+        let gate = FocusCriteriaGate(filters: try focusFilters(), criteria: live.criteria)
+        return RankingSession(engine: self, live: live, declarations: declarations, feedback: feedback, gate: gate)
+    }
+
+    // MARK: Batches
+
+    /// How one donation of a batch went.
+    public enum BatchOutcome: Sendable, Equatable {
+        /// Stored (as returned: Focus filled from the timeline).
+        case stored(Donation)
+        /// The same `(app, identifier)` or the same donation was already stored: nothing new.
+        case duplicate
+        /// Not stored, and why.
+        case rejected(String)
+    }
+
+    /// Stores a batch as the acting party, each donation on its own in one
+    /// transaction (as `import` keeps the good lines of a file): a donation the
+    /// store refuses is reported and the others are kept.
+    /// - Throws: `StoreError(.accessDenied)` when any donation is for an app the
+    ///   acting party may not donate for (nothing is stored); store failures.
+    public func donate(batch: [Donation]) throws -> [BatchOutcome] {
+        for donation in batch { try access.require(app: donation.app, to: "donate for") }
+        let timeline = try focusTimeline().timeline
+        let store = AppScopedDonationStore(donations, access: access)
+        return try store.inOneTransaction { appender in
+            var outcomes: [BatchOutcome] = []
+            outcomes.reserveCapacity(batch.count)
+            for donation in batch {
+                let enriched = timeline.enrich(donation)
+                do {
+                    let result = try appender.append([enriched], duplicates: .skip)
+                    outcomes.append(result.inserted == 1 ? .stored(enriched) : .duplicate)
+                } catch let error as StoreError where error.code == .invalidDonation {
+                    outcomes.append(.rejected(error.message))
+                }
+            }
+            return outcomes
+        }
+    }
+}
+
+// MARK: - Feedback
+
+extension Engine {
+    /// What recording one feedback event did.
+    public struct RecordedFeedback: Sendable {
+        public var event: FeedbackEvent
+        /// A tap also donates what it ran: the donation, and whether it was new.
+        public var donation: Donation?
+        public var donationStored: Bool
+    }
+
+    /// Records the user's feedback events (owner only, as `feedback add` and
+    /// `feedback import`); a tap is also stored as a donation of what it ran.
+    public func recordFeedback(_ events: [FeedbackEvent], user: String, utcOffset: Int) throws -> [RecordedFeedback] {
+        try access.requireAdministrator(to: "record feedback")
+        try SQLiteDeclarationStore(database: database).appendFeedback(events.map { event in
+            StoredFeedback(user: user, date: event.date, kind: event.kind.rawValue, scope: event.scope.description, app: event.app,
+                           eventJSON: FeedbackCodec.encode(event, utcOffset: utcOffset))
+        })
+        return try events.map { event in
+            guard let donation = event.donation(user: user, utcOffset: utcOffset) else {
+                return RecordedFeedback(event: event, donation: nil, donationStored: false)
+            }
+            let result = try donations.append(donation, duplicates: .skip)
+            return RecordedFeedback(event: event, donation: donation, donationStored: result.inserted == 1)
+        }
+    }
+}

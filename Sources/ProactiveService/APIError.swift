@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import ProactiveCore
+import ProactiveEngine
+import ProactiveStore
+
+// MARK: - Errors as the API answers them
+
+/// A refusal with its HTTP status and a JSON body:
+/// `{"error": {"status": 400, "code": "invalid_field", "message": "...", "field": "date", "line": 3}}`.
+public struct APIError: Error, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    /// A stable category: `unauthorized`, `forbidden`, `invalid_json`, `invalid_field`, ...
+    public var code: String
+    public var message: String
+    /// The field at fault (`date`, `parameters.size`, `k`), when one is.
+    public var field: String?
+    /// The line (JSON Lines) or item (JSON array, from 1) at fault, for batches.
+    public var line: Int?
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil, line: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.line = line
+    }
+
+    public static func badRequest(_ message: String, field: String? = nil, line: Int? = nil) -> APIError {
+        APIError(.badRequest, field == nil ? "invalid_request" : "invalid_field", message, field: field, line: line)
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("status", .number(Double(status.code), integer: Int64(status.code))),
+                                              ("code", .string(code)), ("message", .string(message))]
+        if let field { members.append(("field", .string(field))) }
+        if let line { members.append(("line", .number(Double(line), integer: Int64(line)))) }
+        return .object([("error", .object(members))])
+    }
+
+    public var response: Response {
+        var response = Response.json(json, status: status)
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        return response
+    }
+
+    /// The API's answer to an error thrown by the store or the engine.
+    public static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as StoreError:
+            switch error.code {
+            case .accessDenied: return APIError(.forbidden, "forbidden", error.message)
+            case .duplicateIdentifier, .duplicateDonation: return APIError(.conflict, "duplicate", error.message)
+            case .recordingPaused: return APIError(.conflict, "recording_paused", error.message)
+            case .invalidDonation, .invalidRequest: return APIError(.badRequest, "invalid_request", error.message)
+            case .busy: return APIError(.serviceUnavailable, "busy", error.message)
+            default: return APIError(.internalServerError, "store", error.message)
+            }
+        case let error as EngineError:
+            switch error.code {
+            case .noDonations: return APIError(.notFound, "no_donations", error.description)
+            case .invalidRequest: return APIError(.badRequest, "invalid_request", error.description)
+            default: return APIError(.internalServerError, error.code.rawValue, error.description)
+            }
+        case let error as DonationLineError:
+            return APIError.badRequest(error.description, field: error.field)
+        case let error as any HTTPResponseError:
+            let status = error.status
+            let message = status == .contentTooLarge ? "the body is larger than the server's --max-body" : status.reasonPhrase
+            return APIError(status, status == .notFound ? "not_found" : status == .contentTooLarge ? "too_large" : "http_\(status.code)",
+                            message)
+        default:
+            return APIError(.internalServerError, "internal", "\(error)")
+        }
+    }
+}
+
+// MARK: - JSON responses
+
+extension Response {
+    /// A JSON response written with the engine's own writer (`JSONWriter`).
+    public static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        json(text: JSONWriter.string(value), status: status)
+    }
+
+    /// A response whose body is already JSON text.
+    public static func json(text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeString(text)
+        buffer.writeString("\n")
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
+    }
+}
+
+extension JSONValue {
+    static func int(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
+}

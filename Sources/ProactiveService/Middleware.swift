@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import Logging
+import ProactiveStore
+
+// MARK: - The request context
+
+/// Hummingbird's context plus who the request's credential acts as.
+public struct ServiceRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `CredentialMiddleware`; `.administrator` only for the owner's credential.
+    public var access: StoreAccess = .app("")
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// Refuses an app credential (403), as the CLI refuses `--as-app` for owner-only commands.
+    func requireOwner(to operation: String) throws {
+        do { try access.requireAdministrator(to: operation) } catch { throw APIError.from(error) }
+    }
+}
+
+// MARK: - Credentials
+
+/// Every route but `/healthz` needs `Authorization: Bearer CREDENTIAL`: 401 when
+/// it is missing or unknown. The credential itself is never logged.
+struct CredentialMiddleware: RouterMiddleware {
+    let credentials: CredentialStore
+
+    func handle(_ request: Request, context: ServiceRequestContext,
+                next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        if request.uri.path == "/healthz" { return try await next(request, context) }
+        guard let header = request.headers[.authorization] else {
+            throw APIError(.unauthorized, "unauthorized", "missing credential: send Authorization: Bearer <credential>")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+              let access = credentials.access(for: parts[1].trimmingCharacters(in: .whitespaces))
+        else { throw APIError(.unauthorized, "unauthorized", "unknown credential") }
+        var context = context
+        context.access = access
+        return try await next(request, context)
+    }
+}
+
+// MARK: - Errors
+
+/// Turns every error into a JSON body with its status (`APIError`); logs server faults.
+struct ErrorMiddleware: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: ServiceRequestContext,
+                next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let api = APIError.from(error)
+            if api.status.code >= 500 {
+                logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(api.message)"])
+            } else {
+                logger.debug("request refused", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)",
+                                                           "status": "\(api.status.code)", "code": "\(api.code)"])
+            }
+            return api.response
+        }
+    }
+}
+
+// MARK: - Metrics
+
+/// Counts requests and times them per route (the route template, never the raw path).
+struct MetricsMiddleware: RouterMiddleware {
+    let metrics: ServiceMetrics
+
+    func handle(_ request: Request, context: ServiceRequestContext,
+                next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        metrics.record(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: Int(response.status.code),
+                       nanoseconds: nanoseconds)
+        return response
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Relevant shortcuts and widget timelines
+
+extension ProactiveService {
+    /// `PUT /v1/apps/{app}/shortcuts?user=U`: replaces the app's relevant
+    /// shortcuts for the user (the body is a `shortcuts set` file: the set
+    /// object, or its `shortcuts` array; `[]` withdraws them all).
+    func putShortcuts(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let app = try context.parameters.require("app")
+        let user = try Self.user(request, allowing: ["user", "at"])
+        let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
+        let date = try request.uri.queryParameters.get("at").map { try BodyReading.date($0, field: "at") } ?? Date()
+        let set: RelevantShortcutSet
+        do { set = try RelevantShortcutCodec.decode(text, app: app, declaredAt: date) } catch {
+            throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)
+        }
+        guard set.app == app else {
+            throw APIError.badRequest("the body declares \(set.app)'s shortcuts, the path \(app)'s", field: "app")
+        }
+        try context.access.require(app: app, to: "declare relevant shortcuts for")
+        let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: context.access)
+        try store.replaceShortcutSet(StoredShortcutSet(user: user, app: app, declaredAt: date,
+                                                       shortcutsJSON: RelevantShortcutCodec.encodeShortcuts(set.shortcuts)))
+        return Response.json(.object([("app", .string(app)), ("user", .string(user)), ("shortcuts", .int(set.shortcuts.count))]))
+    }
+
+    /// `PUT /v1/timelines?user=U`: replaces the timelines of the widgets in
+    /// the body (a `timeline set` file); every widget must be the credential's app's.
+    func putTimelines(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try Self.user(request, allowing: ["user"])
+        let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
+        let timelines: [WidgetTimeline]
+        do { timelines = try WidgetTimelineCodec.decode(text) } catch {
+            throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)
+        }
+        for timeline in timelines { try context.access.require(app: timeline.widget.app, to: "replace the widget timelines of") }
+        let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: context.access)
+        for timeline in timelines {
+            try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
+                                                     timelineJSON: WidgetTimelineCodec.encode(timeline)))
+        }
+        return Response.json(.object([
+            ("user", .string(user)),
+            ("widgets", .array(timelines.map { .object([("widget", .string($0.widget.key)), ("entries", .int($0.entries.count))]) })),
+        ]))
+    }
+
+    // MARK: Pieces
+
+    /// The `user` query parameter (default `Donation.defaultUser`); other parameters than `allowing` are refused.
+    static func user(_ request: Request, allowing known: Set<String>) throws -> String {
+        let query = request.uri.queryParameters
+        if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
+        }
+        let user = query.get("user") ?? Donation.defaultUser
+        guard !user.isEmpty else { throw APIError.badRequest("must not be empty", field: "user") }
+        return user
+    }
+
+    static func bodyText(_ request: Request, maxBody: Int) async throws -> String {
+        var request = request
+        let body = try await request.collectBody(upTo: maxBody)
+        guard let text = body.getString(at: body.readerIndex, length: body.readableBytes), !text.isEmpty else {
+            throw APIError.badRequest("the body is empty or not UTF-8")
+        }
+        return text
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import ProactiveCore
+import ProactiveEngine
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Feedback, Focus and intent definitions
+
+extension ProactiveService {
+    /// `POST /v1/feedback?user=U`: feedback events, one JSON object, an array,
+    /// or JSON Lines (the `feedback import` format). All are checked first: one
+    /// bad event is a 400 naming its line and field, and nothing is recorded.
+    /// Owner only, as `feedback` is.
+    func postFeedback(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try context.requireOwner(to: "record feedback")
+        let user = try Self.user(request, allowing: ["user"])
+        var request = request
+        let body = try await request.collectBody(upTo: configuration.maxBody)
+        var items: [(line: Int, json: JSONValue)] = []
+        let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
+        if contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl") {
+            for (index, line) in String(buffer: body).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                do { items.append((index + 1, try JSONParser.parse(String(line)))) } catch {
+                    throw APIError(.badRequest, "invalid_json", error.description, line: index + 1)
+                }
+            }
+        } else {
+            switch try BodyReading.json(body) {
+            case let .array(elements): items = elements.enumerated().map { ($0.offset + 1, $0.element) }
+            case let single: items = [(1, single)]
+            }
+        }
+        guard !items.isEmpty else { throw APIError.badRequest("no feedback event in the body") }
+        var events: [FeedbackEvent] = []
+        for item in items {
+            do { events.append(try FeedbackCodec.decode(item.json)) } catch {
+                throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: item.line)
+            }
+        }
+        let recorded = try engine(context).recordFeedback(events, user: user, utcOffset: 0)
+        let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
+        if !donated.isEmpty {
+            metrics.donationsStored.increment(by: donated.count)
+            await models.donated(users: donated)
+        }
+        return Response.json(.object([
+            ("user", .string(user)), ("recorded", .int(recorded.count)), ("donated", .int(donated.count)),
+        ]))
+    }
+
+    // MARK: Focus
+
+    /// `GET /v1/focus?at=DATE`: the Focus on and what each app's Focus filter applies (owner only, as `focus status`).
+    func getFocus(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+        try context.requireOwner(to: "read the Focus status")
+        let date = try Self.instant(request)
+        return Response.json(try focusStatus(at: date))
+    }
+
+    /// `PUT /v1/focus`: `{"focus": "work"}` turns a Focus on by hand, `{"focus": null}`
+    /// turns Focus off, until the next schedule boundary; `"at"` (default now) says when.
+    /// Owner only, as `focus set`. Held models are dropped: their Focus timeline changed.
+    func putFocus(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try context.requireOwner(to: "set the Focus")
+        _ = try Self.user(request, allowing: [])
+        var request = request
+        let body = try await request.collectBody(upTo: configuration.maxBody)
+        guard case let .object(members) = try BodyReading.json(body) else { throw APIError.badRequest("the body must be a JSON object") }
+        var focus: String??
+        var date = Date()
+        for (key, value) in members {
+            switch (key, value) {
+            case let ("focus", .string(name)):
+                let normalized = FocusName.normalize(name)
+                guard !normalized.isEmpty else { throw APIError.badRequest("the Focus name is empty", field: "focus") }
+                focus = .some(normalized)
+            case ("focus", .null): focus = .some(nil)
+            case let ("at", .string(text)): date = try BodyReading.date(text, field: "at")
+            case ("focus", _): throw APIError.badRequest("must be a Focus name or null", field: "focus")
+            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date with offset", field: "at")
+            default: throw APIError.badRequest("unknown field", field: key)
+            }
+        }
+        guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
+        try SQLiteFocusStore(database: database).recordChange(StoredFocusChange(date: date, focus: focus))
+        await models.dropAll()
+        return Response.json(try focusStatus(at: date))
+    }
+
+    func focusStatus(at date: Date) throws -> JSONValue {
+        let engine = Engine(database: database)
+        let state = try engine.focusTimeline().timeline.state(at: date)
+        let filters = try engine.focusFilters()
+        let apps: [JSONValue] = filters.filters.keys.sorted().map { app in
+            var members: [(String, JSONValue)] = [
+                ("app", .string(app)),
+                ("values", .object((filters.currentValues(app: app, activeFocus: state.focus) ?? [:]).sorted { $0.key < $1.key }
+                    .map { ($0.key, $0.value.json) })),
+                ("configured", .bool(filters.isConfigured(app: app, focus: state.focus))),
+            ]
+            if let predicate = filters.activePredicate(app: app, focus: state.focus) { members.append(("predicate", .string(predicate.description))) }
+            if let badge = filters.badgeCount(app: app, activeFocus: state.focus) { members.append(("badge", .int(badge))) }
+            return .object(members)
+        }
+        let until: JSONValue = state.until.map { .string(Timestamp.format(secondsSince1970: $0.timeIntervalSince1970, utcOffsetSeconds: 0)) } ?? .null
+        return .object([
+            ("at", .string(Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: 0))),
+            ("focus", state.focus.map(JSONValue.string) ?? .null), ("until", until), ("apps", .array(apps)),
+        ])
+    }
+
+    // MARK: Definitions
+
+    /// `GET /v1/definitions`: the stored intent definitions (owner only, as `definitions list`).
+    func getDefinitions(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+        try context.requireOwner(to: "list intent definitions")
+        _ = try Self.user(request, allowing: [])
+        return Response.json(.object([("definitions", .array(try engine(context).definitions().definitions.map(\.intentJSON)))]))
+    }
+
+    /// The `at` query parameter, or now.
+    static func instant(_ request: Request) throws -> Date {
+        _ = try user(request, allowing: ["at"])
+        return try request.uri.queryParameters.get("at").map { try BodyReading.date($0, field: "at") } ?? Date()
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+import ProactiveCore
+import ProactiveEngine
+import ProactiveModels
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - The Smart Stack at a moment
+
+extension ProactiveService {
+    /// `POST /v1/stack`: which widget a stack shows at a moment and why
+    /// (owner only, as `stack`). Body: `{"user": "me", "at": DATE,
+    /// "widgets": ["weather", "reminders"], "context": {...},
+    /// "smartRotate": true, "widgetSuggestions": true, "developer": false}`.
+    /// Widgets are named as `proactive stack --widgets` names them. The
+    /// decision is a fresh stack's (no rotation carried from earlier calls).
+    func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
+        var request = request
+        let body = try await request.collectBody(upTo: configuration.maxBody)
+        guard case let .object(members) = try BodyReading.json(body) else { throw APIError.badRequest("the body must be a JSON object") }
+        var questionMembers: [(String, JSONValue)] = []
+        var names: [String] = []
+        var settings = StackSettings()
+        for (key, value) in members {
+            switch (key, value) {
+            case let ("widgets", .array(items)):
+                for item in items {
+                    guard case let .string(name) = item, !name.isEmpty else { throw APIError.badRequest("widget names are strings", field: "widgets") }
+                    names.append(name)
+                }
+            case let ("smartRotate", .bool(flag)): settings.smartRotate = flag
+            case let ("widgetSuggestions", .bool(flag)): settings.widgetSuggestions = flag
+            case let ("developer", .bool(flag)): settings.developerMode = flag
+            case ("widgets", _): throw APIError.badRequest("must be an array of widget names", field: "widgets")
+            case ("smartRotate", _), ("widgetSuggestions", _), ("developer", _): throw APIError.badRequest("must be true or false", field: key)
+            default: questionMembers.append((key, value))
+            }
+        }
+        guard !names.isEmpty else { throw APIError.badRequest("name the stack's widgets", field: "widgets") }
+        let question = try Question(json: .object(questionMembers))
+        let live = try await models.live(user: question.user)
+        let engine = engine(context)
+        let session = try engine.rankingSession(live)
+        let moment = try engine.moment(for: live, at: question.date, utcOffset: question.utcOffset, context: question.context)
+        let offset = moment.utcOffset ?? 0
+        let ranker = session.ranker(dayStart: session.dayStart(containing: question.date, utcOffset: offset), utcOffset: offset,
+                                    context: question.context)
+        let catalogue = session.widgetCatalogue(ranker)
+        var widgets: [WidgetID] = []
+        for name in names {
+            let widget: WidgetID
+            do { widget = try session.resolveWidget(name, in: catalogue, ranker: ranker) } catch {
+                throw APIError.badRequest("\(error)", field: "widgets")
+            }
+            guard !widgets.contains(widget) else { throw APIError.badRequest("\(widget.displayName) is named twice", field: "widgets") }
+            widgets.append(widget)
+        }
+        var state = StackState()
+        let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
+                                                             distribution: live.model.distribution(at: moment), moment: moment, state: &state)
+        let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffset: offset) }
+        return Response.json(.object([
+            ("user", .string(question.user)),
+            ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("top", .string(decision.top.displayName)), ("reason", .string(decision.reason.rawValue)),
+            ("score", .number(decision.topScore, integer: nil)), ("why", .string(why(decision.topSignals))),
+            ("inserted", .array(decision.inserted.map { .string($0.widget.displayName) })),
+            ("candidates", .array(decision.candidates.map { candidate in
+                .object([("widget", .string(candidate.widget.displayName)), ("score", .number(candidate.score, integer: nil)),
+                         ("inStack", .bool(candidate.inStack)), ("why", .string(why(candidate.signals)))])
+            })),
+        ]))
+    }
+}

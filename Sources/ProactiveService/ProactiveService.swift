@@ -1,0 +1,381 @@
+import Foundation
+import Hummingbird
+import Logging
+import ProactiveCore
+import ProactiveEngine
+import ProactiveModels
+import ProactiveStore
+
+// MARK: - The service
+
+/// The engine as an HTTP/JSON service (`proactive serve`): a thin adapter
+/// over `Engine` that authenticates each request, scopes it to the acting
+/// party (`StoreAccess`, exactly the rules of `--as-app`), and answers with
+/// the CLI's formats. `openapi.yaml` at the repository root describes every
+/// route; `routes` lists them for the test that checks the two agree.
+public struct ProactiveService: Sendable {
+    public struct Configuration: Sendable {
+        /// Largest request body accepted (413 above it).
+        public var maxBody = 16 << 20
+        /// Bytes of live models kept in memory.
+        public var memoryBudget = 512 << 20
+        public init() {}
+    }
+
+    /// Every route: method and path (OpenAPI path templates).
+    public static let routes: [(method: String, path: String)] = [
+        ("GET", "/healthz"), ("GET", "/metrics"),
+        ("POST", "/v1/donations"), ("DELETE", "/v1/donations"),
+        ("POST", "/v1/predict"), ("POST", "/v1/suggestions"),
+        ("GET", "/v1/stats"),
+        ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
+        ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"), ("POST", "/v1/stack"),
+    ]
+
+    public let database: ProactiveDatabase
+    public let credentials: CredentialStore
+    public let models: LiveModelCache
+    public let metrics: ServiceMetrics
+    public let configuration: Configuration
+    public let logger: Logger
+
+    public init(database: ProactiveDatabase, credentials: CredentialStore, configuration: Configuration = Configuration(),
+                metrics: ServiceMetrics = ServiceMetrics(), logger: Logger = Logger(label: "proactive.serve")) {
+        self.database = database
+        self.credentials = credentials
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
+    }
+
+    /// The router with every route and the middleware (errors as JSON, metrics, credentials).
+    public func router() -> Router<ServiceRequestContext> {
+        let router = Router(context: ServiceRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.add(middleware: ErrorMiddleware(logger: logger))
+        router.add(middleware: CredentialMiddleware(credentials: credentials))
+
+        // Registered from `routes` alone, so the list the OpenAPI test checks is what is served.
+        for (method, path) in Self.routes {
+            let handler = handler(method, path)
+            router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { request, context in try await handler(request, context) }
+        }
+        return router
+    }
+
+    typealias Handler = @Sendable (Request, ServiceRequestContext) async throws -> Response
+
+    /// What answers `method path`.
+    func handler(_ method: String, _ path: String) -> Handler {
+        switch (method, path) {
+        case ("GET", "/healthz"): return { _, _ in Response.json(.object([("status", .string("ok"))])) }
+        case ("GET", "/metrics"): return { _, context in
+            try context.requireOwner(to: "read the service's metrics")
+            var buffer = ByteBuffer()
+            buffer.writeString(metrics.exposition())
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: buffer))
+        }
+        case ("POST", "/v1/donations"): return { try await donate($0, $1) }
+        case ("DELETE", "/v1/donations"): return { try await deleteDonations($0, $1) }
+        case ("POST", "/v1/predict"): return { try await predict($0, $1) }
+        case ("POST", "/v1/suggestions"): return { try await suggest($0, $1) }
+        case ("GET", "/v1/stats"): return { request, context in try stats(request, context) }
+        case ("PUT", "/v1/apps/{app}/shortcuts"): return { try await putShortcuts($0, $1) }
+        case ("PUT", "/v1/timelines"): return { try await putTimelines($0, $1) }
+        case ("POST", "/v1/feedback"): return { try await postFeedback($0, $1) }
+        case ("GET", "/v1/focus"): return { request, context in try getFocus(request, context) }
+        case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
+        case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
+        case ("POST", "/v1/stack"): return { try await stack($0, $1) }
+        default: preconditionFailure("no handler for \(method) \(path)")
+        }
+    }
+
+    /// The engine acting as the request's credential.
+    func engine(_ context: ServiceRequestContext) -> Engine { Engine(database: database, access: context.access) }
+
+    // MARK: Donations
+
+    /// One JSON object, a JSON array, or JSON Lines (`application/x-ndjson`, `application/jsonl`).
+    func donate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: configuration.maxBody)
+        let engine = engine(context)
+        let now = Date()
+        let privacy = SQLitePrivacyStore(database: database)
+        if try privacy.isRecordingPaused() {
+            throw APIError(.conflict, "recording_paused", "recording is paused (proactive pause off resumes): nothing was stored")
+        }
+        let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
+        let lines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
+            || contentType.hasPrefix("application/json-seq")
+        let outcomes: [Engine.BatchOutcome]
+        var decoded: [(line: Int, result: Result<Donation, DonationLineError>)] = []
+        if lines {
+            decoded = BodyReading.lines(body)
+        } else {
+            let json = try BodyReading.json(body)
+            switch json {
+            case .object:
+                // One donation: all or nothing, refusals are errors.
+                let donation: Donation
+                do { donation = try DonationLineCodec.decode(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
+                let stored = try engine.donate(donation)
+                metrics.donationsStored.increment()
+                await models.donated(users: [stored.user])
+                try await applyRetention(now: now)
+                return Response.json(text: DonationLineCodec.encode(stored), status: .created)
+            case let .array(items):
+                decoded = items.enumerated().map { index, item in
+                    (index + 1, Result { () throws(DonationLineError) in try DonationLineCodec.decode(item) })
+                }
+            default:
+                throw APIError.badRequest("the body must be a donation object, an array of them, or JSON Lines; found \(json.kindName)")
+            }
+        }
+        // A batch: good lines are kept, each line says how it went (as `import` does).
+        let good = decoded.compactMap { entry -> (Int, Donation)? in
+            if case let .success(donation) = entry.result { return (entry.line, donation) }
+            return nil
+        }
+        outcomes = try engine.donate(batch: good.map(\.1))
+        var results: [JSONValue] = []
+        results.reserveCapacity(decoded.count)
+        var stored = 0, duplicates = 0, rejected = 0
+        var next = outcomes.makeIterator()
+        var users = Set<String>()
+        for entry in decoded {
+            var members: [(String, JSONValue)] = [("line", .int(entry.line))]
+            switch entry.result {
+            case let .failure(error):
+                rejected += 1
+                members += [("status", .string("rejected")), ("reason", .string(error.description))]
+                if let field = error.field { members.append(("field", .string(field))) }
+            case .success:
+                switch next.next()! {
+                case let .stored(donation):
+                    stored += 1
+                    users.insert(donation.user)
+                    members.append(("status", .string("stored")))
+                case .duplicate:
+                    duplicates += 1
+                    members.append(("status", .string("duplicate")))
+                case let .rejected(reason):
+                    rejected += 1
+                    members += [("status", .string("rejected")), ("reason", .string(reason))]
+                }
+            }
+            results.append(.object(members))
+        }
+        metrics.donationsStored.increment(by: stored)
+        metrics.donationsRejected.increment(by: rejected)
+        await models.donated(users: users)
+        if stored > 0 { try await applyRetention(now: now) }
+        return Response.json(.object([
+            ("stored", .int(stored)), ("duplicates", .int(duplicates)), ("rejected", .int(rejected)), ("results", .array(results)),
+        ]))
+    }
+
+    /// Erases what the retention policy no longer keeps (as `donate` and `import` do), and drops held models if anything went.
+    func applyRetention(now: Date) async throws {
+        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+        guard !report.isEmpty else { return }
+        await models.dropAll()
+        try Engine(database: database).settleDeletions(now: now)
+    }
+
+    /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
+    /// or any of `app`, `user`, `after`, `before`; `all=true` for everything the credential may delete.
+    func deleteDonations(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let known: Set<String> = ["identifier", "group", "app", "user", "after", "before", "all"]
+        if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
+        }
+        let identifiers = query.getAll("identifier")
+        let group = query.get("group")
+        let app = query.get("app")
+        let user = query.get("user")
+        let after = try query.get("after").map { try BodyReading.date($0, field: "after") }
+        let before = try query.get("before").map { try BodyReading.date($0, field: "before") }
+        let all = query.get("all") == "true"
+        for (name, value) in [("identifier", identifiers.first(where: \.isEmpty)), ("group", group), ("app", app), ("user", user)]
+        where value?.isEmpty == true {
+            throw APIError.badRequest("\(name) needs a non-empty value", field: name)
+        }
+        let deletion: DonationDeletion
+        if !identifiers.isEmpty || group != nil {
+            guard let app else { throw APIError.badRequest("identifier and group delete one app's donations: add app", field: "app") }
+            guard identifiers.isEmpty || group == nil else { throw APIError.badRequest("give identifier or group, not both", field: "group") }
+            guard user == nil, after == nil, before == nil, !all else {
+                throw APIError.badRequest("identifier and group combine only with app", field: identifiers.isEmpty ? "group" : "identifier")
+            }
+            deletion = group.map { .group($0, app: app) } ?? .identifiers(identifiers, app: app)
+        } else {
+            let filter = DonationFilter(user: user, app: app, dates: DateSpan(start: after, end: before))
+            if all {
+                guard filter.matchesEverything else { throw APIError.badRequest("all=true deletes everything; drop the other criteria", field: "all") }
+            } else if filter.matchesEverything {
+                throw APIError.badRequest("say what to delete (identifier, group, app, user, after, before), or all=true")
+            }
+            deletion = .matching(filter)
+        }
+        let deleted = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).delete(deletion)
+        if deleted > 0 {
+            await models.dropAll()
+            try Engine(database: database).settleDeletions()
+            _ = try SQLitePrivacyStore(database: database).eraseTraces()
+        }
+        return Response.json(.object([("deleted", .int(deleted))]))
+    }
+
+    // MARK: Queries
+
+    /// `{"user": "u1", "at": "2026-11-20T07:30:00-08:00", "context": {"focus": "work"}, "k": 4}`; every field optional.
+    /// Answers in the shape of `proactive predict --json`.
+    func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try context.requireOwner(to: "ask for predictions (they read every app's donations)")
+        let question = try await Question(request, maxBody: configuration.maxBody)
+        let live = try await models.live(user: question.user)
+        let prediction = try engine(context).predict(live, at: question.date, utcOffset: question.utcOffset, context: question.context,
+                                                      k: question.k)
+        let offset = prediction.moment.utcOffset ?? 0
+        return Response.json(.object([
+            ("user", .string(prediction.user)),
+            ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("model", .string(prediction.model)),
+            ("context", .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
+            ("suggestions", .array(prediction.rows.map { row in
+                .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
+                         ("probability", .number(row.probability, integer: nil)), ("why", .array(row.reasons.map { .string($0) }))])
+            })),
+        ]))
+    }
+
+    /// The same question as predict, plus `"developer": true` to lift the floors.
+    func suggest(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
+        let question = try await Question(request, maxBody: configuration.maxBody, allowDeveloper: true)
+        let live = try await models.live(user: question.user)
+        let session = try engine(context).rankingSession(live)
+        let result = try session.suggest(at: question.date, utcOffset: question.utcOffset, context: question.context, k: question.k,
+                                         developerMode: question.developer)
+        let offset = result.moment.utcOffset ?? 0
+        return Response.json(.object([
+            ("user", .string(question.user)),
+            ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("model", .string(result.model)),
+            ("suggestions", .array(result.suggestions.map(\.json))),
+        ]))
+    }
+
+    /// Donation counts (an app credential: its own only), optionally for one `user` or `app`.
+    func stats(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+        let query = request.uri.queryParameters
+        if let unknown = query.first(where: { !["user", "app"].contains(String($0.key)) }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
+        }
+        var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
+        filter = try context.access.scope(filter, to: "count")
+        let statistics = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter)
+        // The shape of `proactive stats --json` (without the store's path).
+        func counts(_ tally: DonationStatistics.Tally) -> [(String, JSONValue)] { [("rows", .int(tally.rows)), ("donations", .int(tally.donations))] }
+        func date(_ date: Date?) -> JSONValue {
+            date.map { .string(Timestamp.format(secondsSince1970: $0.timeIntervalSince1970, utcOffsetSeconds: 0)) } ?? .null
+        }
+        return Response.json(.object([
+            ("rows", .int(statistics.rows)), ("donations", .int(statistics.donations)),
+            ("first_date", date(statistics.firstDate)), ("last_date", date(statistics.lastDate)),
+            ("users", .array(statistics.byUser.map { .object([("user", .string($0.name))] + counts($0)) })),
+            ("apps", .array(statistics.byApp.map { .object([("app", .string($0.name))] + counts($0)) })),
+            ("intents", .array(statistics.byIntent.map { .object([("app", .string($0.app ?? "")), ("intent", .string($0.name))] + counts($0)) })),
+        ]))
+    }
+}
+
+// MARK: - A question at a moment
+
+/// The body of predict and suggestions: who, when, in what context, how many.
+struct Question {
+    var user = Donation.defaultUser
+    var date = Date()
+    var utcOffset: Int?
+    var context: [String: String] = [:]
+    var k = 4
+    var developer = false
+
+    init(_ request: Request, maxBody: Int, allowDeveloper: Bool = false) async throws {
+        var request = request
+        let body = try await request.collectBody(upTo: maxBody)
+        try self.init(json: body.readableBytes > 0 ? try BodyReading.json(body) : .object([]), allowDeveloper: allowDeveloper)
+    }
+
+    init(json: JSONValue, allowDeveloper: Bool = false) throws {
+        guard case let .object(members) = json else {
+            throw APIError.badRequest("the body must be a JSON object")
+        }
+        for (key, value) in members {
+            switch (key, value) {
+            case let ("user", .string(user)) where !user.isEmpty: self.user = user
+            case let ("at", .string(text)):
+                let parsed: Timestamp.Parsed
+                do { parsed = try Timestamp.parse(text) } catch { throw APIError.badRequest(error.reason, field: "at") }
+                date = Date(timeIntervalSince1970: parsed.secondsSince1970)
+                utcOffset = parsed.utcOffsetSeconds
+            case let ("context", .object(entries)):
+                for (name, entry) in entries {
+                    guard case let .string(text) = entry else {
+                        throw APIError.badRequest("context values are strings, found \(entry.kindName)", field: "context.\(name)")
+                    }
+                    context[name] = text
+                }
+            case let ("k", .number(_, integer)):
+                guard let integer, (1...100).contains(integer) else { throw APIError.badRequest("must be an integer from 1 to 100", field: "k") }
+                k = Int(integer)
+            case let ("developer", .bool(flag)) where allowDeveloper: developer = flag
+            case ("user", _): throw APIError.badRequest("must be a non-empty string", field: "user")
+            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date with offset", field: "at")
+            case ("context", _): throw APIError.badRequest("must be an object of strings", field: "context")
+            case ("k", _): throw APIError.badRequest("must be an integer from 1 to 100", field: "k")
+            case ("developer", _) where allowDeveloper: throw APIError.badRequest("must be true or false", field: "developer")
+            default: throw APIError.badRequest("unknown field", field: key)
+            }
+        }
+    }
+}
+
+// MARK: - Reading bodies
+
+enum BodyReading {
+    static func json(_ body: ByteBuffer) throws -> JSONValue {
+        do {
+            return try body.readableBytesView.withContiguousStorageIfAvailable { bytes in
+                try JSONParser.parse(UnsafeRawBufferPointer(bytes))
+            } ?? JSONParser.parse(String(buffer: body))
+        } catch let error as JSONParseError {
+            throw APIError(.badRequest, "invalid_json", error.description)
+        }
+    }
+
+    /// JSON Lines: each non-blank line decoded on its own, numbered from 1.
+    static func lines(_ body: ByteBuffer) -> [(line: Int, result: Result<Donation, DonationLineError>)] {
+        var result: [(Int, Result<Donation, DonationLineError>)] = []
+        let text = String(buffer: body)
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+            if trimmed.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            result.append((number, Result { () throws(DonationLineError) in try DonationLineCodec.decode(String(trimmed)) }))
+        }
+        return result
+    }
+
+    static func date(_ text: String, field: String) throws -> Date {
+        do { return Date(timeIntervalSince1970: try Timestamp.parse(text).secondsSince1970) } catch {
+            throw APIError.badRequest(error.reason, field: field)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ProactiveCore
+import ProactiveEngine
+import ProactiveService
+import ProactiveStore
+import Testing
+
+/// The paths and methods of `openapi.yaml`, read from its `paths:` block
+/// (two-space path keys, four-space method keys: the document's layout).
+func documentedRoutes() throws -> Set<String> {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("openapi.yaml")
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    var routes = Set<String>()
+    var inPaths = false
+    var path: String?
+    let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
+    for line in lines {
+        if line == "paths:" { inPaths = true; continue }
+        guard inPaths else { continue }
+        if !line.isEmpty, !line.hasPrefix(" ") { break }  // the next top-level key
+        if line.hasPrefix("  /"), !line.hasPrefix("   "), line.hasSuffix(":") {
+            path = String(line.dropFirst(2).dropLast())
+        } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":"),
+                  let path, methods.contains(String(line.dropFirst(4).dropLast())) {
+            routes.insert(line.dropFirst(4).dropLast().uppercased() + " " + path)
+        }
+    }
+    return routes
+}
+
+@Suite("Service: the OpenAPI document")
+struct OpenAPIDocumentTests {
+    @Test("every route the server registers is in openapi.yaml, and every documented one is served")
+    func routesMatchTheDocument() async throws {
+        let documented = try documentedRoutes()
+        let listed = Set(ProactiveService.routes.map { "\($0.method) \($0.path)" })
+        #expect(documented.count >= 7)
+        #expect(listed == documented)
+        // The list is what the router serves: each route answers something other than 404 with the owner's credential,
+        // and an undocumented one is 404.
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            for (method, path) in ProactiveService.routes {
+                let answer = try await client.send(HTTPRequest.Method(method)!, path, credential: fixture.owner)
+                #expect(answer.status != .notFound || answer.json?.string("error", "code") == "no_donations", "\(method) \(path)")
+            }
+            #expect(try await client.send(.get, "/v1/nothing-here", credential: fixture.owner).status == .notFound)
+            #expect(try await client.send(.put, "/v1/donations", credential: fixture.owner).status != .ok)
+        }
+    }
+}
+
+@Suite("Service: isolation")
+struct IsolationTests {
+    /// For each documented route, a request with coffee's credential aimed at
+    /// weather's data (or at an owner-only route). A route in openapi.yaml
+    /// without an entry here fails the test, so a new route cannot skip it.
+    static let foreignRequests: [String: (uri: String, body: String?)] = [
+        "GET /metrics": ("/metrics", nil),
+        "POST /v1/donations": ("/v1/donations", donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "w2")),
+        "DELETE /v1/donations": ("/v1/donations?app=com.example.weather&identifier=w1", nil),
+        "POST /v1/predict": ("/v1/predict", #"{"user": "me"}"#),
+        "POST /v1/suggestions": ("/v1/suggestions", #"{"user": "me"}"#),
+        "POST /v1/stack": ("/v1/stack", #"{"user": "me", "widgets": ["weather"]}"#),
+        "GET /v1/stats": ("/v1/stats?app=com.example.weather", nil),
+        "PUT /v1/apps/{app}/shortcuts": ("/v1/apps/com.example.weather/shortcuts?user=me", #"{"shortcuts": []}"#),
+        "PUT /v1/timelines": ("/v1/timelines?user=me",
+                              #"[{"app": "com.example.weather", "widgetKind": "forecast", "entries": [{"date": "2026-11-20T00:00:00Z", "score": 1}]}]"#),
+        "POST /v1/feedback": ("/v1/feedback?user=me", #"{"date": "2026-11-20T09:31:00Z", "kind": "never", "app": "com.example.weather"}"#),
+        "GET /v1/focus": ("/v1/focus", nil),
+        "PUT /v1/focus": ("/v1/focus", #"{"focus": "work"}"#),
+        "GET /v1/definitions": ("/v1/definitions", nil),
+    ]
+
+    /// What another app could change: donations, declarations, feedback, Focus changes, saved models.
+    static func fingerprint(_ fixture: ServiceFixture) throws -> [Int] {
+        let declarations = SQLiteDeclarationStore(database: fixture.database)
+        return [try fixture.storedCount(), try declarations.shortcutSets(user: "me").count, try declarations.timelines(user: "me").count,
+                try declarations.feedback(user: "me").count, try SQLiteFocusStore(database: fixture.database).changes().count,
+                try Engine(database: fixture.database).savedModels().count]
+    }
+
+    @Test("every documented route refuses another app's credential with 403 and changes nothing")
+    func everyRouteIsIsolated() async throws {
+        let documented = try documentedRoutes().subtracting(["GET /healthz"])
+        #expect(Set(Self.foreignRequests.keys) == documented, "add the new route to foreignRequests")
+        let fixture = try ServiceFixture()
+        try SQLiteDonationStore(database: fixture.database).append(
+            [try DonationLineCodec.decode(donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "w1"))],
+            duplicates: .fail)
+        let before = try Self.fingerprint(fixture)
+        try await fixture.test { client async throws in
+            for route in documented.sorted() {
+                let request = try #require(Self.foreignRequests[route])
+                let method = HTTPRequest.Method(String(route.split(separator: " ")[0]))!
+                let answer = try await client.send(method, request.uri, credential: fixture.coffee, body: request.body)
+                #expect(answer.status == .forbidden, "\(route)")
+                #expect(answer.json?.string("error", "code") == "forbidden", "\(route)")
+            }
+        }
+        #expect(try Self.fingerprint(fixture) == before)
+    }
+}

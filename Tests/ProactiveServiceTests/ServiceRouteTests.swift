@@ -1,0 +1,364 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ProactiveCore
+import ProactiveEngine
+import ProactiveModels
+import ProactiveService
+import ProactiveStore
+import Testing
+
+@Suite("Service: credentials")
+struct ServiceCredentialTests {
+    @Test("healthz answers without a credential; everything else needs a known one (401, JSON)")
+    func credentialsAreRequired() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let health = try await client.send(.get, "/healthz", credential: nil)
+            #expect(health.status == .ok)
+            #expect(health.json?.string("status") == "ok")
+            for (method, path) in ProactiveService.routes where path != "/healthz" {
+                let missing = try await client.send(method == "GET" ? .get : method == "POST" ? .post : .delete, path, credential: nil)
+                #expect(missing.status == .unauthorized, "\(method) \(path)")
+                #expect(missing.json?.string("error", "code") == "unauthorized")
+                let unknown = try await client.send(.get, path, credential: "pk_" + String(repeating: "0", count: 64))
+                #expect(unknown.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("a revoked app credential is refused on the next request")
+    func revokedCredential() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            #expect(try await client.send(.get, "/v1/stats", credential: fixture.coffee).status == .ok)
+            #expect(try fixture.credentials.revoke(app: "com.example.coffee"))
+            #expect(try await client.send(.get, "/v1/stats", credential: fixture.coffee).status == .unauthorized)
+            #expect(try await client.send(.get, "/v1/stats", credential: fixture.weather).status == .ok)
+        }
+    }
+
+    @Test("credential files are the owner's alone and hold hashes, not app credentials")
+    func credentialFiles() throws {
+        let fixture = try ServiceFixture()
+        for file in [fixture.credentials.ownerPath, fixture.credentials.appsPath] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(file)")
+        }
+        let apps = try String(contentsOfFile: fixture.credentials.appsPath, encoding: .utf8)
+        #expect(!apps.contains(fixture.coffee) && !apps.contains(fixture.weather))
+        #expect(try fixture.credentials.apps().map(\.app) == ["com.example.coffee", "com.example.weather"])
+        #expect(throws: StoreError.self) { try fixture.credentials.add(app: "com.example.coffee") }
+        #expect(throws: StoreError.self) { try fixture.credentials.add(app: "not a bundle id") }
+        // A second start keeps the owner's credential.
+        #expect(try CredentialStore(storePath: fixture.path).ensureOwnerCredential() == (fixture.owner, false))
+    }
+}
+
+@Suite("Service: donations")
+struct ServiceDonationTests {
+    @Test("one donation is stored and returned; the same identifier again is a 409")
+    func singleDonation() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let line = donationLine(identifier: "order-1")
+            let first = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: line)
+            #expect(first.status == .created)
+            #expect(first.json?.string("identifier") == "order-1")
+            let again = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: line)
+            #expect(again.status == .conflict)
+            #expect(again.json?.string("error", "code") == "duplicate")
+        }
+        #expect(try fixture.storedCount() == 1)
+    }
+
+    @Test("a bad single donation is a 400 naming the field, and nothing is stored")
+    func badSingleDonation() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let badDate = try await client.send(.post, "/v1/donations", credential: fixture.owner,
+                                                body: donationLine(date: "yesterday"))
+            #expect(badDate.status == .badRequest)
+            #expect(badDate.json?.string("error", "field") == "date")
+            let wrongType = try await client.send(.post, "/v1/donations", credential: fixture.owner,
+                                                  body: #"{"app": 3, "intent": "X", "date": "2026-11-20T07:15:00Z"}"#)
+            #expect(wrongType.status == .badRequest)
+            #expect(wrongType.json?.string("error", "field") == "app")
+            let notJSON = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: "{\"app\":")
+            #expect(notJSON.status == .badRequest)
+            #expect(notJSON.json?.string("error", "code") == "invalid_json")
+        }
+        #expect(try fixture.storedCount() == 0)
+    }
+
+    @Test("a JSON Lines batch keeps the good lines and says why each other one was refused")
+    func batchLines() async throws {
+        let fixture = try ServiceFixture()
+        let body = [donationLine(identifier: "a"), "{not json", "", donationLine(date: "soon"), donationLine(identifier: "a"),
+                    donationLine(item: "mocha", identifier: "b")].joined(separator: "\n")
+        try await fixture.test { client async throws in
+            let answer = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: body,
+                                               contentType: "application/x-ndjson")
+            #expect(answer.status == .ok)
+            let json = try #require(answer.json)
+            #expect(json.int("stored") == 2)
+            #expect(json.int("duplicates") == 1)
+            #expect(json.int("rejected") == 2)
+            let results = json["results"]?.items ?? []
+            #expect(results.map { $0.int("line") } == [1, 2, 4, 5, 6])
+            #expect(results.map { $0.string("status") } == ["stored", "rejected", "rejected", "duplicate", "stored"])
+            #expect(results[2].string("field") == "date")
+        }
+        #expect(try fixture.storedCount() == 2)
+    }
+
+    @Test("a JSON array batch numbers its items from 1")
+    func batchArray() async throws {
+        let fixture = try ServiceFixture()
+        let body = "[" + [donationLine(), #"{"app": "com.example.coffee"}"#].joined(separator: ",") + "]"
+        try await fixture.test { client async throws in
+            let answer = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: body)
+            #expect(answer.status == .ok)
+            let results = answer.json?["results"]?.items ?? []
+            #expect(results.map { $0.string("status") } == ["stored", "rejected"])
+            #expect(results.last?.int("line") == 2)
+            #expect(results.last?.string("field") == "intent")
+        }
+        #expect(try fixture.storedCount() == 1)
+    }
+
+    @Test("an app credential may not donate for another app: 403 and nothing stored, single or batch")
+    func donationIsolation() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let single = try await client.send(.post, "/v1/donations", credential: fixture.weather, body: donationLine())
+            #expect(single.status == .forbidden)
+            #expect(single.json?.string("error", "code") == "forbidden")
+            let batch = [donationLine(app: "com.example.weather", intent: "CheckWeatherIntent"), donationLine()].joined(separator: "\n")
+            let mixed = try await client.send(.post, "/v1/donations", credential: fixture.weather, body: batch,
+                                              contentType: "application/x-ndjson")
+            #expect(mixed.status == .forbidden)
+            #expect(try fixture.storedCount() == 0)
+            let own = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: donationLine())
+            #expect(own.status == .created)
+        }
+        #expect(try fixture.storedCount() == 1)
+    }
+
+    @Test("a body over --max-body is a 413 with a JSON error")
+    func bodyTooLarge() async throws {
+        let fixture = try ServiceFixture { $0.maxBody = 1024 }
+        let body = (0..<40).map { donationLine(identifier: "x\($0)") }.joined(separator: "\n")
+        try await fixture.test { client async throws in
+            let answer = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: body,
+                                               contentType: "application/x-ndjson")
+            #expect(answer.status == .contentTooLarge)
+            #expect(answer.json?.string("error", "code") == "too_large")
+        }
+        #expect(try fixture.storedCount() == 0)
+    }
+
+    @Test("deletes by identifier, group, app, user and dates, scoped like --as-app")
+    func deletions() async throws {
+        let fixture = try ServiceFixture()
+        let lines = [donationLine(identifier: "c1"), donationLine(identifier: "c2"),
+                     donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "c1"),
+                     donationLine(date: "2026-01-01T08:00:00Z", user: "other")].joined(separator: "\n")
+        try await fixture.test { client async throws in
+            let loaded = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: lines, contentType: "application/x-ndjson")
+            #expect(loaded.json?.int("stored") == 4)
+            let foreign = try await client.send(.delete, "/v1/donations?app=com.example.coffee&identifier=c1", credential: fixture.weather)
+            #expect(foreign.status == .forbidden)
+            #expect(try fixture.storedCount() == 4)
+            let noCriterion = try await client.send(.delete, "/v1/donations", credential: fixture.owner)
+            #expect(noCriterion.status == .badRequest)
+            let unknown = try await client.send(.delete, "/v1/donations?colour=red", credential: fixture.owner)
+            #expect(unknown.json?.string("error", "field") == "colour")
+            let own = try await client.send(.delete, "/v1/donations?app=com.example.coffee&identifier=c1", credential: fixture.coffee)
+            #expect(own.json?.int("deleted") == 1)
+            // "all" for an app credential means all of its own.
+            let all = try await client.send(.delete, "/v1/donations?all=true", credential: fixture.weather)
+            #expect(all.json?.int("deleted") == 1)
+            let byDate = try await client.send(.delete, "/v1/donations?before=2026-06-01T00:00:00Z", credential: fixture.owner)
+            #expect(byDate.json?.int("deleted") == 1)
+        }
+        #expect(try fixture.storedCount() == 1)
+    }
+}
+
+@Suite("Service: queries")
+struct ServiceQueryTests {
+    @Test("predict and suggestions answer from the live model, with reasons; app credentials are refused as --as-app is")
+    func predictAndSuggest() async throws {
+        let fixture = try ServiceFixture()
+        let question = #"{"user": "me", "at": "2026-11-20T08:30:00-08:00", "k": 3}"#
+        try await fixture.test { client async throws in
+            let none = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question)
+            #expect(none.status == .notFound)
+            let loaded = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                               contentType: "application/x-ndjson")
+            #expect(loaded.json?.int("stored") == 283)
+            let prediction = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question)
+            #expect(prediction.status == .ok)
+            let rows = prediction.json?["suggestions"]?.items ?? []
+            #expect(rows.count == 3)
+            #expect(rows.allSatisfy { !($0["why"]?.items.isEmpty ?? true) })
+            let probabilities = rows.compactMap { row -> Double? in
+                if case let .number(value, _)? = row["probability"] { return value }
+                return nil
+            }
+            #expect(probabilities == probabilities.sorted(by: >))
+            #expect(probabilities.allSatisfy { $0 > 0 && $0 <= 1 })
+
+            // The same probabilities the engine gives for the same moment.
+            let engine = Engine(database: fixture.database)
+            let at = Date(timeIntervalSince1970: try Timestamp.parse("2026-11-20T08:30:00-08:00").secondsSince1970)
+            let direct = try engine.predict(user: "me", at: at, utcOffset: -8 * 3600, k: 3)
+            #expect(rows.map { $0.string("target") } == direct.rows.map(\.target.rawValue))
+
+            let suggestions = try await client.send(.post, "/v1/suggestions", credential: fixture.owner,
+                                                    body: #"{"user": "me", "at": "2026-11-20T08:30:00-08:00", "developer": true}"#)
+            #expect(suggestions.status == .ok)
+            #expect(!(suggestions.json?["suggestions"]?.items.isEmpty ?? true))
+
+            for path in ["/v1/predict", "/v1/suggestions"] {
+                let refused = try await client.send(.post, path, credential: fixture.coffee, body: question)
+                #expect(refused.status == .forbidden, "\(path)")
+            }
+        }
+    }
+
+    @Test("bad questions name the field")
+    func badQuestions() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            for (body, field) in [(#"{"k": 0}"#, "k"), (#"{"k": "four"}"#, "k"), (#"{"at": "noon"}"#, "at"),
+                                  (#"{"context": {"focus": 1}}"#, "context.focus"), (#"{"colour": "red"}"#, "colour"),
+                                  (#"{"developer": true}"#, "developer")] {
+                let answer = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: body)
+                #expect(answer.status == .badRequest, "\(body)")
+                #expect(answer.json?.string("error", "field") == field, "\(body)")
+            }
+        }
+    }
+
+    @Test("a donation through the API is learned by the held model without a refit")
+    func heldModelLearns() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                  contentType: "application/x-ndjson")
+            let question = #"{"user": "me", "at": "2026-11-20T08:30:00-08:00"}"#
+            #expect(try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question).status == .ok)
+            let held = try await fixture.service.models.live(user: "me")
+            let (before, fittedAt) = (held.key.donationCount, held.trainedAt)
+            let stored = try await client.send(.post, "/v1/donations", credential: fixture.owner,
+                                               body: donationLine(date: "2026-11-20T08:00:00-08:00"))
+            #expect(stored.status == .created)
+            #expect(try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question).status == .ok)
+            let after = try await fixture.service.models.live(user: "me")
+            let (count, refittedAt) = (after.key.donationCount, after.trainedAt)
+            #expect(count == before + 1)
+            #expect(refittedAt == fittedAt)
+        }
+    }
+
+    @Test("stats count only an app credential's own donations")
+    func stats() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                  contentType: "application/x-ndjson")
+            let all = try await client.send(.get, "/v1/stats", credential: fixture.owner)
+            #expect(all.json?.int("rows") == 283)
+            let own = try await client.send(.get, "/v1/stats", credential: fixture.coffee)
+            let apps = own.json?["apps"]?.items.compactMap { $0.string("app") }
+            #expect(apps == ["com.example.coffee"])
+            #expect((own.json?.int("rows") ?? 0) < 283)
+            let foreign = try await client.send(.get, "/v1/stats?app=com.example.weather", credential: fixture.coffee)
+            #expect(foreign.status == .forbidden)
+        }
+    }
+
+    @Test("metrics count requests per route and donations, for the owner only, without credentials in them")
+    func metrics() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: donationLine())
+            try await client.send(.get, "/healthz", credential: nil)
+            #expect(try await client.send(.get, "/metrics", credential: fixture.coffee).status == .forbidden)
+            let metrics = try await client.send(.get, "/metrics", credential: fixture.owner)
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains(#"proactive_http_requests_total{route="/v1/donations",method="POST",status="201"} 1"#))
+            #expect(metrics.text.contains("proactive_http_request_duration_seconds_bucket"))
+            #expect(metrics.text.contains("proactive_donations_stored_total 1"))
+            #expect(!metrics.text.contains(fixture.owner) && !metrics.text.contains(fixture.coffee))
+        }
+    }
+}
+
+@Suite("Service: held models")
+struct LiveModelCacheTests {
+    @Test("over the budget the least recently used model is saved and evicted")
+    func eviction() async throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        let log = Simulation(SimulationConfiguration(users: 3, days: 14, seed: 3)).donations()
+        try SQLiteDonationStore(database: fixture.database).append(log, duplicates: .fail)
+        let users = Array(Set(log.map(\.user))).sorted()
+        let cache = LiveModelCache(engine: engine, budget: 1)  // room for the one just read
+        for user in users { _ = try await cache.live(user: user) }
+        #expect(await cache.count == 1)
+        #expect(Set(try engine.savedModels().map(\.user)) == Set(users))
+        // A donation to an evicted user's history is folded in when it is read again.
+        let first = users[0]
+        let count = try await cache.live(user: first).key.donationCount
+        try engine.donate(Donation(user: first, app: "com.example.coffee", intent: "OrderCoffeeIntent", date: Date()))
+        await cache.donated(users: [first])
+        #expect(try await cache.live(user: first).key.donationCount == count + 1)
+    }
+
+    @Test("flush saves what a held model learned")
+    func flushSaves() async throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        try SQLiteDonationStore(database: fixture.database).append(try ServiceFixture.sampleLines().split(separator: "\n")
+            .map { try DonationLineCodec.decode(String($0)) }, duplicates: .fail)
+        let cache = LiveModelCache(engine: engine, budget: 1 << 30)
+        let loaded = try await cache.live(user: "me")
+        try engine.donate(Donation(user: "me", app: "com.example.coffee", intent: "OrderCoffeeIntent", date: Date()))
+        await cache.donated(users: ["me"])
+        await cache.flush()
+        let saved = try #require(try engine.savedModels().first { $0.user == "me" })
+        #expect(saved.donationCount == loaded.key.donationCount + 1)
+    }
+}
+
+@Suite("Service: listening")
+struct ListeningTests {
+    @Test("only loopback addresses count as loopback")
+    func loopback() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1"] { #expect(Listening.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "10.0.0.1", "192.168.1.2", "128.0.0.1", "::", "example.com", "127.0.0", "127.0.0.256"] {
+            #expect(!Listening.isLoopback(host), "\(host)")
+        }
+    }
+
+    @Test("the default socket directory is private to the caller")
+    func socketDirectory() throws {
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("runtime-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let path = try Listening.defaultSocketPath(environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(path == runtime + "/proactive/proactive.sock")
+        let mode = try FileManager.default.attributesOfItem(atPath: runtime + "/proactive")[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        chmod(runtime + "/proactive", 0o755)
+        #expect(throws: StoreError.self) { try Listening.defaultSocketPath(environment: ["XDG_RUNTIME_DIR": runtime]) }
+        // A plain file where the socket goes is not removed.
+        chmod(runtime + "/proactive", 0o700)
+        FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
+        #expect(throws: StoreError.self) { try Listening.prepareSocket(at: path) }
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+}
