@@ -320,6 +320,20 @@ if "$P" users timezone set me Mars/Olympus >zone.txt 2>&1; then fail "an unknown
 grep -q "unknown time zone" zone.txt || fail "users timezone set, unknown zone: $(cat zone.txt)"
 rm -f zone.txt
 
+echo "== --json on train, lint and stack"
+"$P" definitions add datasets/sample/definitions.json >/dev/null
+"$P" train --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); u=d["users"][0]; assert d["model"] == "blend" and u["user"] == "me" and u["donations"] == 283 and u["targets"] > 0 and d["failures"] == []' \
+  || fail "train --json"
+"$P" lint --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["donations"] == 283 and d["users"] == 1 and isinstance(d["warnings"], list)' \
+  || fail "lint --json"
+"$P" stack --user me --widgets weather --day 2026-11-20 --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+spans = d["spans"]
+assert d["zone"] == "America/Los_Angeles" and spans, d
+assert spans[0]["start"] == "2026-11-20T00:00:00-08:00" and spans[-1]["end"] == "2026-11-21T00:00:00-08:00", spans
+assert all(a["end"] == b["start"] for a, b in zip(spans, spans[1:])), "the spans leave gaps"' || fail "stack --json"
+
 echo "== live models: the online evaluation walked through the engine (rank, donate, learn) gives the same ranks"
 (
   cd "$WORK"

@@ -36,6 +36,9 @@ struct LintCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 1 when there are warnings.")
     var strict = false
 
+    @Flag(help: "Print JSON: {\"warnings\": [...], \"donations\": N, \"users\": N}.")
+    var json = false
+
     func validate() throws {
         guard minimumDonations >= 1 else { throw ValidationError("--minimum-donations must be at least 1") }
     }
@@ -48,6 +51,15 @@ struct LintCommand: AsyncParsableCommand {
         for user in users { donations += try store.donations(forUser: user, in: .all) }
         let definitions = try FocusSession(database: database).definitions(file: definitions)
         let warnings = DonationLint(minimumDonations: minimumDonations).check(donations, definitions: definitions)
+        if json {
+            print(JSONWriter.string(.object([
+                ("warnings", .array(warnings.map { .string("\($0)") })),
+                ("donations", .number(Double(donations.count), integer: Int64(donations.count))),
+                ("users", .number(Double(users.count), integer: Int64(users.count))),
+            ])))
+            if strict, !warnings.isEmpty { throw ExitCode.failure }
+            return
+        }
         for warning in warnings { print("warning: \(warning)") }
         print("\(warnings.count) warning\(warnings.count == 1 ? "" : "s") in \(donations.count) donations of \(users.count) user\(users.count == 1 ? "" : "s")")
         if strict, !warnings.isEmpty { throw ExitCode.failure }

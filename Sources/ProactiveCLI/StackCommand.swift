@@ -53,6 +53,9 @@ struct StackCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also draw the day as a PNG image.", valueName: "file"))
     var png: String?
 
+    @Flag(help: "Print the day as JSON: the spans (start, end, top widget, reason, score, why, also inserted) and the events.")
+    var json = false
+
     func validate() throws {
         _ = try Self.parseDay(day)
         if widgets.split(separator: ",").isEmpty { throw ValidationError("--widgets needs at least one widget name") }
@@ -105,7 +108,11 @@ struct StackCommand: ParsableCommand {
         let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone?.secondsFromGMT(for: $0) ?? fallback },
                                        contextAt: { timeline.enrich(context: context, at: $0) }, history: try session.history(from: start, to: end))
         let result = simulation.run(stack, model: session.model, from: start, to: end)
-        print(report(result, stack: stack, session: session, offsetAt: offsetAt))
+        if json {
+            print(JSONWriter.string(jsonReport(result, stack: stack, session: session, offsetAt: offsetAt)))
+        } else {
+            print(report(result, stack: stack, session: session, offsetAt: offsetAt))
+        }
         if let png {
             let canvas = DayChart().render(result, utcOffsetAt: offsetAt)
             do {
@@ -118,6 +125,32 @@ struct StackCommand: ParsableCommand {
     }
 
     // MARK: Output
+
+    /// The day as JSON; times are ISO 8601 on the user's clock.
+    func jsonReport(_ result: StackSimulation, stack: SmartStack, session: RankingSession, offsetAt: (Date) -> Int) -> JSONValue {
+        func time(_ date: Date) -> JSONValue {
+            .string(Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: offsetAt(date)))
+        }
+        return .object([
+            ("user", .string(session.user)), ("day", .string(day)), ("zone", session.zone.map { .string($0.identifier) } ?? .null),
+            ("model", .string(session.model.name)), ("widgets", .array(stack.widgets.map { .string($0.key) })),
+            ("smartRotate", .bool(stack.settings.smartRotate)), ("widgetSuggestions", .bool(stack.settings.widgetSuggestions)),
+            ("spans", .array(result.spans.map { span in
+                .object([("start", time(span.start)), ("end", time(span.end)), ("top", .string(span.top.key)),
+                         ("reason", .string(span.reason.rawValue)), ("score", .number(span.score, integer: nil)), ("why", .string(span.why)),
+                         ("alsoInserted", .array(span.inserted.filter { $0 != span.top }.map { .string($0.key) }))])
+            })),
+            ("events", .array(result.events.map { event in
+                let change: [(String, JSONValue)]
+                switch event.change {
+                case let .rotated(from, to): change = [("change", .string("rotated")), ("from", .string(from.key)), ("to", .string(to.key))]
+                case let .inserted(widget): change = [("change", .string("inserted")), ("widget", .string(widget.key))]
+                case let .removed(widget): change = [("change", .string("removed")), ("widget", .string(widget.key))]
+                }
+                return .object([("at", time(event.date))] + change + [("why", .string(event.why))])
+            })),
+        ])
+    }
 
     func report(_ result: StackSimulation, stack: SmartStack, session: RankingSession, offsetAt: (Date) -> Int) -> String {
         let offset = offsetAt(result.steps.first ?? Date())

@@ -42,6 +42,9 @@ struct TrainCommand: AsyncParsableCommand {
     @Flag(help: "No progress on standard error.")
     var quiet = false
 
+    @Flag(help: "Print the summary as JSON: one entry per user (donations, targets, seconds, bytes) and the failures.")
+    var json = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
@@ -68,6 +71,7 @@ struct TrainCommand: AsyncParsableCommand {
         let started = clock.now
         var done = 0
         var failures: [String] = []
+        var outcomes: [Outcome] = []
         try await withThrowingTaskGroup(of: Result<Outcome, CommandFailure>.self) { group in
             var pending = users[...]
             func startNext() {
@@ -84,6 +88,7 @@ struct TrainCommand: AsyncParsableCommand {
                 done += 1
                 switch result {
                 case let .success(outcome):
+                    outcomes.append(outcome)
                     if !quiet {
                         printError(String(format: "[%d/%d] user %@: %d donations, %d targets, %.2f s, %d bytes", done, users.count,
                                           outcome.user, outcome.donations, outcome.targets, outcome.seconds, outcome.bytes))
@@ -96,7 +101,20 @@ struct TrainCommand: AsyncParsableCommand {
             }
         }
         let seconds = Self.seconds(clock.now - started)
-        print(String(format: "trained %d of %d users (%@) in %.2f s", users.count - failures.count, users.count, name, seconds))
+        if json {
+            func number(_ value: Double) -> JSONValue { .number(value, integer: nil) }
+            func count(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
+            print(JSONWriter.string(.object([
+                ("model", .string(name)), ("seconds", number(seconds)),
+                ("users", .array(outcomes.sorted { $0.user < $1.user }.map { outcome in
+                    .object([("user", .string(outcome.user)), ("donations", count(outcome.donations)), ("targets", count(outcome.targets)),
+                             ("seconds", number(outcome.seconds)), ("bytes", count(outcome.bytes))])
+                })),
+                ("failures", .array(failures.map(JSONValue.string))),
+            ])))
+        } else {
+            print(String(format: "trained %d of %d users (%@) in %.2f s", users.count - failures.count, users.count, name, seconds))
+        }
         if !failures.isEmpty { throw ExitCode.failure }
     }
 
