@@ -334,6 +334,15 @@ assert d["zone"] == "America/Los_Angeles" and spans, d
 assert spans[0]["start"] == "2026-11-20T00:00:00-08:00" and spans[-1]["end"] == "2026-11-21T00:00:00-08:00", spans
 assert all(a["end"] == b["start"] for a, b in zip(spans, spans[1:])), "the spans leave gaps"' || fail "stack --json"
 
+echo "== donate types parameters by the stored definitions"
+"$P" donate --user me --app com.example.weather --intent CheckWeatherIntent --param location=sf --date 2026-11-23T07:00:00-08:00 \
+  | grep -q '"location":{"id":"sf"}' || fail "donate stored an entity parameter as a string"
+if "$P" donate --user me --app com.example.coffee --intent OrderCoffeeIntent --param size=huge >donate.txt 2>&1; then
+  fail "donate accepted a value outside the enum"
+fi
+grep -q -- '--param size: "huge" does not fit its type' donate.txt || fail "donate, bad enum value: $(cat donate.txt)"
+rm -f donate.txt
+
 echo "== live models: the online evaluation walked through the engine (rank, donate, learn) gives the same ranks"
 (
   cd "$WORK"

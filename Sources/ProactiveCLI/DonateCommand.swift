@@ -17,7 +17,8 @@ struct DonateCommand: ParsableCommand {
               - @ID or @ID:DISPLAY is an entity: location=@cupertino:Cupertino;
               - a JSON object {"id":...,"display":...} is an entity too;
               - anything else is a string: item=latte.
-            Context values (--context KEY=VALUE) are always strings. The date defaults to now, \
+            When the stored definitions type a parameter, the value is read as that type (location=sf is the entity sf \
+            for an entity parameter) and a value the type cannot hold is refused. Context values (--context KEY=VALUE) are always strings. The date defaults to now, \
             written in this machine's UTC offset. Prints the stored donation as a JSON line.
 
             The user's live model learns it on its next read (predict, suggest, stack); no retraining. \
@@ -69,7 +70,10 @@ struct DonateCommand: ParsableCommand {
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
         let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
         try RecordingPolicy.requireRecording(engine.database)
-        let given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
+        var given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
+        if let definition = try engine.definitions().definition(app: given.app, intent: given.intent) {
+            given.parameters = try typed(given.parameters, by: definition)
+        }
         let donation = try engine.donate(given)
         // An app reads back what it gave, not the owner's Focus the store added (apps may not read Focus).
         print(DonationLineCodec.encode(storeOptions.access.app == nil ? donation : given))
@@ -77,6 +81,22 @@ struct DonateCommand: ParsableCommand {
     }
 
     // MARK: Building the donation
+
+    /// The parameters typed by the intent's definition: `--param location=sf` is the entity `sf` when
+    /// `location` is an entity, `shots=2` the integer 2 when `shots` is an int; a text the type cannot
+    /// hold is refused, naming the parameter and its type. Undefined parameters keep their reading.
+    func typed(_ values: [String: ParameterValue], by definition: IntentDefinition) throws -> [String: ParameterValue] {
+        var typed = values
+        for setting in parameters {
+            guard let (name, text) = try? Self.split(setting, option: "--param"), let parameter = definition.parameter(named: name),
+                  let value = values[name], !parameter.type.accepts(value) else { continue }
+            guard let converted = parameter.type.value(fromArgument: text) else {
+                throw ValidationError("--param \(name): \"\(text)\" does not fit its type \(parameter.type) (\(definition.name).\(name) in the stored definitions)")
+            }
+            typed[name] = converted
+        }
+        return typed
+    }
 
     func makeDonation(now: Date, offset: Int) throws -> Donation {
         var parameterValues: [String: ParameterValue] = [:]

@@ -20,6 +20,26 @@ public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value a command-line text stands for under this type (`--param NAME=TEXT`), or nil when
+    /// the text cannot be one: an entity is its id (`@id:Display` and JSON objects are read first by
+    /// the caller), a date is ISO 8601 text, numbers and booleans are parsed.
+    public func value(fromArgument text: String) -> ParameterValue? {
+        switch self {
+        case .string: return .string(text)
+        case .int: return Int64(text).map(ParameterValue.int)
+        case .double: return Double(text).flatMap { $0.isFinite ? ParameterValue.double($0) : nil }
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: return nil
+            }
+        case .date: return (try? Timestamp.parse(text.count == 10 ? text + "T00:00:00Z" : text)) != nil ? .string(text) : nil
+        case let .enumeration(cases): return cases.contains(text) ? .string(text) : nil
+        case .entity: return text.isEmpty ? nil : .entity(id: text, display: nil)
+        }
+    }
+
     /// Whether a donated value fits this type.
     public func accepts(_ value: ParameterValue) -> Bool {
         switch (self, value) {
