@@ -111,7 +111,7 @@ fresh
 "$P" predict --user me --at 2026-11-23T07:30 -k 2 > "$WORK/morning.txt"
 cat "$WORK/morning.txt"
 sed -n 2p "$WORK/morning.txt" | grep -qE "Weather in Cupertino|Order a large iced latte" || fail "morning top target is not weather or coffee"
-grep -q "usually 0[67]:00" "$WORK/morning.txt" || fail "no time-of-day reason in the morning prediction"
+grep -qE "usually 0[67]:[0-5][05]-0[6-8]:[0-5][05]" "$WORK/morning.txt" || fail "no time-of-day reason (the habit's own window) in the morning prediction"
 "$P" predict --user me --at 2026-11-23T21:00 -k 1 > "$WORK/evening.txt"
 cat "$WORK/evening.txt"
 grep -qE "Weather in Cupertino|iced latte" "$WORK/evening.txt" && fail "the morning routine tops the evening"

@@ -72,9 +72,8 @@ extension ProfileModel: ExplainableModel {
         // Time of day, described by the slice near the moment that favours the target most.
         let x = scoringVector(for: moment)
         let strongest = layout.time.map { x[$0] }.max() ?? 0
-        if let kernel = layout.time.filter({ x[$0] >= 0.5 * strongest }).max(by: { lifts[$0] < lifts[$1] }) {
-            add(.timeOfDay, "usually \(encoder.timeWindowLabel(kernel: kernel - layout.time.lowerBound))",
-                lift: groupLift(.timeOfDay), group: .timeOfDay)
+        if layout.time.contains(where: { x[$0] >= 0.5 * strongest && x[$0] > 0 }), let habit = habitWindow(of: target, near: moment) {
+            add(.timeOfDay, "usually \(habit)", lift: groupLift(.timeOfDay), group: .timeOfDay)
         }
         let reading = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         add(.day, reading.isWeekend ? "on weekends" : "on weekdays", lift: groupLift(.day), group: .day)
@@ -88,6 +87,62 @@ extension ProfileModel: ExplainableModel {
         add(.frequency, "used often", lift: lifts[layout.bias], group: .prior)
         return reasons
     }
+
+    // MARK: What the reasons say, from the data
+
+    /// The habit's own time near the moment: the middle half (quartiles, to 5 minutes) of the
+    /// target's uses within 90 minutes of the moment's time of day, on the user's clock, when
+    /// there are at least 3; nil otherwise (then no time-of-day reason is given).
+    func habitWindow(of target: TargetIndex, near moment: Moment) -> String? {
+        let now = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset).minuteOfDay
+        var minutes: [Double] = []
+        for event in log.events where event.target == target && event.time <= moment.date.timeIntervalSince1970 {
+            let minute = encoder.clock.read(event.date, writtenOffset: event.utcOffset).minuteOfDay
+            var delta = minute - now
+            if delta > 720 { delta -= 1440 } else if delta < -720 { delta += 1440 }
+            if abs(delta) <= 90 { minutes.append(now + delta) }
+        }
+        guard minutes.count >= 3 else { return nil }
+        minutes.sort()
+        func quantile(_ q: Double) -> Double { minutes[Int((Double(minutes.count - 1) * q).rounded())] }
+        func text(_ minute: Double, _ rule: FloatingPointRoundingRule) -> String {
+            let rounded = Int((minute / 5).rounded(rule)) * 5
+            let wrapped = ((rounded % 1440) + 1440) % 1440
+            return String(format: "%02d:%02d", wrapped / 60, wrapped % 60)
+        }
+        let (low, high) = (text(quantile(0.25), .down), text(quantile(0.75), .up))
+        return low == high ? "around \(low)" : "\(low)-\(high)"
+    }
+
+    /// Uses of `target` in the `days` before `date` (counts included); with `moment`, only those
+    /// within 90 minutes of its time of day on the user's clock.
+    func uses(of target: TargetIndex, inDays days: Double, before date: Date, nearTimeOf moment: Moment? = nil) -> Double {
+        let end = date.timeIntervalSince1970
+        let start = end - days * 86_400
+        let now = moment.map { encoder.clock.read($0.date, writtenOffset: $0.utcOffset).minuteOfDay }
+        var total = 0.0
+        for event in log.events.reversed() {
+            if event.time > end { continue }
+            if event.time < start { break }
+            guard event.target == target else { continue }
+            if let now {
+                var delta = abs(encoder.clock.read(event.date, writtenOffset: event.utcOffset).minuteOfDay - now)
+                if delta > 720 { delta = 1440 - delta }
+                if delta > 90 { continue }
+            }
+            total += event.weight
+        }
+        return total
+    }
+}
+
+/// "12 min", "3 h", "2 days": a past span for a person.
+func spanText(seconds: Double) -> String {
+    let minutes = max(0, seconds) / 60
+    if minutes < 90 { return "\(Int(minutes.rounded())) min" }
+    let hours = minutes / 60
+    if hours < 36 { return "\(Int(hours.rounded())) h" }
+    return "\(Int((hours / 24).rounded())) days"
 }
 
 // MARK: - Blend
@@ -122,9 +177,20 @@ extension BlendModel: ExplainableModel {
         }
         let rankFeatures: [BlendFeature] = [.rank0, .rank1, .rank2, .rank3, .rank4, .rank5, .rank6, .rank7, .rankOlder,
                                             .backToPrevious, .logAge, .repeat1m, .repeat5m, .repeat30m, .repeat2h, .repeat8h, .repeatLater]
-        reasons.append(Reason(kind: .recency, text: "used recently", weight: rankFeatures.reduce(0.0) { $0 + lift($1) }))
-        reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay)))
-        reasons.append(Reason(kind: .frequency, text: "used a lot lately", weight: lift(.frecencyShort) + lift(.frecencyLong)))
+        // Recency and frequency say what the data says, within a stated span (nothing when it is stale).
+        let age = moment.date.timeIntervalSince1970 - usage.lastUse[index.rawValue]
+        if age >= 0, age <= 7 * 86_400 {
+            reasons.append(Reason(kind: .recency, text: "used \(spanText(seconds: age)) ago",
+                                  weight: rankFeatures.reduce(0.0) { $0 + lift($1) }))
+        }
+        let lately = profile.uses(of: index, inDays: 14, before: moment.date)
+        if lately >= 3 {
+            reasons.append(Reason(kind: .frequency, text: "used \(Int(lately)) times in the last 14 days",
+                                  weight: lift(.frecencyShort) + lift(.frecencyLong)))
+        }
+        if profile.uses(of: index, inDays: 14, before: moment.date, nearTimeOf: moment) >= 2 {
+            reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay)))
+        }
         var merged: [Reason] = []
         for reason in reasons {
             if let position = merged.firstIndex(where: { $0.text == reason.text }) {
