@@ -334,6 +334,15 @@ assert d["zone"] == "America/Los_Angeles" and spans, d
 assert spans[0]["start"] == "2026-11-20T00:00:00-08:00" and spans[-1]["end"] == "2026-11-21T00:00:00-08:00", spans
 assert all(a["end"] == b["start"] for a, b in zip(spans, spans[1:])), "the spans leave gaps"' || fail "stack --json"
 
+echo "== suggest says which Focus it applied (from the schedules) and what the score fuses"
+"$P" focus schedule add work --days Mon-Fri --start 07:00 --end 17:00 --timezone America/Los_Angeles >/dev/null
+"$P" suggest --user me --at 2026-11-23T07:30 -k 2 >/dev/null 2>suggest-err.txt
+grep -q "^focus: work (on at that moment by the Focus schedules" suggest-err.txt || fail "suggest did not name the Focus it applied: $(cat suggest-err.txt)"
+grep -q "^model: blend; scores fuse" suggest-err.txt || fail "suggest did not name its model and signals"
+"$P" suggest --user me --at 2026-11-23T07:30 -k 2 --context focus=personal >/dev/null 2>suggest-err.txt
+grep -q "^focus:" suggest-err.txt && fail "suggest claimed a scheduled Focus although --context focus= was given"
+rm -f suggest-err.txt
+
 echo "== donate types parameters by the stored definitions"
 "$P" donate --user me --app com.example.weather --intent CheckWeatherIntent --param location=sf --date 2026-11-23T07:00:00-08:00 \
   | grep -q '"location":{"id":"sf"}' || fail "donate stored an entity parameter as a string"

@@ -54,6 +54,10 @@ struct SuggestCommand: ParsableCommand {
         }
         for note in result.notes { printError("note: \(note)") }
         printError("clock: \(clock)")
+        if let focus = result.moment.context["focus"], try moment.context()["focus"] == nil {
+            printError("focus: \(focus) (on at that moment by the Focus schedules or a manual change; --context focus=NAME overrides)")
+        }
+        printError("model: \(result.model); scores fuse its probability with relevant shortcuts, timelines, feedback and Focus filters")
         let list = result.suggestions
         guard !list.isEmpty else {
             let when = Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: result.moment.utcOffset ?? 0)
