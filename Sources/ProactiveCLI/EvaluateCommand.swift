@@ -167,19 +167,23 @@ final class ProgressPrinter: @unchecked Sendable {
     private let terminal = Output.standardErrorIsTerminal
     private let lock = NSLock()
     private var lastQuarter = -1
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
 
     init(label: String, enabled: Bool) {
         self.label = label
         self.enabled = enabled
+        started = clock.now
     }
 
     func show(_ progress: EvaluationProgress) {
         guard enabled else { return }
         let line = "\(label): \(progress.eventsDone)/\(progress.eventsTotal) test donations, \(progress.usersDone)/\(progress.usersTotal) users"
+            + Self.rateAndTimeLeft(done: progress.eventsDone, total: progress.eventsTotal, seconds: EvaluateCommand.seconds(clock.now - started))
         lock.lock()
         defer { lock.unlock() }
         if terminal {
-            ImportProgressPrinter.writeError("\r" + line)
+            ImportProgressPrinter.writeError("\r" + line + "   ")
         } else {
             let quarter = progress.eventsTotal == 0 ? 4 : progress.eventsDone * 4 / progress.eventsTotal
             guard quarter > lastQuarter else { return }
@@ -190,5 +194,14 @@ final class ProgressPrinter: @unchecked Sendable {
 
     func finish() {
         if enabled, terminal { ImportProgressPrinter.writeError("\n") }
+    }
+
+    /// ", 1,234/s, about 12 s left" (empty before there is a rate to tell).
+    static func rateAndTimeLeft(done: Int, total: Int, seconds: Double) -> String {
+        guard done > 0, seconds > 0.05 else { return "" }
+        let rate = Double(done) / seconds
+        let left = Double(max(0, total - done)) / rate
+        let leftText = left < 90 ? "\(Int(left.rounded())) s" : "\(Int((left / 60).rounded())) min"
+        return ", \(Int(rate.rounded()))/s" + (done < total ? ", about \(leftText) left" : "")
     }
 }

@@ -54,7 +54,18 @@ struct SimulateCommand: ParsableCommand {
         let simulation = Simulation(SimulationConfiguration(users: users, days: days, seed: seed, driftDay: driftDay,
                                                             noisePerDay: noise, context: !noContext))
         let writer = try DonationLogWriter(path: output)
-        for donation in simulation.donations() { try writer.write(donation) }
+        let donations = simulation.donations()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let terminal = Output.standardErrorIsTerminal
+        for (index, donation) in donations.enumerated() {
+            try writer.write(donation)
+            if terminal, (index + 1) % 10_000 == 0 || index + 1 == donations.count {
+                ImportProgressPrinter.writeError("\rwriting \(index + 1)/\(donations.count) donations"
+                    + ProgressPrinter.rateAndTimeLeft(done: index + 1, total: donations.count, seconds: EvaluateCommand.seconds(clock.now - started))
+                    + (index + 1 == donations.count ? "\n" : "   "))
+            }
+        }
         try writer.close()
         printError("simulated \(users) user\(users == 1 ? "" : "s") over \(days) days (seed \(seed)): \(writer.written) donations -> \(output)")
     }

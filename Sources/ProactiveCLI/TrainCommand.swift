@@ -91,7 +91,9 @@ struct TrainCommand: AsyncParsableCommand {
                     outcomes.append(outcome)
                     if !quiet {
                         printError(String(format: "[%d/%d] user %@: %d donations, %d targets, %.2f s, %d bytes", done, users.count,
-                                          outcome.user, outcome.donations, outcome.targets, outcome.seconds, outcome.bytes))
+                                          outcome.user, outcome.donations, outcome.targets, outcome.seconds, outcome.bytes)
+                                   + ProgressPrinter.rateAndTimeLeft(done: done, total: users.count, seconds: Self.seconds(clock.now - started))
+                                       .replacingOccurrences(of: "/s", with: " users/s"))
                     }
                 case let .failure(failure):
                     failures.append(failure.description)
