@@ -130,6 +130,6 @@ struct TrainCommand: AsyncParsableCommand {
         let started = clock.now
         let live = try engine.train(user: user, choice)
         return Outcome(user: user, donations: live.key.donationCount, targets: live.targets.count, seconds: seconds(clock.now - started),
-                       bytes: live.model.serialized().count)
+                       bytes: live.savedBytes ?? 0)
     }
 }

@@ -140,8 +140,8 @@ public struct Engine: Sendable {
     /// Fits the user's model from scratch on every stored donation and saves it.
     @discardableResult
     public func train(user: String, _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> LiveModel {
-        let live = try fit(try inputs(for: user, choice), now: now)
-        try persist(live, now: now)
+        var live = try fit(try inputs(for: user, choice), now: now)
+        live.savedBytes = try persist(live, now: now)
         return live
     }
 
@@ -197,12 +197,19 @@ public struct Engine: Sendable {
         // Saving costs about as much as loading; worth it once the catch-up did real work (a weight or logistic
         // refit, many donations), which the next reader would otherwise repeat. Saving never changes the model.
         let costly = clock.now - started > .milliseconds(persistAfterMilliseconds)
-        if live.unlearned > 0 || live.folded >= persistAfter || (live.folded > 0 && costly) { try persist(live, now: now) }
+        // Consuming journal entries (even of donations never learned) is saved too, so the journal empties.
+        if live.unlearned > 0 || !changes.erased.isEmpty || live.folded >= persistAfter || (live.folded > 0 && costly) {
+            try persist(live, now: now)
+        }
     }
 
     /// Saves the state (monotone: never over a state that is further along).
-    func persist(_ live: LiveModel, now: Date) throws {
-        try states.save(live.saved(now: now))
+    /// - Returns: the size of the saved model bytes.
+    @discardableResult
+    func persist(_ live: LiveModel, now: Date) throws -> Int {
+        let saved = live.saved(now: now)
+        try states.save(saved)
+        return saved.bytes.count
     }
 
     /// Brings every saved state with pending deletions up to date and saves it,
@@ -211,21 +218,17 @@ public struct Engine: Sendable {
     @discardableResult
     public func settleDeletions(now: Date = Date()) throws -> [String] {
         let users = try states.usersWithPendingErasures()
-        var settled: [String] = []
+        let saved = try states.list()
         for user in users {
-            for summary in try states.list() where summary.user == user {
-                var live: LiveModel
-                do {
-                    live = try liveModel(user: user, ModelChoice(name: summary.name, timeZoneOverride: nil), now: now)
-                } catch let error as EngineError where error.code == .noDonations {
+            for summary in saved where summary.user == user {
+                // Reading the state catches it up and saves it (it consumed journal entries).
+                do { _ = try liveModel(user: user, ModelChoice(name: summary.name, timeZoneOverride: nil), now: now) } catch let error as EngineError
+                    where error.code == .noDonations {
                     try states.delete(user: user)
-                    continue
                 }
-                try persist(live, now: now)
             }
-            settled.append(user)
         }
-        return settled
+        return users
     }
 
     /// Every saved state, one line each.

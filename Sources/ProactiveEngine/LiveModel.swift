@@ -27,6 +27,8 @@ public struct LiveModel: Sendable {
     public internal(set) var unlearned = 0
     /// What the last catch-up folded in: donations learned and deleted ones unlearned.
     public internal(set) var caughtUp: (learned: Int, unlearned: Int) = (0, 0)
+    /// The size of the bytes saved by `train` (nil when this value was not saved by it).
+    public internal(set) var savedBytes: Int?
     /// Whether the model was fitted (not read) in this load.
     public internal(set) var refitted = false
 

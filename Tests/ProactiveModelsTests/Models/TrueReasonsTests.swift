@@ -31,6 +31,7 @@ struct TrueReasonsTests {
     @Test func recencyAndFrequencyStateTheirSpan() throws {
         let events = Self.log()
         let model = try BlendTrainer().fit(TrainingSet(events: events))
+        var checked = (recency: 0, frequency: 0)
         for (day, hour) in [(125, 7.5), (125, 12.0), (124, 6.9)] {
             let moment = Fixtures.moment(day: day, hour: hour)
             let now = moment.date.timeIntervalSince1970
@@ -41,16 +42,24 @@ struct TrueReasonsTests {
                     let last = try #require(past.map(\.date.timeIntervalSince1970).max())
                     #expect(now - last <= 7 * 86_400, "\(target): \(text) for a use \(now - last) s ago")
                     #expect(text == "used \(spanText(seconds: now - last)) ago")
+                    checked.recency += 1
                 }
                 for text in texts where text.contains("in the last 14 days") {
                     let count = past.filter { $0.date.timeIntervalSince1970 >= now - 14 * 86_400 }.count
                     #expect(text == "used \(count) times in the last 14 days", "\(target)")
+                    checked.frequency += 1
                 }
+                // The count a frequency reason quotes is the log's count.
+                let index = try #require(model.space.index(of: target))
+                let count = past.filter { $0.date.timeIntervalSince1970 >= now - 14 * 86_400 }.count
+                #expect(model.profile.uses(of: index, inDays: 14, before: moment.date) == Double(count), "\(target)")
                 if target == Fixtures.target("podcast") {  // last used three months before
                     #expect(!texts.contains { $0.hasSuffix(" ago") || $0.contains("last 14 days") || $0 == "lately at this time" }, "\(texts)")
                 }
             }
         }
+        // Not vacuous: the statements above were made and checked.
+        #expect(checked.recency > 0, "\(checked)")
         #expect(spanText(seconds: 600) == "10 min" && spanText(seconds: 3 * 3600) == "3 h" && spanText(seconds: 3 * 86_400) == "3 days")
     }
 }
