@@ -57,6 +57,7 @@ struct PredictCommand: ParsableCommand {
             print(JSONWriter.string(.object([
                 ("user", .string(prediction.user)), ("at", .string(when)), ("clock", .string(clock)), ("model", .string(prediction.model)),
                 ("context", .object(context.map { ($0.key, .string($0.value)) })),
+                ("activity", prediction.activity.map { .number($0, integer: nil) } ?? .null),
                 ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
                 ("suggestions", .array(prediction.rows.map { row in
                     .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
@@ -73,6 +74,10 @@ struct PredictCommand: ParsableCommand {
         for (position, row) in prediction.rows.enumerated() {
             let why = row.reasons.isEmpty ? "" : " -- " + row.reasons.joined(separator: ", ")
             print(String(format: "%2d. %@  %.3f%@", position + 1, row.summary, row.probability, why))
+        }
+        if let activity = prediction.activity {
+            print(String(format: "activity %.2f: how likely %@ acts at all now (1 = a usual time); the probabilities above are "
+                + "given that they act, and suggestions rank by activity x probability", activity, prediction.user))
         }
     }
 }

@@ -107,7 +107,7 @@ struct StackCommand: ParsableCommand {
         let zone = session.zone
         let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone?.secondsFromGMT(for: $0) ?? fallback },
                                        contextAt: { timeline.enrich(context: context, at: $0) }, history: try session.history(from: start, to: end))
-        let result = simulation.run(stack, model: session.model, from: start, to: end)
+        let result = simulation.run(stack, model: ActiveNowModel(session.model), from: start, to: end)
         if json {
             print(JSONWriter.string(jsonReport(result, stack: stack, session: session, offsetAt: offsetAt)))
         } else {

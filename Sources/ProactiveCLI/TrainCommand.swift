@@ -20,12 +20,19 @@ struct TrainCommand: AsyncParsableCommand {
             deleted ones), so training again is only needed to refit from scratch. The retention policy is \
             applied first (proactive retention), so no model learns from expired donations.
 
+            The default blend trains in two passes: every user's history is walked first, and the blend \
+            weights of all users together become the population prior; then each user's own weights are \
+            fitted, pulled toward that prior, and guarded by the user's most recent rows held out (a \
+            simpler model replaces what does not earn its weight there). --report prints per user what \
+            the guard kept. Training one user (--user) keeps the prior of that user's saved state.
+
             Models: \(ModelChoice.names.joined(separator: ", ")) (default \(ModelChoice.defaultName)). \
             Each user's configured time zone (or --timezone) decides their local clock.
 
             Example:
               proactive train --store proactive.sqlite
               proactive train --user u1 --model profile
+              proactive train --report
             """
     )
 
@@ -42,8 +49,11 @@ struct TrainCommand: AsyncParsableCommand {
     @Flag(help: "No progress on standard error.")
     var quiet = false
 
-    @Flag(help: "Print the summary as JSON: one entry per user (donations, targets, seconds, bytes) and the failures.")
+    @Flag(help: "Print the summary as JSON: one entry per user (donations, targets, seconds, bytes, guard) and the failures.")
     var json = false
+
+    @Flag(help: "Print per user what earned weight: the prior, the simpler model the weights were shrunk toward, the share kept and the held-out scores.")
+    var report = false
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -56,6 +66,8 @@ struct TrainCommand: AsyncParsableCommand {
         var targets: Int
         var seconds: Double
         var bytes: Int
+        /// The blend's guard, if the model has one.
+        var weightGuard: WeightGuard?
     }
 
     func run() async throws {
@@ -72,15 +84,50 @@ struct TrainCommand: AsyncParsableCommand {
         var done = 0
         var failures: [String] = []
         var outcomes: [Outcome] = []
-        try await withThrowingTaskGroup(of: Result<Outcome, CommandFailure>.self) { group in
+        // Pass 1: walk every user (the blend's rows teach the population prior).
+        var prepared: [Engine.UserTraining] = []
+        try await withThrowingTaskGroup(of: Result<Engine.UserTraining, CommandFailure>.self) { group in
             var pending = users[...]
             func startNext() {
                 guard let next = pending.popFirst() else { return }
                 group.addTask {
-                    do { return .success(try Self.train(user: next, choice: choice, engine: engine)) }
-                    catch let failure as CommandFailure { return .failure(failure) }
+                    do { return .success(try engine.prepareTraining(user: next, choice)) }
                     catch let failure as EngineError { return .failure(CommandFailure(description: failure.description)) }
                     catch { return .failure(CommandFailure(description: "user \(next): \(error)")) }
+                }
+            }
+            for _ in 0 ..< width { startNext() }
+            for try await result in group {
+                done += 1
+                switch result {
+                case let .success(training): prepared.append(training)
+                case let .failure(failure):
+                    failures.append(failure.description)
+                    printError("[\(done)/\(users.count)] \(failure.description)")
+                }
+                if !quiet, users.count > 1, done % max(1, users.count / 20) == 0 || done == users.count {
+                    printError("walked \(done)/\(users.count) users"
+                               + ProgressPrinter.rateAndTimeLeft(done: done, total: users.count, seconds: Self.seconds(clock.now - started))
+                                   .replacingOccurrences(of: "/s", with: " users/s"))
+                }
+                startNext()
+            }
+        }
+        prepared.sort { $0.user < $1.user }
+        let prior = prepared.count > 1 || user == nil ? Engine.population(of: prepared) : nil
+        if !quiet, let prior { printError("prior: \(prior.name)") }
+        // Pass 2: fit each user toward the prior and save.
+        done = 0
+        let phaseStart = clock.now
+        try await withThrowingTaskGroup(of: Result<Outcome, CommandFailure>.self) { group in
+            var pending = prepared[...]
+            func startNext() {
+                guard let next = pending.popFirst() else { return }
+                group.addTask {
+                    do { return .success(try Self.finish(next, prior: prior, engine: engine)) }
+                    catch let failure as CommandFailure { return .failure(failure) }
+                    catch let failure as EngineError { return .failure(CommandFailure(description: failure.description)) }
+                    catch { return .failure(CommandFailure(description: "user \(next.user): \(error)")) }
                 }
             }
             for _ in 0 ..< width { startNext() }
@@ -90,16 +137,22 @@ struct TrainCommand: AsyncParsableCommand {
                 case let .success(outcome):
                     outcomes.append(outcome)
                     if !quiet {
-                        printError(String(format: "[%d/%d] user %@: %d donations, %d targets, %.2f s, %d bytes", done, users.count,
+                        printError(String(format: "[%d/%d] user %@: %d donations, %d targets, %.2f s, %d bytes", done, prepared.count,
                                           outcome.user, outcome.donations, outcome.targets, outcome.seconds, outcome.bytes)
-                                   + ProgressPrinter.rateAndTimeLeft(done: done, total: users.count, seconds: Self.seconds(clock.now - started))
+                                   + ProgressPrinter.rateAndTimeLeft(done: done, total: prepared.count,
+                                                                     seconds: Self.seconds(clock.now - phaseStart))
                                        .replacingOccurrences(of: "/s", with: " users/s"))
                     }
                 case let .failure(failure):
                     failures.append(failure.description)
-                    printError("[\(done)/\(users.count)] \(failure.description)")
+                    printError("[\(done)/\(prepared.count)] \(failure.description)")
                 }
                 startNext()
+            }
+        }
+        if report, !json {
+            for outcome in outcomes.sorted(by: { $0.user < $1.user }) {
+                print("\(outcome.user): \(outcome.weightGuard?.summary ?? "no guard (\(name) has no blend weights)")")
             }
         }
         let seconds = Self.seconds(clock.now - started)
@@ -110,7 +163,8 @@ struct TrainCommand: AsyncParsableCommand {
                 ("model", .string(name)), ("seconds", number(seconds)),
                 ("users", .array(outcomes.sorted { $0.user < $1.user }.map { outcome in
                     .object([("user", .string(outcome.user)), ("donations", count(outcome.donations)), ("targets", count(outcome.targets)),
-                             ("seconds", number(outcome.seconds)), ("bytes", count(outcome.bytes))])
+                             ("seconds", number(outcome.seconds)), ("bytes", count(outcome.bytes)),
+                             ("guard", outcome.weightGuard.map { Self.json($0) } ?? .null)])
                 })),
                 ("failures", .array(failures.map(JSONValue.string))),
             ])))
@@ -124,12 +178,27 @@ struct TrainCommand: AsyncParsableCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Fits and saves one user's model (runs in a task of its own).
-    static func train(user: String, choice: ModelChoice, engine: Engine) throws -> Outcome {
+    /// Fits and saves one prepared user's model (runs in a task of its own); with no prior
+    /// (one user trained alone) the prior of the user's saved state.
+    static func finish(_ training: Engine.UserTraining, prior: BlendTrainer.Prior?, engine: Engine) throws -> Outcome {
         let clock = ContinuousClock()
         let started = clock.now
-        let live = try engine.train(user: user, choice)
-        return Outcome(user: user, donations: live.key.donationCount, targets: live.targets.count, seconds: seconds(clock.now - started),
-                       bytes: live.savedBytes ?? 0)
+        let live = try engine.finishTraining(training, prior: prior ?? engine.savedPrior(user: training.user, training.choice))
+        return Outcome(user: training.user, donations: live.key.donationCount, targets: live.targets.count,
+                       seconds: seconds(clock.now - started), bytes: live.savedBytes ?? 0,
+                       weightGuard: (live.model as? BlendModel)?.weightGuard)
+    }
+
+    /// The guard as JSON: prior, anchor, share and the held-out scores.
+    static func json(_ weightGuard: WeightGuard) -> JSONValue {
+        func number(_ value: Double) -> JSONValue { .number(value, integer: nil) }
+        return .object([
+            ("prior", .string(weightGuard.centerName)), ("anchor", .string(weightGuard.anchorName)),
+            ("share", number(weightGuard.share)), ("held_out_rows", .number(Double(weightGuard.heldOutRows), integer: Int64(weightGuard.heldOutRows))),
+            ("validation", .array(weightGuard.validation.map { candidate in
+                .object([("name", .string(candidate.name)), ("log_likelihood", number(candidate.logLikelihood)),
+                         ("mrr", number(candidate.meanReciprocalRank))])
+            })),
+        ])
     }
 }

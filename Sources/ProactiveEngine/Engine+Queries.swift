@@ -50,7 +50,8 @@ extension Engine {
             Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
                            reasons: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
         }
-        return Prediction(user: live.user, model: live.model.name, moment: moment, rows: rows, notes: live.notes)
+        return Prediction(user: live.user, model: live.model.name, moment: moment, rows: rows,
+                          activity: live.model.activityLevel(at: moment), notes: live.notes)
     }
 
     // MARK: Suggest
@@ -166,6 +167,9 @@ public struct Prediction: Sendable {
     public var model: String
     public var moment: Moment
     public var rows: [Row]
+    /// How likely the user is to act at all at the moment (0...1, 1 at usual times), when the
+    /// model knows; the probabilities are conditional on acting (see `ActiveNowModel`).
+    public var activity: Double?
     /// What loading the model did (fitted, caught up), for a person.
     public var notes: [String]
 }
@@ -175,7 +179,9 @@ public struct SuggestionResult: Sendable {
     public var moment: Moment
     public var model: String
     public var suggestions: [Suggestion]
-    /// The model's probabilities at the moment (the same `predict` gives).
+    /// The model's probabilities at the moment (the same `predict` gives), conditional on the user acting.
     public var distribution: TargetDistribution
+    /// The activity level the suggestions' model evidence was multiplied by (1 when the model has none).
+    public var activity: Double
     public var notes: [String]
 }

@@ -131,34 +131,108 @@ public struct Engine: Sendable {
         } else {
             problem = "no saved \(choice.name) state for user \(user); fitted now and saved"
         }
-        var live = try fit(inputs, now: now)
+        var live = try fit(inputs, prior: try savedPrior(user: user, choice), now: now)
         live.notes.append(problem)
         try persist(live, now: now)
         return live
     }
 
-    /// Fits the user's model from scratch on every stored donation and saves it.
+    /// Fits the user's model from scratch on every stored donation and saves it. The blend keeps
+    /// the prior its saved state was pulled toward (the population's, from the last `train(users:)`),
+    /// or the fixed one for a user never trained with others.
     @discardableResult
     public func train(user: String, _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> LiveModel {
-        var live = try fit(try inputs(for: user, choice), now: now)
+        let inputs = try inputs(for: user, choice)
+        var live = try fit(inputs, prior: try savedPrior(user: user, choice), now: now)
         live.savedBytes = try persist(live, now: now)
         return live
     }
 
-    func fit(_ inputs: UserInputs, now: Date) throws -> LiveModel {
+    /// Trains every user in `users` together: the blend's population prior is learned from all
+    /// of them, then each user is fitted and saved (see `prepareTraining`, `population(of:)`,
+    /// `finishTraining`; `train` runs those steps in parallel with progress).
+    @discardableResult
+    public func train(users: [String], _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> [LiveModel] {
+        let prepared = try users.map { try prepareTraining(user: $0, choice) }
+        let prior = Self.population(of: prepared)
+        return try prepared.map { try finishTraining($0, prior: prior, now: now) }
+    }
+
+    /// One user's training before the prior is known: the inputs, the donations, and for the
+    /// blend the walk over them (the costly part, whose rows also teach the population prior).
+    public struct UserTraining: Sendable {
+        public let user: String
+        public var choice: ModelChoice { inputs.choice }
+        let inputs: UserInputs
+        let highWater: Int64
+        let erasureMark: Int64
+        let prepared: [Donation]
+        let training: TrainingSet
+        let walk: BlendTrainer.Walk?
+    }
+
+    /// Step 1 of training a user (any thread).
+    /// - Throws: `EngineError.noDonations` when the user has none.
+    public func prepareTraining(user: String, _ choice: ModelChoice = ModelChoice()) throws -> UserTraining {
+        let inputs = try inputs(for: user, choice)
         let snapshot = try states.snapshot(ofUser: inputs.user)
         guard !snapshot.donations.isEmpty else {
             throw EngineError(.noDonations, "user \(inputs.user) has no donations")
         }
         let prepared = snapshot.donations.map { inputs.prepare($0.donation) }
         let training = TrainingSet(donations: prepared, resolver: inputs.resolver)
+        var walk: BlendTrainer.Walk?
+        if let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
+            do { walk = try trainer.walk(training) } catch {
+                throw EngineError(.fitFailed, "user \(inputs.user): the \(inputs.choice.name) model could not be fitted: \(error)")
+            }
+        }
+        return UserTraining(user: user, inputs: inputs, highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
+                            prepared: prepared, training: training, walk: walk)
+    }
+
+    /// Step 2: the population prior of the prepared users (the fixed prior for fewer than two blends).
+    public static func population(of trainings: [UserTraining]) -> BlendTrainer.Prior {
+        let walks = trainings.compactMap(\.walk)
+        guard let first = trainings.first(where: { $0.walk != nil }),
+              let trainer = LiveModels.blendTrainer(first.inputs.choice.name, zone: first.inputs.zoneName) else { return BlendTrainer.fixedPrior }
+        return trainer.population(of: walks)
+    }
+
+    /// Step 3: fits the prepared user with `prior` and saves the state.
+    @discardableResult
+    public func finishTraining(_ training: UserTraining, prior: BlendTrainer.Prior, now: Date = Date()) throws -> LiveModel {
+        var live = try fit(training, prior: prior, now: now)
+        live.savedBytes = try persist(live, now: now)
+        return live
+    }
+
+    /// The prior the user's saved blend was pulled toward (fixed when there is none).
+    public func savedPrior(user: String, _ choice: ModelChoice) throws -> BlendTrainer.Prior {
+        guard let saved = try states.load(user: user, name: choice.name),
+              let model = try? LiveModels.decode(saved.bytes) as? BlendModel else { return BlendTrainer.fixedPrior }
+        return model.prior
+    }
+
+    func fit(_ inputs: UserInputs, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {
+        try fit(try prepareTraining(user: inputs.user, inputs.choice), prior: prior, now: now)
+    }
+
+    func fit(_ training: UserTraining, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {
+        let inputs = training.inputs
         let model: any LiveLearningModel
-        do { model = try LiveModels.fit(inputs.choice.name, training, zone: inputs.zoneName) } catch {
+        do {
+            if let walk = training.walk, let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
+                model = try trainer.finish(walk, prior: prior)
+            } else {
+                model = try LiveModels.fit(inputs.choice.name, training.training, zone: inputs.zoneName)
+            }
+        } catch {
             throw EngineError(.fitFailed, "user \(inputs.user): the \(inputs.choice.name) model could not be fitted: \(error)")
         }
-        var live = LiveModel(model: model, key: inputs.key(highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
-                                                           donationCount: prepared.count),
-                             trainedAt: now, inputs: inputs, catalogue: TargetCatalogue(donations: prepared, resolver: inputs.resolver))
+        var live = LiveModel(model: model, key: inputs.key(highWater: training.highWater, erasureMark: training.erasureMark,
+                                                           donationCount: training.prepared.count),
+                             trainedAt: now, inputs: inputs, catalogue: TargetCatalogue(donations: training.prepared, resolver: inputs.resolver))
         live.refitted = true
         return live
     }
@@ -176,7 +250,7 @@ public struct Engine: Sendable {
             // logistic part refits anyway: a refit is the exact answer there, and after many deletions
             // (retention, forgetting an app) it is also cheaper than unlearning one by one.
             if !(live.model is ProfileModel) || learnedErasures.count * 10 > max(live.key.donationCount, 1) {
-                var refit = try fit(live.inputs, now: now)
+                var refit = try fit(live.inputs, prior: (live.model as? BlendModel)?.prior ?? BlendTrainer.fixedPrior, now: now)
                 refit.notes = live.notes + ["refitted: \(learnedErasures.count) of \(previous.donationCount) donations deleted"]
                 live = refit
                 try persist(live, now: now)

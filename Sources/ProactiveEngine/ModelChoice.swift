@@ -57,6 +57,11 @@ enum LiveModels {
         return live
     }
 
+    /// The blend's trainer for dates read in `zone`, when `name` is the blend (its training runs in steps).
+    static func blendTrainer(_ name: String, zone: String?) -> BlendTrainer? {
+        name == "blend" ? BlendTrainer(configuration: BlendConfiguration().inTimeZone(zone)) : nil
+    }
+
     /// Reads saved bytes back.
     static func decode(_ bytes: [UInt8]) throws(ModelFormatError) -> any LiveLearningModel {
         let model = try ModelArchive.decodeAny(bytes)

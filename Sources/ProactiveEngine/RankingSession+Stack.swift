@@ -27,7 +27,8 @@ extension RankingSession {
         }
         guard !widgets.isEmpty else { throw EngineError(.invalidRequest, "a stack needs at least one widget") }
         return SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
-                                                     distribution: live.model.distribution(at: moment), moment: moment, state: &state)
+                                                     distribution: ActiveNowModel(live.model).distribution(at: moment), moment: moment,
+                                                     state: &state)
     }
 }
 

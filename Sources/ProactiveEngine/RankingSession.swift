@@ -50,10 +50,13 @@ public struct RankingSession: Sendable {
         let ranker = ranker(dayStart: dayStart(containing: date, utcOffset: offset), utcOffset: offset, context: moment.context)
         var suggestions = SuggestionRanker(ranker: ranker)
         let distribution = live.model.distribution(at: moment)
-        let list = suggestions.suggest(distribution, moment: moment,
+        // The floors apply to P(acts now) x P(target | acts now).
+        let activity = ActiveNowModel(live.model).level(at: moment)
+        let list = suggestions.suggest(activity == 1 ? distribution : distribution.scaled(by: activity), moment: moment,
                                        k: developerMode ? max(k, distribution.count + ranker.adjustedTargets.count) : k,
                                        developerMode: developerMode)
-        return SuggestionResult(moment: moment, model: live.model.name, suggestions: list, distribution: distribution, notes: live.notes)
+        return SuggestionResult(moment: moment, model: live.model.name, suggestions: list, distribution: distribution,
+                                activity: activity, notes: live.notes)
     }
 
     // MARK: Widgets by name

@@ -93,9 +93,13 @@ public protocol FittedModel: Sendable {
     /// `scores(at:)` for many moments at once (models may batch the work, e.g. one gemm);
     /// agrees with scoring each moment alone up to rounding.
     func scores(at moments: [Moment]) -> [[ScoredTarget]]
+    /// How likely the user is to act at all at `moment` (0...1; 1 at usual times), when the
+    /// model knows; nil when it does not (ranking then takes the user as active).
+    func activityLevel(at moment: Moment) -> Double?
 }
 
 extension FittedModel {
+    public func activityLevel(at moment: Moment) -> Double? { nil }
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] { moments.map { scores(at: $0) } }
     /// Built from `scores(at:)` (O(n) to index); models with a target space override it.
     public func distribution(at moment: Moment) -> TargetDistribution { TargetDistribution(ranked: scores(at: moment)) }

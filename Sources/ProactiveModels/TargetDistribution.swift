@@ -94,4 +94,10 @@ public struct TargetDistribution: Sendable {
 
     /// Every target, best first (ties by key): what `FittedModel.scores(at:)` returns.
     public func ranked() -> [ScoredTarget] { Softmax.rank(probabilities: probabilities, targets: targets) }
+
+    /// Every probability multiplied by `factor` (e.g. P(the user acts now) x P(target | acts)):
+    /// the order is unchanged; the values no longer sum to 1 unless `factor` is 1.
+    public func scaled(by factor: Double) -> TargetDistribution {
+        TargetDistribution(targets: targets, probabilities: probabilities.map { $0 * factor }, positions: positions)
+    }
 }

@@ -59,7 +59,8 @@ extension ProactiveService {
         }
         var state = StackState()
         let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
-                                                             distribution: live.model.distribution(at: moment), moment: moment, state: &state)
+                                                             distribution: ActiveNowModel(live.model).distribution(at: moment),
+                                                             moment: moment, state: &state)
         let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffset: offset) }
         return Response.json(.object([
             ("user", .string(question.user)),

@@ -37,7 +37,9 @@ extension CommandTests {
             #expect(!text.error.contains("note:"), "\(text)")  // the trained state is read, not refitted
             // --at without an offset is the user's local time (America/Los_Angeles: -08:00 in November).
             #expect(text.lines.first == "Top 4 for me at 2026-11-23T06:55:00-08:00, model blend:", "\(text)")
-            let rows = text.lines.dropFirst().map { line in line.wholeMatch(of: /\s?([0-9]+)\. (.+?)  ([01]\.[0-9]{3})(?: -- (.+))?/) }
+            // The last line states the activity level the probabilities are conditional on.
+            #expect(text.lines.last?.hasPrefix("activity ") == true, "\(text)")
+            let rows = text.lines.dropFirst().dropLast().map { line in line.wholeMatch(of: /\s?([0-9]+)\. (.+?)  ([01]\.[0-9]{3})(?: -- (.+))?/) }
             #expect(rows.count == 4)
             #expect(rows.allSatisfy { $0 != nil }, "\(text)")
             let parsed = rows.compactMap { $0 }
@@ -63,7 +65,8 @@ extension CommandTests {
             let store = try await CLIStore.sample()
             let json = try await store.succeed("predict", "--user", "me", "--at", "2026-11-20T12:15:00-08:00", "--context", "focus=work",
                                                "-k", "1000", "--json").json()
-            #expect(json.keys == ["user", "at", "clock", "model", "context", "note", "suggestions"])
+            #expect(json.keys == ["user", "at", "clock", "model", "context", "activity", "note", "suggestions"])
+            #expect((0 ... 1).contains(json["activity"]?.number ?? -1))
             #expect(json["clock"]?.string == "America/Los_Angeles")
             #expect(json["user"]?.string == "me")
             #expect(json["at"]?.string == "2026-11-20T12:15:00-08:00")

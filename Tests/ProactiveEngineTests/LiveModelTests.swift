@@ -25,7 +25,7 @@ struct LiveModelTests {
         var engine = try store.engine()
         engine.persistAfter = 7  // save and reload the state often on the way
         try SQLiteDonationStore(database: engine.database).append(train, duplicates: .fail)
-        for user in Set(train.map(\.user)) { try engine.train(user: user) }
+        try engine.train(users: Set(train.map(\.user)).sorted())  // one population prior, as `evaluate` learns it
         let resolver = TargetResolver()
         var ranks: [Int] = []
         for donation in test {

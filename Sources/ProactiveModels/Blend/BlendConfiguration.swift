@@ -31,6 +31,22 @@ public struct BlendConfiguration: Sendable, Hashable {
     /// When refitting the weights, a row's log-likelihood counts half as much as that of the row this
     /// many rows after it (`nil`: all rows count the same). Short, so a changed habit moves the weights.
     public var rowHalfLife: Double?
+    /// Quarter-hour routine signal: kernels around the clock (96: one per 15 minutes) and their
+    /// concentration (128 gives a neighbouring centre about 0.76 of the peak, like 8 for 24 kernels).
+    public var fineTimeKernels: Int
+    public var fineTimeConcentration: Double
+    /// Half-life (days) of the quarter-hour routine counts and of the activity level.
+    public var routineHalfLifeDays: Double
+    /// "After X" evidence by the gap since X: transitions within `transitionWindowMinutes` are
+    /// recent, then stale up to `staleTransitionHours`, then overnight up to `overnightTransitionHours`;
+    /// after that the previous target says nothing.
+    public var staleTransitionHours: Double
+    public var overnightTransitionHours: Double
+    /// The guard: the most recent share of a user's rows is held out to choose how far the fitted
+    /// weights are shrunk toward the simpler model that predicts those rows best.
+    public var validationShare: Double
+    /// Users with fewer rows than this keep the prior weights (population or fixed) as they are.
+    public var guardMinimumRows: Int
 
     /// The logistic component refits less often inside the blend than alone (it is a minor, costly signal).
     public static let defaultLogistic = LogisticConfiguration(refitEvery: 200, refitAfterDays: 7)
@@ -39,7 +55,9 @@ public struct BlendConfiguration: Sendable, Hashable {
                 includeLogistic: Bool = true, holdoutShare: Double = 0.2, shortHalfLifeDays: Double = 1,
                 longHalfLifeDays: Double = 14, habitHalfLifeDays: Double = 4, transitionWindowMinutes: Double = 30,
                 weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 20,
-                rowHalfLife: Double? = 50) {
+                rowHalfLife: Double? = 50, fineTimeKernels: Int = 96, fineTimeConcentration: Double = 128,
+                routineHalfLifeDays: Double = 30, staleTransitionHours: Double = 8, overnightTransitionHours: Double = 24,
+                validationShare: Double = 0.3, guardMinimumRows: Int = 20) {
         self.profile = profile
         self.logistic = logistic
         self.includeLogistic = includeLogistic
@@ -53,6 +71,13 @@ public struct BlendConfiguration: Sendable, Hashable {
         self.maxRowValues = maxRowValues
         self.refitEvery = refitEvery
         self.rowHalfLife = rowHalfLife
+        self.fineTimeKernels = fineTimeKernels
+        self.fineTimeConcentration = fineTimeConcentration
+        self.routineHalfLifeDays = routineHalfLifeDays
+        self.staleTransitionHours = staleTransitionHours
+        self.overnightTransitionHours = overnightTransitionHours
+        self.validationShare = validationShare
+        self.guardMinimumRows = guardMinimumRows
     }
 
     /// The same configuration with every component reading dates in `timeZoneIdentifier`.
@@ -74,13 +99,27 @@ public struct BlendConfiguration: Sendable, Hashable {
             throw ConfigurationError(field: "holdoutShare", reason: "must be in (0, 1), got \(holdoutShare)")
         }
         for (field, value) in [("shortHalfLifeDays", shortHalfLifeDays), ("longHalfLifeDays", longHalfLifeDays), ("habitHalfLifeDays", habitHalfLifeDays),
-                               ("transitionWindowMinutes", transitionWindowMinutes), ("weightL2", weightL2)] {
+                               ("transitionWindowMinutes", transitionWindowMinutes), ("weightL2", weightL2),
+                               ("fineTimeConcentration", fineTimeConcentration), ("routineHalfLifeDays", routineHalfLifeDays),
+                               ("staleTransitionHours", staleTransitionHours), ("overnightTransitionHours", overnightTransitionHours)] {
             guard value > 0, value.isFinite else { throw ConfigurationError(field: field, reason: "must be positive, got \(value)") }
         }
         guard maxRows >= 1 else { throw ConfigurationError(field: "maxRows", reason: "must be at least 1, got \(maxRows)") }
         guard maxRowValues >= 1 else { throw ConfigurationError(field: "maxRowValues", reason: "must be at least 1") }
         if let rowHalfLife, !(rowHalfLife > 0 && rowHalfLife.isFinite) {
             throw ConfigurationError(field: "rowHalfLife", reason: "must be a positive number of rows, got \(rowHalfLife)")
+        }
+        guard fineTimeKernels >= 1, fineTimeKernels <= 1440 else {
+            throw ConfigurationError(field: "fineTimeKernels", reason: "must be in 1...1440, got \(fineTimeKernels)")
+        }
+        guard transitionWindowMinutes <= staleTransitionHours * 60, staleTransitionHours <= overnightTransitionHours else {
+            throw ConfigurationError(field: "staleTransitionHours", reason: "need transitionWindowMinutes <= stale <= overnight hours")
+        }
+        guard validationShare > 0, validationShare < 1 else {
+            throw ConfigurationError(field: "validationShare", reason: "must be in (0, 1), got \(validationShare)")
+        }
+        guard guardMinimumRows >= 2 else {
+            throw ConfigurationError(field: "guardMinimumRows", reason: "must be at least 2, got \(guardMinimumRows)")
         }
         guard refitEvery >= 1 else { throw ConfigurationError(field: "refitEvery", reason: "must be at least 1, got \(refitEvery)") }
     }

@@ -53,7 +53,9 @@ extension BlendModel {
         var longTotal = 0.0
         for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
         let epsilon = 0.01
-        let nowKernels = kernels(at: moment.date, utcOffset: moment.utcOffset)
+        let clock = clockInputs(at: moment.date, utcOffset: moment.utcOffset)
+        let nowKernels = clock.kernels
+        let fineCount = Double(usage.fineKernels)
         let habitScale = configuration.habitHalfLifeDays / configuration.longHalfLifeDays
         for t in 0 ..< targets {
             let recentHere = usage.recentUse(of: t, kernels: nowKernels, time: now)
@@ -63,18 +65,23 @@ extension BlendModel {
             set(t, .frecencyShort, Foundation.log(usage.short.values[t] * shortFactor + epsilon))
             let long = usage.long.values[t] * longFactor
             set(t, .frecencyLong, Foundation.log(long + epsilon))
+            let fine = usage.fineUse(of: t, fine: clock.fine, time: now)
+            set(t, .timeFine, Foundation.log((fine.near + 1 / fineCount) / (fine.total + 1) * fineCount))
+            set(t, .frequencyUses, Foundation.log(usage.uses[t] + epsilon))
+            set(t, .frequencyOccasions, Foundation.log(usage.occasions[t] + epsilon))
             let age = max(0, now - usage.lastUse[t]) / 60
             set(t, .logAge, Foundation.log1p(min(age, 525_600)) / 10)
         }
 
-        // Transitions from the previous target, split by how long ago it was used.
+        // Transitions from the previous target, split by how long ago it was used; none after a day.
         let gap = now - usage.lastTime
         let window = configuration.transitionWindowMinutes * 60
         if let previous = usage.lastTarget, gap >= 0 {
-            let feature: BlendFeature = gap < window ? .transitionRecent : .transitionStale
-            for t in 0 ..< targets {
-                let fallback = (usage.long.values[t] * longFactor + epsilon) / (longTotal + epsilon * Double(targets))
-                set(t, feature, Foundation.log(usage.transitionProbability(from: previous, to: t, fallback: fallback)))
+            if let feature = transitionFeature(gap: gap) {
+                for t in 0 ..< targets {
+                    let fallback = (usage.long.values[t] * longFactor + epsilon) / (longTotal + epsilon * Double(targets))
+                    set(t, feature, Foundation.log(usage.transitionProbability(from: previous, to: t, fallback: fallback)))
+                }
             }
             set(previous, BlendFeature.repeatBucket(gap: gap), 1)
         }
@@ -89,5 +96,16 @@ extension BlendModel {
         for t in 0 ..< targets where !ranked[t] { set(t, .rankOlder, 1) }
         if recent.count > 1, gap >= 0, gap < window { set(recent[1], .backToPrevious, 1) }
         return signals
+    }
+
+    /// Which transition signal a previous use `gap` seconds ago feeds, if any ("after X" fades with the gap).
+    func transitionFeature(gap: Double) -> BlendFeature? {
+        switch gap {
+        case ..<0: return nil
+        case ..<(configuration.transitionWindowMinutes * 60): return .transitionRecent
+        case ..<(configuration.staleTransitionHours * 3600): return .transitionStale
+        case ..<(configuration.overnightTransitionHours * 3600): return .transitionOvernight
+        default: return nil
+        }
     }
 }

@@ -31,6 +31,8 @@ public struct BlendModel: FittedModel {
     public internal(set) var eventsSinceWeightFit: Int = 0
     /// While fitting: the logistic component is a fixed earlier fit and is not updated.
     var logisticFrozen = false
+    /// How refits combine the fitted weights (prior, shrinkage toward a simpler model; see `WeightGuard`).
+    public internal(set) var weightGuard = WeightGuard.unguarded(center: BlendFeature.defaultWeights, centerName: "fixed")
 
     init(configuration: BlendConfiguration, profile: ProfileModel, logistic: LogisticModel?, weights: [Double], rows: BlendRows) {
         self.configuration = configuration
@@ -60,21 +62,56 @@ public struct BlendModel: FittedModel {
     mutating func rebuildUsage() {
         usage = Self.emptyUsage(configuration, targets: profile.space.targetCount)
         for event in profile.log.events {
+            let clock = clockInputs(at: event.date, utcOffset: event.utcOffset)
             usage.record(target: event.target.rawValue, time: event.time, weight: event.weight,
-                         kernels: kernels(at: event.date, utcOffset: event.utcOffset))
+                         kernels: clock.kernels, fine: clock.fine, reading: clock.reading, activityKernels: clock.activity)
         }
     }
 
     static func emptyUsage(_ configuration: BlendConfiguration, targets: Int) -> UsageTracker {
         UsageTracker(targetCount: targets, shortHalfLifeDays: configuration.shortHalfLifeDays,
                      longHalfLifeDays: configuration.longHalfLifeDays, timeKernels: configuration.profile.encoder.timeKernels,
-                     habitHalfLifeDays: configuration.habitHalfLifeDays)
+                     habitHalfLifeDays: configuration.habitHalfLifeDays, fineKernels: configuration.fineTimeKernels,
+                     routineHalfLifeDays: configuration.routineHalfLifeDays)
     }
 
-    /// The time-of-day kernel weights of an instant on the user's clock.
-    func kernels(at date: Date, utcOffset: Int?) -> [Double] {
+    /// An instant on the user's clock: its reading, hour-wide kernel weights and quarter-hour kernel weights.
+    struct ClockInputs {
+        var reading: LocalClock.Reading
+        var kernels: [Double]
+        var fine: [(kernel: Int, weight: Double)]
+        /// The activity level's kernels: hour-spaced but narrow (κ = 64: 0.11 of the peak an hour
+        /// away, 2e-4 two hours away), so an early riser is not "usually active" at 05:00.
+        var activity: [Double]
+    }
+
+    static let activityCentres = CircularKernels.centres(count: 24)
+    static let activityConcentration = 64.0
+
+    func clockInputs(at date: Date, utcOffset: Int?) -> ClockInputs {
         let encoder = profile.encoder
-        return encoder.timeKernelWeights(minuteOfDay: encoder.clock.read(date, writtenOffset: utcOffset).minuteOfDay)
+        let reading = encoder.clock.read(date, writtenOffset: utcOffset)
+        let fine = CircularKernels.sparseWeights(centres: CircularKernels.centres(count: configuration.fineTimeKernels),
+                                                 concentration: configuration.fineTimeConcentration, minuteOfDay: reading.minuteOfDay)
+        var activity = [Double](repeating: 0, count: Self.activityCentres.count)
+        activity.withUnsafeMutableBufferPointer {
+            CircularKernels.write(centres: Self.activityCentres, concentration: Self.activityConcentration,
+                                  minuteOfDay: reading.minuteOfDay, into: $0, at: 0)
+        }
+        return ClockInputs(reading: reading, kernels: encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: fine,
+                           activity: activity)
+    }
+
+    public func activityLevel(at moment: Moment) -> Double? { activity(at: moment) }
+
+    /// How likely the user is to act at all at `moment` (0...1, see `ActivityLevel`): 1 at the
+    /// user's usual times and right after a use, about 0 at hours they never act.
+    public func activity(at moment: Moment) -> Double {
+        let clock = clockInputs(at: moment.date, utcOffset: moment.utcOffset)
+        var lastUse = usage.lastTime
+        for event in moment.recent where event.date <= moment.date { lastUse = max(lastUse, event.date.timeIntervalSince1970) }
+        return usage.activity.level(reading: clock.reading, kernelWeights: clock.activity, time: moment.date.timeIntervalSince1970,
+                                    lastUse: lastUse)
     }
 
     // MARK: Scoring
@@ -120,19 +157,29 @@ public struct BlendModel: FittedModel {
         let inOrder = time >= usage.lastTime
         profile.update(with: event)
         if inOrder {
+            let clock = clockInputs(at: event.date, utcOffset: event.utcOffset)
             usage.record(target: profile.space.index(of: event.target)!.rawValue, time: time, weight: event.weight,
-                         kernels: kernels(at: event.date, utcOffset: event.utcOffset))
+                         kernels: clock.kernels, fine: clock.fine, reading: clock.reading, activityKernels: clock.activity)
         } else {
             rebuildUsage()
         }
         if !logisticFrozen { logistic?.update(with: event) }
     }
 
-    /// Refits the blend weights on the stored rows (warm start from the current weights).
+    /// The prior the weights are pulled toward (the population's when trained with other users).
+    public var prior: BlendTrainer.Prior { BlendTrainer.Prior(weights: weightGuard.center, name: weightGuard.centerName) }
+
+    /// Refits the blend weights on the stored rows (warm start from the current weights), pulled
+    /// toward the guard's centre and shrunk toward its anchor as the guard chose.
     public mutating func refitWeights() {
-        weights = rows.fitWeights(start: weights, prior: BlendFeature.defaultWeights, l2: configuration.weightL2,
-                                  rowHalfLife: configuration.rowHalfLife)
         eventsSinceWeightFit = 0
+        guard rows.count > 0 else { return }
+        weights = weightGuard.combine(fitWeights(rows, start: weights, center: weightGuard.center))
+    }
+
+    /// Weights fitted on `rows`, pulled toward `center`.
+    func fitWeights(_ rows: BlendRows, start: [Double], center: [Double]) -> [Double] {
+        rows.fitWeights(start: start, prior: center, l2: configuration.weightL2, rowHalfLife: configuration.rowHalfLife)
     }
 
     /// Forgets one event: exactly in the profile (see `ProfileModel.remove`),

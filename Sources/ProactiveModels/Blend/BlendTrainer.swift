@@ -13,9 +13,14 @@ import ProactiveCore
 ///    before the held-back share (`holdoutShare`, the most recent events) and
 ///    only the held-back rows see it (earlier rows see a constant, which does
 ///    not move its weight).
-/// 3. The blend weights maximise the rows' log-likelihood (L2 toward the plain
-///    profile), by L-BFGS.
-/// 4. The components are refitted on all events: the profile exactly, the
+/// 3. The prior: with several users (`fit(population:)`), the blend weights that
+///    maximise every user's rows' log-likelihood together (the population); for one
+///    user, the fixed defaults (the plain profile).
+/// 4. The guard (`WeightGuard`): the user's own weights are fitted by L-BFGS, pulled
+///    toward the prior (L2, so a user with few rows stays near it); the most recent
+///    rows, held out, decide how far they are shrunk toward the simple model that
+///    predicts those rows best.
+/// 5. The components are refitted on all events: the profile exactly, the
 ///    logistic warm-started from step 2.
 ///
 /// ```swift
@@ -32,10 +37,25 @@ public struct BlendTrainer: ModelTrainer {
         self.configuration = configuration
     }
 
+    /// A user's walk: the fitted profile, the rows, and the logistic fitted before the held-back share.
+    public struct Walk: Sendable {
+        var full: ProfileModel
+        var events: [Event]
+        var walker: BlendModel
+        var early: LogisticModel?
+        /// Rows the walk kept (what the user contributes to the population).
+        public var rowCount: Int { walker.rows.count }
+    }
+
     /// - Throws: `ConfigurationError` for an unusable configuration.
     /// - Complexity: O(events x features) for the walk, O(rows x targets x signals) per
     ///   weight-fit iteration, plus two logistic fits.
     public func fit(_ training: TrainingSet) throws -> BlendModel {
+        try finish(walk(training), prior: Self.fixedPrior)
+    }
+
+    /// Step 2: the walk over one user's events.
+    public func walk(_ training: TrainingSet) throws -> Walk {
         try configuration.validate()
         let full = ProfileModel(configuration: configuration.profile, events: training.events)
         let events = full.log.events.map { full.event(from: $0) }
@@ -54,13 +74,70 @@ public struct BlendTrainer: ModelTrainer {
             }
             walker.learn(event, collectRow: position >= rowStart)
         }
+        return Walk(full: full, events: events, walker: walker, early: early)
+    }
+
+    /// The prior weights and their name (see `population(of:)`).
+    public struct Prior: Sendable, Equatable {
+        public var weights: [Double]
+        public var name: String
+    }
+
+    public static let fixedPrior = Prior(weights: BlendFeature.defaultWeights, name: "fixed")
+
+    /// Rows of one user that enter the population fit (the most recent ones).
+    static let populationRowsPerUser = 200
+    /// Pooled rows at most (users' rows are thinned evenly beyond this).
+    static let populationRowLimit = 40_000
+
+    /// Step 3: the population's weights, fitted on every user's rows together (each user's most
+    /// recent rows, recent rows weighing more as in a user's own fit), pulled toward the fixed
+    /// defaults. Fewer than two users with rows: the fixed prior.
+    public func population(of walks: [Walk]) -> Prior {
+        let contributing = walks.filter { $0.walker.rows.count > 0 }
+        guard contributing.count >= 2 else { return Self.fixedPrior }
+        var pooled = BlendRows()
+        var rowWeights: [Double] = []
+        let perUser = min(Self.populationRowsPerUser, max(1, Self.populationRowLimit / contributing.count))
+        for walk in contributing {
+            let rows = walk.walker.rows
+            let kept = rows.slice(max(0, rows.count - perUser) ..< rows.count)
+            pooled.append(contentsOf: kept)
+            rowWeights += BlendRows.recencyWeights(count: kept.count, halfLife: configuration.rowHalfLife)
+        }
+        let weights = pooled.fitWeights(start: BlendFeature.defaultWeights, prior: BlendFeature.defaultWeights,
+                                        l2: configuration.weightL2, explicitWeights: rowWeights)
+        return Prior(weights: weights, name: "population (\(contributing.count) users)")
+    }
+
+    /// Steps 4 and 5 for one user's walk.
+    public func finish(_ walk: Walk, prior: Prior) throws -> BlendModel {
+        var walker = walk.walker
+        let weightGuard = WeightGuard.choose(rows: walker.rows, center: prior.weights, centerName: prior.name,
+                                             trustPrior: prior != Self.fixedPrior, configuration: configuration) { rows in
+            walker.fitWeights(rows, start: prior.weights, center: prior.weights)
+        }
+        walker.weightGuard = weightGuard
+        walker.weights = prior.weights
         walker.refitWeights()
 
         var logistic: LogisticModel?
         if configuration.includeLogistic {
-            logistic = try logisticTrainer.fit(TrainingSet(events: events), warmStart: early)
+            logistic = try LogisticTrainer(configuration: configuration.logistic).fit(TrainingSet(events: walk.events), warmStart: walk.early)
         }
-        return BlendModel(configuration: configuration, profile: full, logistic: logistic, weights: walker.weights, rows: walker.rows)
+        var model = BlendModel(configuration: configuration, profile: walk.full, logistic: logistic, weights: walker.weights,
+                               rows: walker.rows)
+        model.weightGuard = weightGuard
+        return model
+    }
+
+    /// Fits every user: walks, the population prior from all of them, then each user's guard and
+    /// components. Equal to `fit` per user when there is one user.
+    /// Users are walked and finished in parallel (`parallelMap`); results do not depend on it.
+    public func fit(population trainings: [TrainingSet]) throws -> [BlendModel] {
+        let walks = try parallelMap(trainings) { try walk($0) }
+        let prior = population(of: walks)
+        return try parallelMap(walks) { try finish($0, prior: prior) }
     }
 }
 

@@ -11,6 +11,8 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     case frecencyShort, frecencyLong
     /// log P(target | previous target) when the previous use is within the transition window / older.
     case transitionRecent, transitionStale
+    /// The same when the previous use was 8 to 24 hours ago (overnight); older uses say nothing.
+    case transitionOvernight
     /// One-hot position among the most recently used targets (0 = the last one), 8 = older or never.
     case rank0, rank1, rank2, rank3, rank4, rank5, rank6, rank7, rankOlder
     /// The target used just before the last one, within the transition window ("going back").
@@ -25,6 +27,12 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     /// about 0 for a steady habit, positive for one just taken up, negative for one just dropped.
     /// Its starting weight is 3 (a prior belief that habits change), kept while history shows no change.
     case habitChange
+    /// log of the target's share of its uses near this minute of the day at quarter-hour resolution
+    /// (x 96, so 0 = spread evenly over the day): routines 30 minutes apart separate.
+    case timeFine
+    /// log of every use of the target (counts included), and of its donations (occasions): the two
+    /// ways to count frequency, weighed against each other by the fitted weights.
+    case frequencyUses, frequencyOccasions
 
     public static let count = allCases.count
 
@@ -97,16 +105,59 @@ struct BlendRows: Sendable, Equatable {
 
     mutating func removeAll() { self = BlendRows() }
 
+    /// 2^(−(rows after it) / halfLife) per row (all 1 without a half-life).
+    static func recencyWeights(count: Int, halfLife: Double?) -> [Double] {
+        (0 ..< count).map { row in halfLife.map { Foundation.exp2(-Double(count - 1 - row) / $0) } ?? 1 }
+    }
+
+    /// The rows in `range` (in order).
+    func slice(_ range: Range<Int>) -> BlendRows {
+        let features = BlendFeature.count
+        let start = candidateCounts[..<range.lowerBound].reduce(0, +) * features
+        let length = candidateCounts[range].reduce(0, +) * features
+        return BlendRows(values: Array(values[start ..< start + length]), candidateCounts: Array(candidateCounts[range]),
+                         labels: Array(labels[range]))
+    }
+
+    /// Appends every row of `other` (pooling users' rows; no limits apply).
+    mutating func append(contentsOf other: BlendRows) {
+        values += other.values
+        candidateCounts += other.candidateCounts
+        labels += other.labels
+    }
+
+    /// Per row: the log-probability of its label and the label's rank (1 = first; ties count against it)
+    /// under `weights`.
+    func evaluate(weights: [Double]) -> [(logLikelihood: Double, rank: Int)] {
+        let features = BlendFeature.count
+        var offset = 0
+        var results: [(logLikelihood: Double, rank: Int)] = []
+        results.reserveCapacity(labels.count)
+        for (row, candidates) in candidateCounts.enumerated() {
+            var scores = [Double](repeating: 0, count: candidates)
+            for c in 0 ..< candidates {
+                var score = 0.0
+                for f in 0 ..< features { score += weights[f] * Double(values[offset + c * features + f]) }
+                scores[c] = score
+            }
+            let label = labels[row]
+            let normaliser = Softmax.logSumExp(scores)
+            results.append((scores[label] - normaliser, 1 + scores.indices.filter { $0 != label && scores[$0] >= scores[label] }.count))
+            offset += candidates * features
+        }
+        return results
+    }
+
     // MARK: Fitting
 
     /// Weights maximising Σ_rows r_row · log softmax(F_row · w)[label] − (λ/2)‖w − w₀‖², by L-BFGS from
     /// `start`, where r_row = 2^(−(rows after it) / `rowHalfLife`) (1 for every row when `nil`): recent
     /// rows count more, so a changed habit moves the weights within a few refits.
     /// Each row costs two `sgemv` (scores F·w, expected signals Fᵀ·p). Returns `start` when there are no rows.
-    func fitWeights(start: [Double], prior: [Double], l2: Double, rowHalfLife: Double? = nil) -> [Double] {
+    /// - Parameter explicitWeights: per-row weights to use instead of the half-life's (pooled rows of many users).
+    func fitWeights(start: [Double], prior: [Double], l2: Double, rowHalfLife: Double? = nil, explicitWeights: [Double]? = nil) -> [Double] {
         guard !labels.isEmpty else { return start }
-        let rowCount = labels.count
-        let rowWeights = (0 ..< rowCount).map { row in rowHalfLife.map { Foundation.exp2(-Double(rowCount - 1 - row) / $0) } ?? 1 }
+        let rowWeights = explicitWeights ?? Self.recencyWeights(count: labels.count, halfLife: rowHalfLife)
         let features = BlendFeature.count
         let largest = candidateCounts.max() ?? 0
         var weights = [Float](repeating: 0, count: features)

@@ -99,13 +99,24 @@ public enum Evaluation {
         var probabilities = [Double](repeating: 0, count: test.count)
         var novel = 0
         var failures: [String: String] = [:]
+        // Models with population priors fit every user together first.
+        var prefitted: [String: Result<any FittedModel, any Error>] = [:]
+        if let fitPopulation = model.fitPopulation {
+            let trainings = users.map { TrainingSet(donations: trainByUser[$0] ?? [], resolver: resolver) }
+            do {
+                for (user, fitted) in zip(users, try fitPopulation(trainings, nil)) { prefitted[user] = .success(fitted) }
+            } catch {
+                for user in users { prefitted[user] = .failure(error) }
+            }
+        }
         await withTaskGroup(of: UserOutcome.self) { group in
             for user in users {
                 let userTrain = trainByUser[user] ?? []
                 let userTest = testIndicesByUser[user]!.map { (index: $0, donation: normalized(test[$0], options)) }
+                let fitted = prefitted[user]
                 group.addTask {
                     evaluateUser(user: user, train: userTrain, test: userTest, model: model, resolver: resolver,
-                                 options: options, counter: counter)
+                                 options: options, counter: counter, prefitted: fitted)
                 }
             }
             for await outcome in group {
@@ -135,7 +146,7 @@ public enum Evaluation {
 
     static func evaluateUser(user: String, train: [Donation], test: [(index: Int, donation: Donation)],
                              model entry: ModelEntry, resolver: TargetResolver, options: EvaluationOptions,
-                             counter: ProgressCounter) -> UserOutcome {
+                             counter: ProgressCounter, prefitted: Result<any FittedModel, any Error>? = nil) -> UserOutcome {
         var outcome = UserOutcome(user: user)
         outcome.results.reserveCapacity(test.count)
         let training = TrainingSet(donations: train, resolver: resolver)
@@ -143,7 +154,7 @@ public enum Evaluation {
         var recent = Array(training.events.suffix(options.recentLimit))
         var model: (any FittedModel)?
         do {
-            model = try entry.fit(training)
+            model = try prefitted?.get() ?? entry.fit(training)
         } catch {
             outcome.failure = "\(error)"
         }

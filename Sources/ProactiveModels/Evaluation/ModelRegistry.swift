@@ -19,6 +19,9 @@ public struct ModelEntry: Sendable {
     /// For models that keep a live state (saved, updated, unlearning): fits the model with its
     /// dates read in an IANA zone (nil: each donation's own offset). Nil for the baselines.
     public let fitLive: (@Sendable (TrainingSet, String?) throws -> any PersistentModel)?
+    /// For models with population priors: fits every user at once (the users' shared prior
+    /// first, then each user), dates read in an IANA zone. Nil: users are fitted one by one.
+    public let fitPopulation: (@Sendable ([TrainingSet], String?) throws -> [any PersistentModel])?
 
     /// Wraps any trainer; the entry is named after the trainer.
     public init<Trainer: ModelTrainer>(_ trainer: Trainer, summary: String, isBaseline: Bool = false) {
@@ -27,15 +30,18 @@ public struct ModelEntry: Sendable {
         self.isBaseline = isBaseline
         fit = { training in try trainer.fit(training) }
         fitLive = nil
+        fitPopulation = nil
     }
 
     /// A model that keeps a live state: `fit` is `fitLive` without a zone.
-    public init(name: String, summary: String, fitLive: @escaping @Sendable (TrainingSet, String?) throws -> any PersistentModel) {
+    public init(name: String, summary: String, fitLive: @escaping @Sendable (TrainingSet, String?) throws -> any PersistentModel,
+                fitPopulation: (@Sendable ([TrainingSet], String?) throws -> [any PersistentModel])? = nil) {
         self.name = name
         self.summary = summary
         isBaseline = false
         fit = { training in try fitLive(training, nil) }
         self.fitLive = fitLive
+        self.fitPopulation = fitPopulation
     }
 
     /// An entry from a fitting closure (for models assembled from several trainers).
@@ -46,6 +52,7 @@ public struct ModelEntry: Sendable {
         self.isBaseline = isBaseline
         self.fit = fit
         fitLive = nil
+        fitPopulation = nil
     }
 }
 
@@ -78,9 +85,10 @@ public struct ModelRegistry: Sendable {
         ModelEntry(name: "logistic", summary: "multinomial logistic regression on the same features (L-BFGS, L2)") {
             try LogisticTrainer(configuration: LogisticConfiguration(encoder: EncoderConfiguration(timeZoneIdentifier: $1))).fit($0)
         },
-        ModelEntry(name: "blend", summary: "default: profile, logistic, recency and transitions blended with per-user fitted weights") {
-            try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).fit($0)
-        },
+        ModelEntry(name: "blend", summary: "default: profile, logistic, recency, transitions and frequency blended with per-user weights, "
+                       + "pulled toward the population's and guarded by held-out rows",
+                   fitLive: { try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).fit($0) },
+                   fitPopulation: { try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).fit(population: $0) }),
     ], defaultName: "blend")
 
     /// The models that keep a live state (saved, learning each donation, unlearning deletions), the default first.

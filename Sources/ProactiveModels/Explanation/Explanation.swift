@@ -80,7 +80,9 @@ extension ProfileModel: ExplainableModel {
         for column in space.columns(for: moment.context) {
             add(.context, "when \(space.contextValue(at: column))", lift: lifts[layout.column(of: column)], group: .context)
         }
+        // "After X" only while X is recent enough to count (its column's weight fades with the gap).
         if let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date),
+           encoder.weight(of: previous, at: moment.date, layout: layout) >= 0.05,
            lifts[layout.column(previous: previous.target)] > 0 {
             add(.previous, "after \(describe(space.target(at: previous.target)))", lift: groupLift(.previous), group: .previous)
         }
@@ -169,7 +171,7 @@ extension BlendModel: ExplainableModel {
         var reasons = profile.reasons(fromColumnLifts: profile.columnLifts(target: index, at: moment), target: index, at: moment,
                                       describe: describe, scale: 1, groupScales: groupWeights)
         // Transitions strengthen "after ..."; recency and frecency get their own reasons.
-        let transition = lift(.transitionRecent) + lift(.transitionStale)
+        let transition = lift(.transitionRecent) + lift(.transitionStale) + lift(.transitionOvernight)
         if let position = reasons.firstIndex(where: { $0.kind == .previous }) {
             reasons[position].weight += transition
         } else if transition > 0, let previous = usage.lastTarget, previous < targets {

@@ -89,8 +89,7 @@ public struct MomentEncoder: Sendable, Hashable {
     public init(_ configuration: EncoderConfiguration = EncoderConfiguration()) {
         self.configuration = configuration
         clock = configuration.clock
-        let count = max(1, configuration.timeKernels)
-        centreAngles = (0 ..< count).map { 2 * Double.pi * (Double($0) + 0.5) / Double(count) }
+        centreAngles = CircularKernels.centres(count: configuration.timeKernels)
     }
 
     public func layout(for space: FeatureSpace) -> FeatureLayout {
@@ -151,15 +150,8 @@ public struct MomentEncoder: Sendable, Hashable {
     }
 
     private func writeTimeKernels(minuteOfDay: Double, into x: UnsafeMutableBufferPointer<Double>, at start: Int) {
-        let angle = 2 * Double.pi * minuteOfDay / 1440
-        let kappa = configuration.timeConcentration
-        var total = 0.0
-        for (k, centre) in centreAngles.enumerated() {
-            let weight = Foundation.exp(kappa * (Foundation.cos(angle - centre) - 1))
-            x[start + k] = weight
-            total += weight
-        }
-        for k in 0 ..< centreAngles.count { x[start + k] /= total }
+        CircularKernels.write(centres: centreAngles, concentration: configuration.timeConcentration, minuteOfDay: minuteOfDay,
+                              into: x, at: start)
     }
 
     /// The local time slice a kernel stands for, e.g. "07:00-08:00" for kernel 7 of 24.

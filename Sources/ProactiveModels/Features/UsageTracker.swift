@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveCore
 
 // MARK: - Decayed sums
 
@@ -69,10 +70,23 @@ public struct UsageTracker: Sendable, Equatable {
     /// The same with the long half-life, to compare recent use at a time of day with the usual.
     private(set) var timeOfDayLong: DecayedSums
     public let timeKernels: Int
+    /// Use by quarter-hour kernel: slot target x `fineKernels` + kernel, the routine half-life.
+    private(set) var fineTime: DecayedSums
+    public let fineKernels: Int
+    /// Every use ever learned (counts included) and every donation (occasions), not decayed.
+    public private(set) var uses: [Double]
+    public private(set) var occasions: [Double]
+    /// When the user acts at all.
+    public private(set) var activity: ActivityLevel
 
     public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,
-                habitHalfLifeDays: Double = 3) {
+                habitHalfLifeDays: Double = 3, fineKernels: Int = 96, routineHalfLifeDays: Double = 30) {
         self.timeKernels = timeKernels
+        self.fineKernels = fineKernels
+        fineTime = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount * fineKernels)
+        uses = [Double](repeating: 0, count: targetCount)
+        occasions = [Double](repeating: 0, count: targetCount)
+        activity = ActivityLevel(kernels: timeKernels, halfLifeDays: routineHalfLifeDays)
         timeOfDay = DecayedSums(halfLifeDays: habitHalfLifeDays, count: targetCount * timeKernels)
         timeOfDayLong = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount * timeKernels)
         lastUse = [Double](repeating: -.infinity, count: targetCount)
@@ -86,7 +100,13 @@ public struct UsageTracker: Sendable, Equatable {
 
     /// Restores a saved tracker exactly (model files).
     init(lastUse: [Double], lastTarget: Int?, lastTime: Double, short: DecayedSums, long: DecayedSums, transitions: [[Int: Double]],
-         transitionTotals: DecayedSums, timeOfDay: DecayedSums, timeOfDayLong: DecayedSums, timeKernels: Int) {
+         transitionTotals: DecayedSums, timeOfDay: DecayedSums, timeOfDayLong: DecayedSums, timeKernels: Int,
+         fineTime: DecayedSums, fineKernels: Int, uses: [Double], occasions: [Double], activity: ActivityLevel) {
+        self.fineTime = fineTime
+        self.fineKernels = fineKernels
+        self.uses = uses
+        self.occasions = occasions
+        self.activity = activity
         self.lastUse = lastUse
         self.lastTarget = lastTarget
         self.lastTime = lastTime
@@ -108,12 +128,25 @@ public struct UsageTracker: Sendable, Equatable {
         transitionTotals.grow(to: count)
         timeOfDay.grow(to: count * timeKernels)
         timeOfDayLong.grow(to: count * timeKernels)
+        fineTime.grow(to: count * fineKernels)
+        uses += [Double](repeating: 0, count: count - uses.count)
+        occasions += [Double](repeating: 0, count: count - occasions.count)
     }
 
     /// Records a use. Uses must come in time order (a caller replays from its log otherwise).
-    /// - Parameter kernels: the use's time-of-day kernel weights (`timeKernels` values), if tracked.
-    public mutating func record(target: Int, time: Double, weight: Double, kernels: [Double] = []) {
+    /// - Parameters:
+    ///   - kernels: the use's hour-wide time-of-day kernel weights (`timeKernels` values), if tracked.
+    ///   - fine: its quarter-hour kernel weights (sparse), if tracked.
+    ///   - reading: its local clock reading, for the activity level, if tracked.
+    ///   - activityKernels: the activity level's kernel weights of its time (`ActivityLevel.kernels` values).
+    public mutating func record(target: Int, time: Double, weight: Double, kernels: [Double] = [],
+                                fine: [(kernel: Int, weight: Double)] = [], reading: LocalClock.Reading? = nil,
+                                activityKernels: [Double] = []) {
         grow(to: target + 1)
+        for (k, value) in fine where k < fineKernels { fineTime.add(weight * value, at: target * fineKernels + k, time: time) }
+        uses[target] += weight
+        occasions[target] += 1
+        if let reading { activity.record(reading: reading, kernelWeights: activityKernels, time: time) }
         for (k, value) in kernels.prefix(timeKernels).enumerated() where value > 1e-6 {
             timeOfDay.add(weight * value, at: target * timeKernels + k, time: time)
             timeOfDayLong.add(weight * value, at: target * timeKernels + k, time: time)
@@ -164,6 +197,18 @@ public struct UsageTracker: Sendable, Equatable {
         var total = 0.0
         for (k, value) in kernels.prefix(timeKernels).enumerated() { total += value * sums.values[target * timeKernels + k] }
         return total * sums.factor(at: time)
+    }
+
+    /// The target's use around a minute of the day at quarter-hour resolution (fine kernel
+    /// weights of that minute), and its total over the day, both decayed to `time`.
+    public func fineUse(of target: Int, fine: [(kernel: Int, weight: Double)], time: Double) -> (near: Double, total: Double) {
+        let factor = fineTime.factor(at: time)
+        var near = 0.0
+        var total = 0.0
+        let base = target * fineKernels
+        for (k, value) in fine where k < fineKernels { near += value * fineTime.values[base + k] }
+        for k in 0 ..< fineKernels { total += fineTime.values[base + k] }
+        return (near * factor, total * factor)
     }
 
     /// P(next | previous) with the decayed transition counts, smoothed toward `fallback` with strength 1.

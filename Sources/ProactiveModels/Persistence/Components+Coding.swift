@@ -67,6 +67,11 @@ extension BlendConfiguration {
         writer.write(maxRowValues)
         writer.write(refitEvery)
         writer.write(rowHalfLife)
+        writer.write(fineTimeKernels)
+        for value in [fineTimeConcentration, routineHalfLifeDays, staleTransitionHours, overnightTransitionHours, validationShare] {
+            writer.write(value)
+        }
+        writer.write(guardMinimumRows)
     }
 
     init(reader: inout ByteReader) throws(ModelFormatError) {
@@ -78,7 +83,14 @@ extension BlendConfiguration {
                   transitionWindowMinutes: try reader.readDouble("blend.transitionWindowMinutes"),
                   weightL2: try reader.readDouble("blend.weightL2"), maxRows: try reader.readInt("blend.maxRows"),
                   maxRowValues: try reader.readInt("blend.maxRowValues"), refitEvery: try reader.readInt("blend.refitEvery"),
-                  rowHalfLife: try reader.readOptionalDouble("blend.rowHalfLife"))
+                  rowHalfLife: try reader.readOptionalDouble("blend.rowHalfLife"),
+                  fineTimeKernels: try reader.readInt("blend.fineTimeKernels"),
+                  fineTimeConcentration: try reader.readDouble("blend.fineTimeConcentration"),
+                  routineHalfLifeDays: try reader.readDouble("blend.routineHalfLifeDays"),
+                  staleTransitionHours: try reader.readDouble("blend.staleTransitionHours"),
+                  overnightTransitionHours: try reader.readDouble("blend.overnightTransitionHours"),
+                  validationShare: try reader.readDouble("blend.validationShare"),
+                  guardMinimumRows: try reader.readInt("blend.guardMinimumRows"))
         do { try validate() } catch { throw .invalid(field: "blend configuration", reason: error.description) }
     }
 }
@@ -194,6 +206,13 @@ extension UsageTracker {
         transitionTotals.encode(into: &writer)
         timeOfDay.encode(into: &writer)
         timeOfDayLong.encode(into: &writer)
+        writer.write(fineKernels)
+        fineTime.encode(into: &writer)
+        writer.write(uses)
+        writer.write(occasions)
+        writer.write(activity.kernels)
+        activity.sums.encode(into: &writer)
+        writer.write(activity.firstDay ?? Int.min)
         for row in transitions {
             let keys = row.keys.sorted()
             writer.write(keys)
@@ -215,6 +234,21 @@ extension UsageTracker {
         let totals = try DecayedSums(reader: &reader, field: "usage.transitionTotals", count: targets)
         let timeOfDay = try DecayedSums(reader: &reader, field: "usage.timeOfDay", count: targets * kernels)
         let timeOfDayLong = try DecayedSums(reader: &reader, field: "usage.timeOfDayLong", count: targets * kernels)
+        let fineKernels = try reader.readInt("usage.fineKernels")
+        guard fineKernels >= 0, fineKernels <= 1 << 12 else { throw .invalid(field: "usage.fineKernels", reason: "\(fineKernels) kernels") }
+        let fineTime = try DecayedSums(reader: &reader, field: "usage.fineTime", count: targets * fineKernels)
+        let uses = try reader.readDoubles("usage.uses")
+        let occasions = try reader.readDoubles("usage.occasions")
+        guard uses.count == targets, occasions.count == targets else {
+            throw .invalid(field: "usage.uses", reason: "shape does not match \(targets) targets")
+        }
+        let activityKernels = try reader.readInt("usage.activity.kernels")
+        guard activityKernels >= 0, activityKernels <= 1 << 12 else {
+            throw .invalid(field: "usage.activity.kernels", reason: "\(activityKernels) kernels")
+        }
+        let activitySums = try DecayedSums(reader: &reader, field: "usage.activity", count: 7 * activityKernels)
+        let firstDay = try reader.readInt("usage.activity.firstDay")
+        let activity = ActivityLevel(kernels: activityKernels, sums: activitySums, firstDay: firstDay == Int.min ? nil : firstDay)
         var transitions: [[Int: Double]] = []
         transitions.reserveCapacity(targets)
         for _ in 0 ..< targets {
@@ -226,6 +260,7 @@ extension UsageTracker {
             transitions.append(Dictionary(uniqueKeysWithValues: zip(keys, values)))
         }
         self.init(lastUse: lastUse, lastTarget: lastTarget < 0 ? nil : lastTarget, lastTime: lastTime, short: short, long: long,
-                  transitions: transitions, transitionTotals: totals, timeOfDay: timeOfDay, timeOfDayLong: timeOfDayLong, timeKernels: kernels)
+                  transitions: transitions, transitionTotals: totals, timeOfDay: timeOfDay, timeOfDayLong: timeOfDayLong, timeKernels: kernels,
+                  fineTime: fineTime, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity)
     }
 }

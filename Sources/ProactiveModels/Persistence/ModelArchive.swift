@@ -65,7 +65,7 @@ protocol ArchivedModel: PersistentModel {
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     public static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 4
+    public static let formatVersion = 5
 
     /// The bytes of `model`, ready to be written to a file.
     static func encode<Model: ArchivedModel>(_ model: Model) -> [UInt8] {

@@ -97,6 +97,7 @@ extension BlendModel: ArchivedModel {
             }
         }
         usage.encode(into: &writer)
+        weightGuard.encode(into: &writer)
     }
 
     init(payload reader: inout ByteReader) throws(ModelFormatError) {
@@ -125,8 +126,52 @@ extension BlendModel: ArchivedModel {
         }
         // The usage state is saved as it is (replaying every event to rebuild it would cost O(events) per load).
         let usage = try UsageTracker(reader: &reader, targets: profile.space.targetCount)
+        let weightGuard = try WeightGuard(reader: &reader)
         self.init(configuration: configuration, profile: profile, logistic: logistic, weights: weights,
                   rows: BlendRows(values: values, candidateCounts: candidateCounts, labels: labels), usage: usage)
         eventsSinceWeightFit = sinceFit
+        self.weightGuard = weightGuard
+    }
+}
+
+// MARK: - Guard
+
+extension WeightGuard {
+    func encode(into writer: inout ByteWriter) {
+        writer.write(center)
+        writer.write(centerName)
+        writer.write(anchor)
+        writer.write(anchorName)
+        writer.write(share)
+        writer.write(heldOutRows)
+        writer.write(validation.count)
+        for candidate in validation {
+            writer.write(candidate.name)
+            writer.write(candidate.logLikelihood)
+            writer.write(candidate.meanReciprocalRank)
+        }
+    }
+
+    init(reader: inout ByteReader) throws(ModelFormatError) {
+        let center = try reader.readDoubles("blend.guard.center")
+        let centerName = try reader.readString("blend.guard.centerName")
+        let anchor = try reader.readDoubles("blend.guard.anchor")
+        let anchorName = try reader.readString("blend.guard.anchorName")
+        let share = try reader.readDouble("blend.guard.share")
+        let heldOutRows = try reader.readInt("blend.guard.heldOutRows")
+        guard center.count == BlendFeature.count, anchor.count == BlendFeature.count, (center + anchor).allSatisfy(\.isFinite),
+              (0 ... 1).contains(share), heldOutRows >= 0 else {
+            throw .invalid(field: "blend.guard", reason: "weights, share or rows out of range")
+        }
+        let count = try reader.readInt("blend.guard.validation")
+        guard (0 ... 64).contains(count) else { throw .invalid(field: "blend.guard.validation", reason: "\(count) candidates") }
+        var validation: [Candidate] = []
+        for _ in 0 ..< count {
+            validation.append(Candidate(name: try reader.readString("blend.guard.validation.name"),
+                                        logLikelihood: try reader.readDouble("blend.guard.validation.logLikelihood"),
+                                        meanReciprocalRank: try reader.readDouble("blend.guard.validation.mrr")))
+        }
+        self.init(center: center, centerName: centerName, anchor: anchor, anchorName: anchorName, share: share,
+                  heldOutRows: heldOutRows, validation: validation)
     }
 }

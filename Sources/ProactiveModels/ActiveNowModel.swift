@@ -1,0 +1,44 @@
+import Foundation
+
+// MARK: - What ranking reads
+
+/// A model's probabilities as ranking floors read them:
+///
+///     P(the user acts now and wants t) = activity(moment) x P(t | the user acts now)
+///
+/// where the activity level is the base model's (`FittedModel.activityLevel(at:)`, 1 when
+/// it has none). The order of targets is the base model's; the values sum to the activity
+/// level, not to 1. `predict` shows the base model's conditional probabilities and the
+/// level beside them; `suggest` and the Smart Stack rank with these.
+public struct ActiveNowModel: FittedModel {
+    public private(set) var base: any FittedModel
+
+    public init(_ base: any FittedModel) { self.base = base }
+
+    public var name: String { base.name }
+
+    /// The base model's activity level at `moment` (1 when it has none).
+    public func level(at moment: Moment) -> Double { min(1, max(0, base.activityLevel(at: moment) ?? 1)) }
+
+    public func activityLevel(at moment: Moment) -> Double? { base.activityLevel(at: moment) }
+
+    public func distribution(at moment: Moment) -> TargetDistribution {
+        let distribution = base.distribution(at: moment)
+        let level = level(at: moment)
+        return level == 1 ? distribution : distribution.scaled(by: level)
+    }
+
+    public func scores(at moment: Moment) -> [ScoredTarget] {
+        Self.scale(base.scores(at: moment), by: level(at: moment))
+    }
+
+    public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
+        zip(base.scores(at: moments), moments).map { Self.scale($0, by: level(at: $1)) }
+    }
+
+    public mutating func update(with event: Event) { base.update(with: event) }
+
+    static func scale(_ scores: [ScoredTarget], by level: Double) -> [ScoredTarget] {
+        level == 1 ? scores : scores.map { ScoredTarget(target: $0.target, probability: $0.probability * level) }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+// MARK: - The guard against overfitting
+
+/// How a user's blend weights were chosen, and how every later refit combines them:
+///
+///     w = share · fit(rows; pulled toward `center`) + (1 − share) · anchor
+///
+/// `center` is what the fit is pulled toward (L2): the population's weights, learned
+/// across every user of the store, or the fixed defaults for a user alone. The guard
+/// holds out the most recent `validationShare` of the user's rows (time order), fits on
+/// the rest, and scores on the held-out rows the prior, each simple model the weights can
+/// express (`simpleModels`: most frequently used counting uses or donations, frecency,
+/// previous-target Markov, the plain profile) and mixes of the user's fit with the anchor.
+/// A candidate replaces the one it challenges only when its held-out log-likelihood is
+/// higher by `margin` standard errors (paired over rows):
+///
+/// - with a population prior, the prior holds; a simple model that beats it becomes the
+///   anchor, and the user's fit earns the largest share that beats the anchor;
+/// - with the fixed prior, the user's fit holds whole; a simple model that beats it becomes
+///   the anchor and the fit keeps the share (¾, ½, ¼ or none) that beats that model.
+///
+/// A component that does not earn its weight on held-out rows is shrunk toward the simpler
+/// model; users with fewer than `guardMinimumRows` rows keep the prior as it is.
+public struct WeightGuard: Sendable, Equatable {
+    public var center: [Double]
+    /// "population (N users)" or "fixed".
+    public var centerName: String
+    public var anchor: [Double]
+    public var anchorName: String
+    public var share: Double
+    /// Held-out rows the choice was made on (0: too few rows, no guard).
+    public var heldOutRows: Int
+    /// Mean held-out log-likelihood and mean reciprocal rank of each candidate, by name
+    /// ("fit" is the user's own fit, "chosen" the mix kept).
+    public var validation: [Candidate]
+
+    public struct Candidate: Sendable, Equatable {
+        public var name: String
+        public var logLikelihood: Double
+        public var meanReciprocalRank: Double
+    }
+
+    /// No guard: the fit pulled toward `center`, kept whole (models saved before the guard, and tests).
+    public static func unguarded(center: [Double], centerName: String) -> WeightGuard {
+        WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 1, heldOutRows: 0, validation: [])
+    }
+
+    /// The weights kept for a fit.
+    public func combine(_ fitted: [Double]) -> [Double] {
+        zip(fitted, anchor).map { share * $0 + (1 - share) * $1 }
+    }
+
+    static let shares: [Double] = [1, 0.75, 0.5, 0.25, 0]
+
+    /// The simple models a weight vector can express (one signal each, or the plain profile).
+    static func simpleModels(center: [Double], centerName: String) -> [(name: String, weights: [Double])] {
+        func only(_ pairs: [(BlendFeature, Double)]) -> [Double] {
+            var weights = [Double](repeating: 0, count: BlendFeature.count)
+            for (feature, value) in pairs { weights[feature.rawValue] = value }
+            return weights
+        }
+        var models: [(name: String, weights: [Double])] = [
+            ("mfu", only([(.frequencyUses, 1)])),
+            ("mfu-occasions", only([(.frequencyOccasions, 1)])),
+            ("frecency", only([(.frecencyLong, 1)])),
+            ("markov", only([(.transitionRecent, 1), (.transitionStale, 1), (.transitionOvernight, 1), (.frequencyUses, 0.25)])),
+            ("profile", BlendFeature.defaultWeights),
+        ]
+        if center != BlendFeature.defaultWeights { models.append((centerName, center)) }
+        return models
+    }
+
+    /// How many standard errors a candidate's mean held-out log-likelihood must gain over the
+    /// model it would replace (paired, row by row) before it replaces it.
+    static let margin = 2.0
+
+    /// Chooses the guard for a user's rows (see the type's description); `fit` fits weights on
+    /// rows pulled toward `center`. The prior is the default; a simple model replaces it as the
+    /// anchor, and the user's own fit earns a share, only when better on the held-out rows by
+    /// `margin` standard errors: a handful of held-out rows cannot move a user off the prior by chance.
+    /// - Parameter trustPrior: true for a population prior (learned from many users' rows), which a
+    ///   user leaves only on evidence; false for the fixed defaults, which the user's fit replaces.
+    static func choose(rows: BlendRows, center: [Double], centerName: String, trustPrior: Bool, configuration: BlendConfiguration,
+                       fit: (BlendRows) -> [Double]) -> WeightGuard {
+        let count = rows.count
+        let prior = WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 0,
+                                heldOutRows: 0, validation: [])
+        guard count >= configuration.guardMinimumRows else { return prior }
+        let split = max(1, Int((Double(count) * (1 - configuration.validationShare)).rounded(.down)))
+        guard split < count else { return prior }
+        let heldOut = rows.slice(split ..< count)
+        let fitted = fit(rows.slice(0 ..< split))
+        struct Scored {
+            var name: String
+            var weights: [Double]
+            var rows: [(logLikelihood: Double, rank: Int)]
+            var candidate: Candidate
+        }
+        func score(_ name: String, _ weights: [Double]) -> Scored {
+            let results = heldOut.evaluate(weights: weights)
+            let n = Double(results.count)
+            return Scored(name: name, weights: weights, rows: results,
+                          candidate: Candidate(name: name, logLikelihood: results.reduce(0) { $0 + $1.logLikelihood } / n,
+                                               meanReciprocalRank: results.reduce(0) { $0 + 1 / Double($1.rank) } / n))
+        }
+        /// The mean paired gain of `challenger` over `holder`, when it clears the margin.
+        func significantGain(_ challenger: Scored, over holder: Scored) -> Double? {
+            let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
+            let n = Double(gains.count)
+            let mean = gains.reduce(0, +) / n
+            let variance = gains.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / max(1, n - 1)
+            return mean > margin * (variance / n).squareRoot() && mean > 0 ? mean : nil
+        }
+        let base = score(centerName, center)
+        var validation = [base.candidate]
+        let simple = simpleModels(center: center, centerName: centerName).filter { $0.name != centerName }.map { model -> Scored in
+            let scored = score(model.name, model.weights)
+            validation.append(scored.candidate)
+            return scored
+        }
+        /// The challenger with the largest significant gain over `holder`, if any.
+        func strongest(_ challengers: [Scored], over holder: Scored) -> Scored? {
+            challengers.compactMap { challenger in significantGain(challenger, over: holder).map { (challenger, $0) } }
+                .max { $0.1 < $1.1 }?.0
+        }
+        func mixes(of anchor: Scored) -> [(share: Double, scored: Scored)] {
+            shares.filter { $0 > 0 }.map { share in
+                (share, score(share == 1 ? "fit" : "fit x \(share)", zip(fitted, anchor.weights).map { share * $0 + (1 - share) * $1 }))
+            }
+        }
+        var anchor = base
+        var share: Double
+        var kept: Scored
+        if trustPrior {
+            // A population prior holds unless a simple model, then the user's own fit (whole or in
+            // part), beats it on the held-out rows.
+            anchor = strongest(simple, over: base) ?? base
+            let own = mixes(of: anchor)
+            validation += own.map(\.scored.candidate)
+            let winner = strongest(own.map(\.scored), over: anchor)
+            share = winner.flatMap { w in own.first { $0.scored.name == w.name }?.share } ?? 0
+            kept = winner ?? anchor
+        } else {
+            // A fixed prior is only a starting point: the user's own fit holds unless a simple model
+            // beats it, and then the fit keeps the share that beats that model.
+            let own = mixes(of: base)
+            validation += own.map(\.scored.candidate)
+            share = 1
+            kept = own[0].scored
+            if let better = strongest(simple, over: kept) {
+                anchor = better
+                let partial = mixes(of: better).filter { $0.share < 1 }
+                validation += partial.map(\.scored.candidate)
+                let winner = strongest(partial.map(\.scored), over: better)
+                share = winner.flatMap { w in partial.first { $0.scored.name == w.name }?.share } ?? 0
+                kept = winner ?? better
+            }
+        }
+        validation.append(Candidate(name: "chosen", logLikelihood: kept.candidate.logLikelihood,
+                                    meanReciprocalRank: kept.candidate.meanReciprocalRank))
+        return WeightGuard(center: center, centerName: centerName, anchor: anchor.weights, anchorName: anchor.name,
+                           share: share, heldOutRows: heldOut.count, validation: validation)
+    }
+
+    /// One line for `train --report`: what earned weight.
+    public var summary: String {
+        guard heldOutRows > 0 else {
+            return share == 0 ? "too few rows to hold any out: the \(centerName) weights as they are"
+                : "no guard: own fit pulled toward the \(centerName) weights"
+        }
+        let kept = share == 1 ? "own fit kept whole" : share == 0 ? "own fit dropped" : "own fit x \(share)"
+        let fit = validation.first { $0.name == "fit" }
+        let anchorScore = validation.first { $0.name == anchorName }
+        var text = "\(kept), shrunk toward \(anchorName) (held-out rows \(heldOutRows)"
+        if let fit, let anchorScore {
+            func f(_ value: Double) -> String { String(format: "%.3f", value) }
+            text += "; log-lik fit \(f(fit.logLikelihood)), \(anchorName) \(f(anchorScore.logLikelihood))"
+            text += "; mrr fit \(f(fit.meanReciprocalRank)), \(anchorName) \(f(anchorScore.meanReciprocalRank))"
+        }
+        return text + "); prior: \(centerName)"
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+// MARK: - Circular kernels
+
+/// Von Mises kernels around the clock: a minute of the day becomes weights over
+/// `count` centres (in the middle of equal slices of the day) that sum to 1, so
+/// 23:55 and 00:05 get nearly the same weights. The time-of-day features of the
+/// profile (24 hour-wide kernels) and the blend's quarter-hour routine signal and
+/// activity level all read the clock through these.
+public enum CircularKernels {
+    /// The centre angles (radians) of `count` kernels.
+    public static func centres(count: Int) -> [Double] {
+        let count = max(1, count)
+        return (0 ..< count).map { 2 * Double.pi * (Double($0) + 0.5) / Double(count) }
+    }
+
+    /// Writes the normalised weights of `minuteOfDay` into `x[start ..< start + centres.count]`.
+    /// κ (`concentration`) is the narrowness: exp(κ(cos(angle - centre) - 1)) before normalising.
+    public static func write(centres: [Double], concentration: Double, minuteOfDay: Double,
+                             into x: UnsafeMutableBufferPointer<Double>, at start: Int) {
+        let angle = 2 * Double.pi * minuteOfDay / 1440
+        var total = 0.0
+        for (k, centre) in centres.enumerated() {
+            let weight = Foundation.exp(concentration * (Foundation.cos(angle - centre) - 1))
+            x[start + k] = weight
+            total += weight
+        }
+        for k in 0 ..< centres.count { x[start + k] /= total }
+    }
+
+    /// The weights of `minuteOfDay` over `centres`, keeping only those above `threshold`
+    /// (renormalised), as (kernel, weight) pairs: narrow kernels touch few centres.
+    public static func sparseWeights(centres: [Double], concentration: Double, minuteOfDay: Double,
+                                     threshold: Double = 1e-4) -> [(kernel: Int, weight: Double)] {
+        var dense = [Double](repeating: 0, count: centres.count)
+        dense.withUnsafeMutableBufferPointer { write(centres: centres, concentration: concentration, minuteOfDay: minuteOfDay, into: $0, at: 0) }
+        var kept: [(kernel: Int, weight: Double)] = []
+        var total = 0.0
+        for (k, weight) in dense.enumerated() where weight >= threshold {
+            kept.append((k, weight))
+            total += weight
+        }
+        return kept.map { ($0.kernel, $0.weight / total) }
+    }
+}

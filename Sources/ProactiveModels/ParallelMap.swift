@@ -1,0 +1,37 @@
+import Dispatch
+import Foundation
+import LinearAlgebra
+
+// MARK: - Users in parallel
+
+/// Applies `transform` to every element on all cores (`DispatchQueue.concurrentPerform`),
+/// keeping the input order, so results equal a serial map. BLAS runs on one thread per
+/// worker: it is set to one thread for the duration (callers on latency paths already are).
+/// - Complexity: the slowest worker's share of the work.
+func parallelMap<Element: Sendable, Result: Sendable>(_ elements: [Element], _ transform: @Sendable (Element) throws -> Result) rethrows -> [Result] {
+    guard elements.count > 1, ProcessInfo.processInfo.activeProcessorCount > 1 else { return try elements.map(transform) }
+    let previousThreads = BLAS.threadCount
+    BLAS.setThreadCount(1)
+    defer { BLAS.setThreadCount(previousThreads) }
+    let results = ResultSlots<Result>(count: elements.count)
+    DispatchQueue.concurrentPerform(iterations: elements.count) { index in
+        results.set(index, Swift.Result { try transform(elements[index]) })
+    }
+    return try results.values().map { try $0.get() }
+}
+
+/// One slot per index, each written once by one worker (under a lock).
+private final class ResultSlots<Value: Sendable>: @unchecked Sendable {
+    private var slots: [Swift.Result<Value, any Error>?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Swift.Result<Value, any Error>) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    func values() -> [Swift.Result<Value, any Error>] { slots.map { $0! } }
+}
