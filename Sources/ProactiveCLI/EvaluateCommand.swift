@@ -31,7 +31,8 @@ struct EvaluateCommand: AsyncParsableCommand {
 
             Example:
               proactive evaluate --train train.jsonl --test test.jsonl --online --compare \\
-                  --timezone America/New_York --report report.json --ranks-out ranks.txt --svg report.svg
+                  --timezone America/New_York --report report.json --ranks-out ranks.txt \\
+                  --svg report.svg
             """
     )
 
@@ -140,7 +141,7 @@ struct EvaluateCommand: AsyncParsableCommand {
             let events = rows[0].result.metrics.events
             let mode = online ? "online (each test donation learned after it is ranked)" : "batch (no learning during the test)"
             return EvaluationChart(title: "Evaluation on \((test as NSString).lastPathComponent): \(events) test donations, "
-                                   + "\(rows[0].result.users) users",
+                                   + "\(rows[0].result.users) user\(rows[0].result.users == 1 ? "" : "s")",
                                    subtitle: "trained on \(train) · \(mode)\(throughEngine ? " · through the engine" : "")",
                                    highlighted: registry.defaultName)
                 .svg(rows)

@@ -17,13 +17,17 @@ struct StackCommand: ParsableCommand {
             minute with the apps' declarations (shortcuts set, timeline set) and the user's feedback, and \
             printed as spans. Widgets are named by full key, widget kind, the kind's last component or the \
             app's last component (`weather` for com.example.weather); among several configurations the one \
-            the user donated most is used. --svg draws the day as SVG (any browser shows it): one row per \
+            the user donated most is used. Under a span of an hour or more that no declaration drives, \
+            "model's choice" lines say which widget of the stack the model scores best, and how high; a \
+            "hysteresis" line says why a widget stays on top below its floor; the rules follow the spans. \
+            --svg draws the day as SVG (any browser shows it): one row per \
             widget with its score through the day as a line and the floor that applies to it, a band where it \
             is on top (blue: Smart Rotate turned to it, orange: inserted, grey: resting) and the reason on \
             hover. --png converts that SVG with rsvg-convert (Debian: librsvg2-bin) when it is installed.
 
             Example:
-              proactive stack --user me --widgets weather,reminders --day 2026-11-20 --svg day.svg
+              proactive stack --user me --widgets weather,reminders --day 2026-11-20 \\
+                  --svg day.svg
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -183,6 +187,9 @@ struct StackCommand: ParsableCommand {
                 lines.append("             " + note)
                 heldByHysteresis = true
             }
+            if span.signal == nil || span.signal == .model {
+                lines += modelChoices(in: span, result, stackSize: stack.widgets.count, clock: clock).map { "             " + $0 }
+            }
             if stack.settings.developerMode, let step = result.steps.firstIndex(of: span.start) {
                 for (row, widget) in result.rows.enumerated() where result.scores[row][step] > 0 || stack.contains(widget) {
                     lines.append("               \(widget.displayName): \(String(format: "%.3f", result.scores[row][step]))")
@@ -237,9 +244,51 @@ struct StackCommand: ParsableCommand {
         guard let below else { return nil }
         let stickiness = 1 + configuration.hysteresis
         let what = span.reason == .rotated ? "rotation" : "insertion"
-        return "hysteresis: below the \(Self.fixed(floor)) \(what) floor from \(clock(result.steps[below])) (lowest \(Self.fixed(lowest))), "
-            + "it stays on top because the widget on top keeps its place while its score × \(Self.fixed(stickiness)) reaches "
-            + "\(Self.fixed(floor)) (\(Self.fixed(lowest)) × \(Self.fixed(stickiness)) = \(Self.fixed(lowest * stickiness)))"
+        return "hysteresis: \(span.top.displayName) is below the \(Self.fixed(floor)) \(what) floor from \(clock(result.steps[below])) "
+            + "(lowest \(Self.fixed(lowest))) and stays on top because the widget on top keeps its place while its score × "
+            + "\(Self.fixed(stickiness)) reaches \(Self.fixed(floor)) (\(Self.fixed(lowest)) × \(Self.fixed(stickiness)) = "
+            + "\(Self.fixed(lowest * stickiness)))"
+    }
+
+    /// The model's own choices during a span that no declaration drives (resting, or
+    /// on top by the model's prediction): the stretches where one widget of the stack
+    /// scores best, each with its score range and when it peaks. Stretches under
+    /// `minimumMinutes` join the one before. Empty when the span is short, or one
+    /// widget leads throughout at a near-constant score.
+    func modelChoices(in span: StackSpan, _ result: StackSimulation, stackSize: Int, clock: (Date) -> String,
+                      minimumMinutes: Double = 10) -> [String] {
+        guard span.end.timeIntervalSince(span.start) >= 3600, let first = result.steps.firstIndex(where: { $0 >= span.start }) else { return [] }
+        var stretches: [(row: Int, start: Int, end: Int)] = []
+        var step = first
+        while step < result.steps.count, result.steps[step] < span.end {
+            var best = 0
+            for row in 1..<min(stackSize, result.rows.count) where result.scores[row][step] > result.scores[best][step] { best = row }
+            if let last = stretches.last, last.row == best {
+                stretches[stretches.count - 1].end = step + 1
+            } else if let last = stretches.last, Double(last.end - last.start) * result.stepLength < minimumMinutes * 60 {
+                // Too short to read as a choice: it joins the stretch before, or takes over the one at the span's start.
+                if stretches.count > 1, stretches[stretches.count - 2].row == best {
+                    stretches.removeLast()
+                    stretches[stretches.count - 1].end = step + 1
+                } else {
+                    stretches[stretches.count - 1] = (best, last.start, step + 1)
+                }
+            } else {
+                stretches.append((best, step, step + 1))
+            }
+            step += 1
+        }
+        let described = stretches.map { stretch -> (text: String, spread: Double) in
+            let scores = result.scores[stretch.row][stretch.start..<stretch.end]
+            let low = scores.min() ?? 0, high = scores.max() ?? 0
+            let peak = scores.firstIndex(of: high) ?? stretch.start
+            let end = stretch.end < result.steps.count ? result.steps[stretch.end] : span.end
+            let range = Self.fixed(low) == Self.fixed(high) ? Self.fixed(low) : "\(Self.fixed(low))-\(Self.fixed(high)), highest at \(clock(result.steps[peak]))"
+            return ("model's choice \(clock(result.steps[stretch.start]))-\(clock(end))  \(result.rows[stretch.row].displayName)  score \(range)",
+                    high - low)
+        }
+        guard described.count > 1 || (described.first?.spread ?? 0) >= 0.05 else { return [] }
+        return described.map(\.text)
     }
 
     /// `value` to two decimals.

@@ -61,11 +61,10 @@ public struct EvaluationChart: Sendable {
         axes(x0: leftPanel, heading: "hit@k: the true target among the first k", xLabel: "k", yLabel: "hit@k",
              xTicks: (1...k).map { (kX($0), "\($0)") })
         axes(x0: rightPanel, heading: "Calibration of the first choice", xLabel: "predicted probability of the first choice",
-             yLabel: "observed", xTicks: (0...5).map { (Double($0) / 5, SVG.number(Double($0) / 5)) })
+             yLabel: "observed: share of first choices that were right", xTicks: (0...5).map { (Double($0) / 5, SVG.number(Double($0) / 5)) })
         // The calibrated diagonal.
         svg.line(x1: rightPanel, y1: panelTop + panel.height, x2: rightPanel + panel.width, y2: panelTop, stroke: "#aaaaaa", dash: "5 4",
                  className: "diagonal")
-        svg.text("calibrated", x: rightPanel + panel.width - 70, y: panelTop + 44, size: 10, fill: "#888888")
 
         func point(_ x0: Double, _ x: Double, _ y: Double) -> (x: Double, y: Double) {
             (x0 + panel.width * x, panelTop + panel.height * (1 - min(1, max(0, y))))
@@ -121,6 +120,15 @@ public struct EvaluationChart: Sendable {
                 svg.text(text, x: legendX + 28, y: legendY + 4, size: 11)
             }
             legendX += itemWidth
+        }
+        let calibratedText = "calibrated: observed = predicted"
+        if legendX + 50 + SVG.textWidth(calibratedText, size: 11) > width - 16 {
+            legendX = 16
+            legendY += 22
+        }
+        svg.group(className: "legend-item") { svg in
+            svg.line(x1: legendX, y1: legendY, x2: legendX + 22, y2: legendY, stroke: "#aaaaaa", dash: "5 4")
+            svg.text(calibratedText, x: legendX + 28, y: legendY + 4, size: 11)
         }
         svg.text("Calibration points: the first choices whose probability fell in a tenth of [0, 1]; a larger point holds more donations. "
                  + "Hover a point for its numbers.", x: 16, y: legendY + 26, size: 11, fill: "#555555")

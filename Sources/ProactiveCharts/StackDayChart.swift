@@ -78,7 +78,8 @@ public struct StackDayChart: Sendable {
     public func svg(_ simulation: StackSimulation, utcOffsetAt: (Date) -> Int) -> String {
         let labelSize = 13.0
         let labels = simulation.rows.map(\.displayName)
-        let left = max(150, (labels.map { SVG.textWidth($0, size: labelSize) }.max() ?? 0) + 30)
+        // The labels start at 16; then room for the score axis (0, 1).
+        let left = max(150, (labels.map { SVG.textWidth($0, size: labelSize) }.max() ?? 0) + 48)
         let right = 96.0
         let plotWidth = width - left - right
         let top = 96.0

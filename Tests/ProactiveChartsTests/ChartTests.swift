@@ -202,6 +202,6 @@ struct ChartTests {
         #expect(calibration[0].elements("circle").count == 6)  // 0.9, 0.7, 0.6, 0.3, 0.2, 0.05 fall in six bins
         #expect(calibration[1].elements("circle").map(\.tooltip) == ["mfu: first choice predicted 0.4-0.5: 6 donations, mean predicted 0.400, right 0.167 of the time"])
         let legend = root.elements("g", className: "legend-item").compactMap { $0.elements("text").first?.ownText }
-        #expect(legend == ["blend: hit@1 0.333, hit@10 0.667 (default)", "mfu: hit@1 0.167, hit@10 0.667"])
+        #expect(legend == ["blend: hit@1 0.333, hit@10 0.667 (default)", "mfu: hit@1 0.167, hit@10 0.667", "calibrated: observed = predicted"])
     }
 }
