@@ -14,5 +14,6 @@ find .build/plugins/GenerateManual -name proactive.1 -delete 2>/dev/null || true
 swift package generate-manual --configuration debug >&2
 page="$(find .build/plugins/GenerateManual -name proactive.1 -print -quit 2>/dev/null || true)"
 [ -n "$page" ] || { echo "man.sh: the plugin wrote no proactive.1 under .build/plugins/GenerateManual" >&2; exit 1; }
-cp "$page" "$OUT/proactive.1"
+# A blank line inside mdoc makes groff warn ("Empty input line"); a paragraph break reads the same.
+sed 's/^$/.Pp/' "$page" > "$OUT/proactive.1"
 echo "wrote $OUT/proactive.1 (read it with: man -l $OUT/proactive.1)"
