@@ -432,6 +432,8 @@ for curve, entry in zip(curves, report["comparison"]):
 calibration = [g for g in root.iter(svg + "g") if g.get("class") == "calibration-curve"]
 assert len(calibration) == len(models)
 PY
+"$P" evaluate --train "$WORK/t.jsonl" --test "$WORK/v.jsonl" --json --quiet 2>/dev/null \
+  | python3 -c 'import json,sys; r=json.load(sys.stdin); assert len(r["hit_at_k"]) == 10 and len(r["calibration"]) == 10, r' || fail "evaluate --json"
 
 echo "== issue 15: the bash completion script completes the commands' options"
 "$P" --generate-completion-script bash > "$WORK/completion.bash"

@@ -63,6 +63,9 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Option(name: .customLong("timezone"), help: "Read every donation's local time in this IANA zone (e.g. America/New_York).")
     var timeZoneName: String?
 
+    @Flag(help: "Print the JSON report (as --report writes it) to standard output; the table goes to standard error.")
+    var json = false
+
     @Flag(help: "No progress on standard error.")
     var quiet = false
 
@@ -81,7 +84,9 @@ struct EvaluateCommand: AsyncParsableCommand {
                 throw ValidationError("--through-engine: \"\(model)\" keeps no live state; use one of \(ModelChoice.names.joined(separator: ", "))")
             }
         }
-        if report == "-", chart.svgToStandardOutput { throw ValidationError("--report - and --svg - both want standard output; give one a file") }
+        if report == "-" || json, chart.svgToStandardOutput {
+            throw ValidationError("\(json ? "--json" : "--report -") and --svg - both want standard output; give --svg a file")
+        }
         if compare, model != nil { throw ValidationError("--compare runs every model; leave out --model") }
         if let model, ModelRegistry.builtIn.entry(named: model) == nil {
             throw ValidationError("--model: unknown model \"\(model)\"; known: \(ModelRegistry.builtIn.names.joined(separator: ", "))")
@@ -128,15 +133,16 @@ struct EvaluateCommand: AsyncParsableCommand {
         }
 
         let main = rows.first { $0.result.model == registry.defaultName } ?? rows[0]
-        let json = main.json(comparison: compare ? rows : nil)
-        if report == "-" || chart.svgToStandardOutput {
+        let reportText = main.json(comparison: compare ? rows : nil)
+        let reportToStandardOutput = report == "-" || json
+        if reportToStandardOutput || chart.svgToStandardOutput {
             // The report or the chart is the result on standard output; the table goes with the other messages.
             printError(EvaluationReport.table(rows))
-            if report == "-" { print(json) }
+            if reportToStandardOutput { print(reportText) }
         } else {
             print(EvaluationReport.table(rows))
         }
-        if let report, report != "-" { try writeTextFile(json + "\n", to: report) }
+        if let report, report != "-" { try writeTextFile(reportText + "\n", to: report) }
         try chart.write {
             let events = rows[0].result.metrics.events
             let mode = online ? "online (each test donation learned after it is ranked)" : "batch (no learning during the test)"
