@@ -66,6 +66,10 @@ public struct EvaluationChart: Sendable {
         svg.line(x1: rightPanel, y1: panelTop + panel.height, x2: rightPanel + panel.width, y2: panelTop, stroke: "#aaaaaa", dash: "5 4",
                  className: "diagonal")
 
+        if reports.allSatisfy({ $0.calibration.isEmpty }) {
+            svg.text("no first-choice probabilities were recorded (ranks only)", x: rightPanel + panel.width / 2, y: panelTop + panel.height / 2,
+                     size: 12, anchor: .middle, fill: "#777777", className: "no-calibration")
+        }
         func point(_ x0: Double, _ x: Double, _ y: Double) -> (x: Double, y: Double) {
             (x0 + panel.width * x, panelTop + panel.height * (1 - min(1, max(0, y))))
         }

@@ -203,5 +203,24 @@ struct ChartTests {
         #expect(calibration[1].elements("circle").map(\.tooltip) == ["mfu: first choice predicted 0.4-0.5: 6 donations, mean predicted 0.400, right 0.167 of the time"])
         let legend = root.elements("g", className: "legend-item").compactMap { $0.elements("text").first?.ownText }
         #expect(legend == ["blend: hit@1 0.333, hit@10 0.667 (default)", "mfu: hit@1 0.167, hit@10 0.667", "calibrated: observed = predicted"])
+        #expect(root.elements("text", className: "no-calibration").isEmpty)
+
+        // Ranks alone (evaluate --through-engine): the hit@k curve, and the calibration panel says why it is empty.
+        let ranksOnly = Fixture.report("blend", ranks: [1, 2, 0], top: [])
+        let bare = try #require(TreeBuilder.parse(EvaluationChart(title: "ranks only").svg([ranksOnly])))
+        #expect(bare.elements("circle", className: "hit-point").count == 10 && bare.elements("g", className: "calibration-curve").isEmpty)
+        #expect(bare.elements("text", className: "no-calibration").first?.ownText == "no first-choice probabilities were recorded (ranks only)")
+    }
+
+    @Test func aPNGNeedsRsvgConvertAndSaysSo() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-chart-test-\(UUID().uuidString).png").path
+        #expect(PNGConverter.locate(path: "") == nil && PNGConverter.locate(path: "/nonexistent:/also-not") == nil)
+        do {
+            try PNGConverter.convert(svg: SVG(width: 10, height: 10, title: "t").document(), to: output, path: "/nonexistent")
+            Issue.record("converted without rsvg-convert")
+        } catch let failure as PNGConverter.Failure {
+            #expect(failure.description.contains("apt-get install librsvg2-bin") && failure.description.hasPrefix(output))
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
     }
 }
