@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
+        // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.
+        .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels"]),
+
         .target(
             name: "ProactiveEngine",
             dependencies: ["ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra"]
@@ -72,6 +75,7 @@ let package = Package(
             name: "ProactiveCLI",
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService",
+                "ProactiveCharts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -90,6 +94,7 @@ let package = Package(
         ),
         .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra"]),
         .testTarget(name: "ProactiveRankingTests", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
+        .testTarget(name: "ProactiveChartsTests", dependencies: ["ProactiveCharts", "ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
         .testTarget(
             name: "ProactiveEngineTests",
             dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]

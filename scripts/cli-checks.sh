@@ -212,7 +212,7 @@ echo '{"app":"com.example.news","widgetKind":"headlines","entries":[{"date":"202
 for day in 2026-11-01 2027-03-14; do
   "$P" stack --user me --widgets weather,headlines --day "$day" --timezone America/Los_Angeles > "$WORK/stack.txt"
   sed -n 2p "$WORK/stack.txt" | grep -q '^00:00-' || fail "$day does not start at local midnight: $(cat "$WORK/stack.txt")"
-  grep -E '^[0-9]{2}:[0-9]{2}-' "$WORK/stack.txt" | tail -1 | grep -q '^[0-9:]*-00:00 ' || fail "$day does not end at local midnight: $(cat "$WORK/stack.txt")"
+  grep -E '^[0-9]{2}:[0-9]{2}-' "$WORK/stack.txt" | tail -1 | grep -q '^[0-9:]*-24:00 ' || fail "$day does not end at local midnight: $(cat "$WORK/stack.txt")"
 done
 grep -qE '^11:[0-9]{2}-12:00 .*since 11:00 until 12:00' "$WORK/stack.txt" || fail "the timeline's row and its reason disagree: $(cat "$WORK/stack.txt")"
 status=0
@@ -368,6 +368,77 @@ fresh
 "$P" import datasets/sample/donations.jsonl --progress none >"$WORK/out.txt" 2>"$WORK/err.txt"
 [ ! -s "$WORK/out.txt" ] || fail "import wrote to standard output: $(cat "$WORK/out.txt")"
 grep -q "283 lines: 283 stored" "$WORK/err.txt" || fail "import summary missing from standard error"
+
+echo "== issue 15: stack --svg and evaluate --svg write well-formed SVG with their content; PNG only through rsvg-convert"
+fresh
+"$P" import datasets/sample/donations.jsonl --user-timezone me=America/Los_Angeles --progress none 2>/dev/null
+"$P" definitions add datasets/sample/definitions.json >/dev/null
+"$P" train --quiet >/dev/null
+"$P" shortcuts set --user me datasets/sample/declarations/calendar.json --at 2026-11-20T00:00:00-08:00 >/dev/null
+"$P" timeline set --user me datasets/sample/declarations/timelines.json >/dev/null
+"$P" stack --user me --widgets weather,reminders --day 2026-11-20 --svg "$WORK/day.svg" >"$WORK/stack.txt" 2>/dev/null
+python3 - "$WORK/day.svg" <<'PY' || fail "stack --svg: $(head -c 400 "$WORK/day.svg")"
+import sys, xml.etree.ElementTree as ET
+svg = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()   # raises on XML that is not well-formed
+def with_class(tag, name):
+    return [e for e in root.iter(svg + tag) if name in (e.get("class") or "").split()]
+title = with_class("text", "title")[0].text
+assert title == "Smart Stack on 2026-11-20 for user me (America/Los_Angeles)", title
+assert [e.text for e in with_class("text", "hour-label")] == ["%02d" % h for h in range(24)]
+assert len(with_class("line", "quarter-tick")) == 2 * 24 * 3
+rows = with_class("g", "widget-row")
+names = [next(e.text for e in row.iter(svg + "text") if "row-label" in (e.get("class") or "")) for row in rows]
+assert names[:2] == ["weather.forecast (Cupertino)", "reminders.list (Work)"] and "calendar.upnext" in names, names
+assert all(len(row.findall(svg + "polyline")) == 1 for row in rows), "one score line per row"
+tips = [g.find(svg + "title").text for g in with_class("g", "span")]
+assert any("calendar.upnext on top (inserted)" in t and "window 09:30" in t for t in tips), tips
+assert len(with_class("g", "legend-item")) == 8
+PY
+grep -q "hysteresis: weather.forecast (Cupertino) is below the 0.30 rotation floor from 05:01" "$WORK/stack.txt" \
+  || fail "stack does not explain why a widget stays on top below its floor: $(cat "$WORK/stack.txt")"
+grep -q "^Hysteresis (15%): the widget on top competes with its score × 1.15" "$WORK/stack.txt" || fail "stack does not state the hysteresis rule"
+grep -qE "^ +model's choice 11:32-14:29  reminders.list \(Work\)  score 0.01-0.30" "$WORK/stack.txt" \
+  || fail "stack does not show the model's own choices under a resting span: $(cat "$WORK/stack.txt")"
+"$P" stack --user me --widgets weather --day 2026-11-20 --model profile 2>/dev/null >"$WORK/stack.txt"
+[ "$(grep -c "model's choice" "$WORK/stack.txt")" -ge 2 ] || fail "a day the model leaves resting reads as one line: $(cat "$WORK/stack.txt")"
+"$P" stack --user me --widgets weather --day 2026-11-20 --svg - 2>"$WORK/stack-err.txt" | python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.stdin)' \
+  || fail "stack --svg - is not SVG on standard output"
+grep -q "^Stack weather" "$WORK/stack-err.txt" || fail "stack --svg -: the text is not on standard error"
+status=0
+PATH=/nonexistent "$P" stack --user me --widgets weather --day 2026-11-20 --png "$WORK/day.png" >/dev/null 2>"$WORK/err.txt" || status=$?
+[ "$status" != 0 ] && grep -q "apt-get install librsvg2-bin" "$WORK/err.txt" && [ ! -e "$WORK/day.png" ] \
+  || fail "--png without rsvg-convert: exit $status, $(cat "$WORK/err.txt")"
+if command -v rsvg-convert >/dev/null; then
+  "$P" stack --user me --widgets weather --day 2026-11-20 --png "$WORK/day.png" >/dev/null 2>&1
+  [ "$(head -c 8 "$WORK/day.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "--png did not write a PNG"
+fi
+"$P" split datasets/sample/donations.jsonl --by time --train-share 0.5 --train "$WORK/t.jsonl" --test "$WORK/v.jsonl" 2>/dev/null
+"$P" evaluate --train "$WORK/t.jsonl" --test "$WORK/v.jsonl" --online --compare --quiet --report "$WORK/r.json" --svg "$WORK/r.svg" >/dev/null 2>&1
+python3 - "$WORK/r.svg" "$WORK/r.json" <<'PY' || fail "evaluate --svg: $(head -c 400 "$WORK/r.svg")"
+import json, sys, xml.etree.ElementTree as ET
+svg = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+report = json.load(open(sys.argv[2]))
+models = [r["model"] for r in report["comparison"]]
+curves = [g for g in root.iter(svg + "g") if g.get("class") == "hit-curve"]
+assert len(curves) == len(models) >= 2, (len(curves), models)
+for curve, entry in zip(curves, report["comparison"]):
+    points = [c.find(svg + "title").text for c in curve.iter(svg + "circle")]
+    assert points == ["%s: hit@%d = %.3f" % (entry["model"], k, entry["hit_at_k"][k - 1]) for k in range(1, 11)], points
+    assert len(entry["hit_at_k"]) == 10 and abs(entry["hit_at_k"][0] - entry["hit@1"]) < 1e-12 and abs(entry["hit_at_k"][3] - entry["hit@4"]) < 1e-12
+    bins = entry["calibration"]
+    assert len(bins) == 10 and sum(b["count"] for b in bins) <= entry["events"]
+calibration = [g for g in root.iter(svg + "g") if g.get("class") == "calibration-curve"]
+assert len(calibration) == len(models)
+PY
+"$P" evaluate --train "$WORK/t.jsonl" --test "$WORK/v.jsonl" --json --quiet 2>/dev/null \
+  | python3 -c 'import json,sys; r=json.load(sys.stdin); assert len(r["hit_at_k"]) == 10 and len(r["calibration"]) == 10, r' || fail "evaluate --json"
+
+echo "== issue 15: the bash completion script completes the commands' options"
+"$P" --generate-completion-script bash > "$WORK/completion.bash"
+bash -c 'source "$1"; COMP_WORDS=(proactive stack --sv); COMP_CWORD=2; COMP_LINE="proactive stack --sv"; COMP_POINT=${#COMP_LINE}
+  _proactive proactive --sv stack; [ "${COMPREPLY[*]}" = "--svg" ]' _ "$WORK/completion.bash" || fail "bash completion of 'proactive stack --sv'"
 
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null

@@ -4,9 +4,9 @@
 #   1. imports the four-week sample log and its intent definitions,
 #   2. lints the donations and trains each user's model,
 #   3. predicts the targets for a weekday morning and evening, with reasons,
-#   4. plays the talks' Smart Stack day (out/stack.png),
+#   4. plays the talks' Smart Stack day (out/stack.svg; out/stack.png too when rsvg-convert is installed),
 #   5. suggests people for each Focus,
-#   6. evaluates every model on the real Android log (out/android-report.json).
+#   6. evaluates every model on the real Android log (out/android-report.json, chart out/android-report.svg).
 # Everything it writes goes under out/ (a fresh store each run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,9 @@ rm -f "$OUT"/demo.sqlite "$OUT"/demo.sqlite-wal "$OUT"/demo.sqlite-shm
 export PROACTIVE_STORE="$OUT/demo.sqlite"
 SAMPLE=datasets/sample
 step() { printf '\n== %s\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
+# Charts are SVG; a PNG copy only where a real converter (rsvg-convert, Debian's librsvg2-bin) is installed.
+STACK_PNG=()
+if command -v rsvg-convert >/dev/null; then STACK_PNG=(--png "$OUT/stack.png"); fi
 
 step "A new store keeps every donation until you set a window (retention set --days 28)" \
   "$P" retention show
@@ -35,7 +38,7 @@ step "Declare the calendar event" "$P" shortcuts set --user me "$SAMPLE/declarat
 step "Declare the 09:41 purchase (1800 s window)" "$P" shortcuts set --user me "$SAMPLE/declarations/bank.json" --at 2026-11-20T09:41:00-08:00
 step "Declare widget timelines (15:00 reminder, evening rain)" "$P" timeline set --user me "$SAMPLE/declarations/timelines.json"
 step "The talks' day in a weather + reminders stack" \
-  "$P" stack --user me --widgets weather,reminders --day 2026-11-20 --timezone America/Los_Angeles --png "$OUT/stack.png"
+  "$P" stack --user me --widgets weather,reminders --day 2026-11-20 --timezone America/Los_Angeles --svg "$OUT/stack.svg" "${STACK_PNG[@]}"
 step "Suggestions at 07:00 on the day" "$P" suggest --user me --at 2026-11-20T07:00:00-08:00 -k 4
 step "People to allow in the Work Focus" "$P" focus people --focus work
 step "People to allow in the Personal Focus" "$P" focus people --focus personal
@@ -46,9 +49,10 @@ step "Split it by time (train share 0.25)" \
   "$P" split "$OUT/android.jsonl" --by time --train-share 0.25 --train "$OUT/android-train.jsonl" --test "$OUT/android-test.jsonl"
 step "Evaluate every model online (ranks recorded before learning)" \
   "$P" evaluate --train "$OUT/android-train.jsonl" --test "$OUT/android-test.jsonl" --online --compare \
-    --timezone America/New_York --report "$OUT/android-report.json" --ranks-out "$OUT/android-ranks.txt"
+    --timezone America/New_York --report "$OUT/android-report.json" --ranks-out "$OUT/android-ranks.txt" \
+    --svg "$OUT/android-report.svg"
 step "The same online evaluation walked through the engine (rank with the live model, donate, learn): same ranks" \
   "$P" evaluate --train "$OUT/android-train.jsonl" --test "$OUT/android-test.jsonl" --online --through-engine \
     --timezone America/New_York --quiet --ranks-out "$OUT/android-ranks-engine.txt"
 cmp "$OUT/android-ranks.txt" "$OUT/android-ranks-engine.txt" && echo "the engine's ranks equal the harness's ($OUT/android-ranks-engine.txt)"
-printf '\nDone: results in %s/ (stack.png, android-report.json, android-ranks.txt).\n' "$OUT"
+printf '\nDone: results in %s/ (stack.svg, android-report.json, android-report.svg, android-ranks.txt).\n' "$OUT"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProactiveCharts
 import ProactiveCore
 import ProactiveEngine
 import ProactiveModels
@@ -21,13 +22,17 @@ struct EvaluateCommand: AsyncParsableCommand {
             --compare runs every baseline and the default model on the same split and prints one table. \
             --ranks-out writes one rank per test donation (with --compare: FILE for the default model and \
             FILE with .MODEL before its extension for the others); --report writes JSON with events, \
-            hit@1, hit@4, mrr, ranks_file, log_loss, unranked, model and wall_seconds.
+            hit@1, hit@4, mrr, ranks_file, log_loss, unranked, model and wall_seconds, hit_at_k (hit@1 ... hit@10) \
+            and calibration (the first choice's probability in ten bins against how often it was right). \
+            --svg draws hit@k for k = 1 ... 10 per model and the calibration plot as SVG; --png converts it with \
+            rsvg-convert (Debian: librsvg2-bin) when it is installed.
 
             Models: \(ModelRegistry.builtIn.entries.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")).
 
             Example:
               proactive evaluate --train train.jsonl --test test.jsonl --online --compare \\
-                  --timezone America/New_York --report report.json --ranks-out ranks.txt
+                  --timezone America/New_York --report report.json --ranks-out ranks.txt \\
+                  --svg report.svg
             """
     )
 
@@ -58,8 +63,13 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Option(name: .customLong("timezone"), help: "Read every donation's local time in this IANA zone (e.g. America/New_York).")
     var timeZoneName: String?
 
+    @Flag(help: "Print the JSON report (as --report writes it) to standard output; the table goes to standard error.")
+    var json = false
+
     @Flag(help: "No progress on standard error.")
     var quiet = false
+
+    @OptionGroup var chart: ChartOptions
 
     @Flag(help: ArgumentHelp(
         "With --online: walk the test log through the engine as an app would (rank with the user's live model, then donate; "
@@ -73,6 +83,9 @@ struct EvaluateCommand: AsyncParsableCommand {
             if let model, !ModelChoice.names.contains(model == ModelRegistry.defaultAlias ? ModelRegistry.builtIn.defaultName : model) {
                 throw ValidationError("--through-engine: \"\(model)\" keeps no live state; use one of \(ModelChoice.names.joined(separator: ", "))")
             }
+        }
+        if report == "-" || json, chart.svgToStandardOutput {
+            throw ValidationError("\(json ? "--json" : "--report -") and --svg - both want standard output; give --svg a file")
         }
         if compare, model != nil { throw ValidationError("--compare runs every model; leave out --model") }
         if let model, ModelRegistry.builtIn.entry(named: model) == nil {
@@ -100,6 +113,7 @@ struct EvaluateCommand: AsyncParsableCommand {
                 result.ranks = try replayThroughEngine(entry: entry, train: trainLog, test: testLog, printer: printer)
                 result.metrics = RankMetrics(ranks: result.ranks)
                 result.probabilities = result.ranks.map { _ in 0 }
+                result.topProbabilities = []  // nor first-choice probabilities: no calibration
                 result.logLoss = .nan  // the replay records ranks only
                 result.users = Set(testLog.map(\.user)).count
                 result.trainingEvents = trainLog.count
@@ -119,14 +133,24 @@ struct EvaluateCommand: AsyncParsableCommand {
         }
 
         let main = rows.first { $0.result.model == registry.defaultName } ?? rows[0]
-        let json = main.json(comparison: compare ? rows : nil)
-        if report == "-" {
-            // The report is the result on standard output; the table goes with the other messages.
+        let reportText = main.json(comparison: compare ? rows : nil)
+        let reportToStandardOutput = report == "-" || json
+        if reportToStandardOutput || chart.svgToStandardOutput {
+            // The report or the chart is the result on standard output; the table goes with the other messages.
             printError(EvaluationReport.table(rows))
-            print(json)
+            if reportToStandardOutput { print(reportText) }
         } else {
             print(EvaluationReport.table(rows))
-            if let report { try writeTextFile(json + "\n", to: report) }
+        }
+        if let report, report != "-" { try writeTextFile(reportText + "\n", to: report) }
+        try chart.write {
+            let events = rows[0].result.metrics.events
+            let mode = online ? "online (each test donation learned after it is ranked)" : "batch (no learning during the test)"
+            return EvaluationChart(title: "Evaluation on \((test as NSString).lastPathComponent): \(events) test donations, "
+                                   + "\(rows[0].result.users) user\(rows[0].result.users == 1 ? "" : "s")",
+                                   subtitle: "trained on \(train) · \(mode)\(throughEngine ? " · through the engine" : "")",
+                                   highlighted: registry.defaultName)
+                .svg(rows)
         }
     }
 

@@ -16,40 +16,51 @@ extension CommandTests {
 
         struct Span: Equatable {
             var start: String, end: String, top: String, reason: String, rest: String
+            /// The indented lines under the span ("model's choice ...", "hysteresis: ...").
+            var notes: [String] = []
         }
 
-        /// The text report: a header, spans covering the day back to back, and events.
-        static func parse(_ run: CommandRun) -> (header: String, spans: [Span], events: [String]) {
+        /// The text report: a header, spans covering the day back to back (with the notes under
+        /// them), the rules, and events.
+        static func parse(_ run: CommandRun) -> (header: String, spans: [Span], rules: [String], events: [String]) {
             var spans: [Span] = []
+            var rules: [String] = []
             var events: [String] = []
             var inEvents = false
+            var inRules = false
             for line in run.lines.dropFirst() {
                 if line == "Events:" { inEvents = true; continue }
                 if line.isEmpty { continue }
                 if inEvents { events.append(line); continue }
+                if line.hasPrefix("Rules: ") { inRules = true }
+                if inRules { rules.append(line); continue }
+                if line.hasPrefix("  "), !spans.isEmpty {
+                    spans[spans.count - 1].notes.append(line.trimmingCharacters(in: .whitespaces))
+                    continue
+                }
                 if let match = line.wholeMatch(of: /([0-9]{2}:[0-9]{2})-([0-9]{2}:[0-9]{2})  (.+?) +(rotated|inserted|resting) +(.+)/) {
                     spans.append(Span(start: String(match.1), end: String(match.2), top: String(match.3), reason: String(match.4), rest: String(match.5)))
                 } else {
                     spans.append(Span(start: "?", end: "?", top: line, reason: "?", rest: ""))
                 }
             }
-            return (run.lines.first ?? "", spans, events)
+            return (run.lines.first ?? "", spans, rules, events)
         }
 
         @Test func theTalksDay() async throws {
             let store = try await Self.declared()
             let run = try await store.succeed("stack", "--user", "me", "--widgets", "weather,reminders", "--day", "2026-11-20",
                                               "--timezone", "America/Los_Angeles")
-            let (header, spans, events) = Self.parse(run)
+            let (header, spans, rules, events) = Self.parse(run)
             #expect(header == "Stack weather.forecast (Cupertino), reminders.list (Work) on 2026-11-20 (America/Los_Angeles), model blend", "\(run)")
             #expect(spans.allSatisfy { $0.reason != "?" }, "\(run)")
             // The spans cover the local day, back to back.
             #expect(spans.first?.start == "00:00")
-            #expect(spans.last?.end == "00:00")
+            #expect(spans.last?.end == "24:00")
             for (span, next) in zip(spans, spans.dropFirst()) { #expect(span.end == next.start, "\(run)") }
             #expect(spans.allSatisfy { $0.start != $0.end })
 
-            func top(at time: String) -> Span? { spans.first { $0.start <= time && (time < $0.end || $0.end == "00:00") } }
+            func top(at time: String) -> Span? { spans.first { $0.start <= time && time < $0.end } }
             // The calendar event (09:30-10:30) is inserted over the stack for its window.
             #expect(top(at: "09:30")?.top == "calendar.upnext")
             #expect(top(at: "09:30")?.reason == "inserted")
@@ -78,6 +89,24 @@ extension CommandTests {
             }
             #expect(events.contains { $0.contains("rotated from") })
             #expect(run.error.isEmpty, "\(run)")
+
+            // Issue 15: a widget on top below its floor says why (hysteresis, the rule, the numbers) ...
+            let held = try #require(spans.first { $0.notes.contains { $0.hasPrefix("hysteresis:") } }, "\(run)")
+            #expect(held.reason == "rotated" && Double(held.rest.prefix(4))! < 0.3, "\(run)")
+            #expect(held.notes.contains {
+                $0.hasPrefix("hysteresis: \(held.top) is below the 0.30 rotation floor from \(held.start)")
+                    && $0.contains("keeps its place while its score × 1.15 reaches 0.30")
+            }, "\(held)")
+            #expect(rules.first?.hasPrefix("Rules: Smart Rotate turns to a widget of the stack whose score reaches 0.30") == true, "\(rules)")
+            #expect(rules.contains { $0.hasPrefix("Hysteresis (15%): the widget on top competes with its score × 1.15") }, "\(rules)")
+            // ... and the long spans no declaration drives read as the model's own choices, back to back.
+            for span in spans where span.reason == "resting" && span.notes.contains(where: { $0.hasPrefix("model's choice") }) {
+                let choices = span.notes.compactMap { $0.wholeMatch(of: /model's choice ([0-9:]{5})-([0-9:]{5})  (.+?)  score .+/) }
+                #expect(choices.first.map { String($0.1) } == span.start && choices.last.map { String($0.2) } == span.end, "\(span)")
+                for (choice, next) in zip(choices, choices.dropFirst()) { #expect(choice.2 == next.1, "\(span)") }
+            }
+            #expect(spans.contains { $0.notes.contains("model's choice 11:32-14:29  reminders.list (Work)  score 0.01-0.30, highest at 14:28") },
+                    "\(run)")
         }
 
         /// Without Widget Suggestions nothing is inserted; Smart Rotate off keeps the top widget.

@@ -42,6 +42,27 @@ struct MetricsTests {
         #expect(json["model"] == .string("mfu"))
         #expect(json["wall_seconds"] == .number(0.25, integer: nil))
         #expect(EvaluationReport.table([EvaluationReport(result: result, wallSeconds: 0.25)]).contains("| mfu | 0.500 | 0.500 | 0.500 | 1.500 | 1 | 2 | 0.25 |"))
+        #expect(json["hit_at_k"] == .array(Array(repeating: .number(0.5, integer: nil), count: 10)))
+        #expect(json["calibration"] == nil)  // no first-choice probabilities recorded
+    }
+
+    @Test func hitCurveAndCalibrationComeFromTheRanksAndFirstChoices() throws {
+        let ranks = [1, 2, 1, 0, 7, 1]
+        let result = EvaluationResult(model: "m", online: false, ranks: ranks, probabilities: [0.85, 0.1, 0.15, 0, 0.01, 0.95],
+                                      topProbabilities: [0.85, 0.8, 0.15, 0, 0.5, 0.95],
+                                      metrics: RankMetrics(ranks: ranks), logLoss: 1, logLossEpsilon: 1e-6,
+                                      novelTargets: 0, users: 1, trainingEvents: 1, fitFailures: [:])
+        let report = EvaluationReport(result: result, wallSeconds: 0)
+        #expect(report.hitAtK.count == 10)
+        #expect(report.hitAtK[0] == 0.5 && report.hitAtK[1] == 4.0 / 6 && report.hitAtK[6] == 5.0 / 6 && report.hitAtK[9] == 5.0 / 6)
+        let bins = report.calibration
+        #expect(bins.count == 10 && bins.map(\.count).reduce(0, +) == 5)  // the unranked donation (first choice 0) is left out
+        #expect(bins[8].count == 2 && abs(bins[8].meanPredicted - 0.825) < 1e-12 && bins[8].observed == 0.5)
+        #expect(bins[9].count == 1 && bins[9].observed == 1 && bins[5].count == 1 && bins[5].observed == 0)
+        #expect(bins[1].count == 1 && bins[1].observed == 1 && bins[0].count == 0 && bins[0].meanPredicted == 0)
+        let json = try JSONParser.parse(report.json())
+        guard case let .array(calibration)? = json["calibration"] else { Issue.record("no calibration"); return }
+        #expect(calibration[8]["count"] == .number(2, integer: 2) && calibration[8]["observed"] == .number(0.5, integer: nil))
     }
 }
 

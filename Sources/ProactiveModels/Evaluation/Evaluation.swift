@@ -51,6 +51,10 @@ public struct EvaluationResult: Sendable {
     public var ranks: [Int]
     /// The model's probability of each true target, in test-log order (0 when not ranked).
     public var probabilities: [Double]
+    /// The probability of the model's first choice for each test donation, in test-log
+    /// order (0 when it ranked nothing); with `ranks`, how well calibrated that choice is
+    /// (`Calibration`). Empty when not recorded.
+    public var topProbabilities: [Double] = []
     public var metrics: RankMetrics
     /// Mean −ln max(p, `logLossEpsilon`) of the true targets.
     public var logLoss: Double
@@ -97,6 +101,7 @@ public enum Evaluation {
 
         var ranks = [Int](repeating: 0, count: test.count)
         var probabilities = [Double](repeating: 0, count: test.count)
+        var topProbabilities = [Double](repeating: 0, count: test.count)
         var novel = 0
         var failures: [String: String] = [:]
         // Models with population priors fit every user together first.
@@ -120,16 +125,17 @@ public enum Evaluation {
                 }
             }
             for await outcome in group {
-                for (index, rank, probability) in outcome.results {
+                for (index, rank, probability, top) in outcome.results {
                     ranks[index] = rank
                     probabilities[index] = probability
+                    topProbabilities[index] = top
                 }
                 novel += outcome.novel
                 if let failure = outcome.failure { failures[outcome.user] = failure }
             }
         }
         return EvaluationResult(
-            model: model.name, online: options.online, ranks: ranks, probabilities: probabilities,
+            model: model.name, online: options.online, ranks: ranks, probabilities: probabilities, topProbabilities: topProbabilities,
             metrics: RankMetrics(ranks: ranks), logLoss: LogLoss.mean(probabilities, epsilon: options.logLossEpsilon),
             logLossEpsilon: options.logLossEpsilon, novelTargets: novel, users: users.count,
             trainingEvents: train.count, fitFailures: failures)
@@ -139,7 +145,7 @@ public enum Evaluation {
 
     struct UserOutcome: Sendable {
         var user: String
-        var results: [(index: Int, rank: Int, probability: Double)] = []
+        var results: [(index: Int, rank: Int, probability: Double, top: Double)] = []
         var novel = 0
         var failure: String?
     }
@@ -165,16 +171,18 @@ public enum Evaluation {
             if !known.contains(event.target) { outcome.novel += 1 }
             var rank = 0
             var probability = 0.0
+            var top = 0.0
             if let fitted = model {
                 let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context, recent: recent)
                 let scores = fitted.scores(at: moment)
+                top = scores.first?.probability ?? 0
                 if let position = scores.firstIndex(where: { $0.target == event.target }) {
                     rank = position + 1
                     probability = scores[position].probability
                 }
                 if options.online { model!.update(with: event) }
             }
-            outcome.results.append((index, rank, probability))
+            outcome.results.append((index, rank, probability, top))
             known.insert(event.target)
             recent.append(event)
             if recent.count > options.recentLimit { recent.removeFirst(recent.count - options.recentLimit) }

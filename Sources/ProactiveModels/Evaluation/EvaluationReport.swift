@@ -25,7 +25,9 @@ public struct EvaluationReport: Sendable {
 
     /// The report object: the contract's `events`, `hit@1`, `hit@4`, `mrr`,
     /// `ranks_file`, then `log_loss`, `log_loss_epsilon`, `unranked`,
-    /// `novel_targets`, `model`, `online`, `users`, `training_events`, `wall_seconds`.
+    /// `novel_targets`, `model`, `online`, `users`, `training_events`, `wall_seconds`,
+    /// `hit_at_k` (hit@1 ... hit@10) and, when the first choices' probabilities
+    /// were recorded, `calibration` (`Calibration.bins`).
     public var jsonValue: JSONValue {
         let metrics = result.metrics
         var members: [(String, JSONValue)] = [
@@ -44,12 +46,35 @@ public struct EvaluationReport: Sendable {
             ("training_events", .number(Double(result.trainingEvents), integer: Int64(result.trainingEvents))),
             ("wall_seconds", Self.number(wallSeconds)),
         ]
+        members.append(("hit_at_k", .array(hitAtK.map(Self.number))))
+        if !calibration.isEmpty {
+            members.append(("calibration", .array(calibration.map { bin in
+                .object([("from", Self.number(bin.lower)), ("to", Self.number(bin.upper)),
+                         ("count", .number(Double(bin.count), integer: Int64(bin.count))),
+                         ("mean_predicted", Self.number(bin.meanPredicted)), ("observed", Self.number(bin.observed))])
+            })))
+        }
         if let trainPath { members.append(("train", .string(trainPath))) }
         if let testPath { members.append(("test", .string(testPath))) }
         if !result.fitFailures.isEmpty {
             members.append(("fit_failures", .object(result.fitFailures.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }
         return .object(members)
+    }
+
+    /// The largest k of `hitAtK`.
+    public static let hitCurveLength = 10
+
+    /// hit@k for k = 1 ... `hitCurveLength`, from the ranks.
+    public var hitAtK: [Double] {
+        (1...Self.hitCurveLength).map { RankMetrics.hitRate(result.ranks, at: $0) }
+    }
+
+    /// The calibration of the model's first choice in ten bins, or none when
+    /// its probabilities were not recorded (`evaluate --through-engine`).
+    public var calibration: [Calibration.Bin] {
+        guard result.topProbabilities.count == result.ranks.count, result.topProbabilities.contains(where: { $0 > 0 }) else { return [] }
+        return Calibration.bins(ranks: result.ranks, topProbabilities: result.topProbabilities)
     }
 
     /// The JSON text of this report; with `comparison`, a `comparison` array
