@@ -26,9 +26,10 @@ import ProactiveCore
 ///   weekday mornings, video at home in the evening, maps away from home), with
 ///   a per-app jitter. The user's own mix of places, weather and parts of the
 ///   day is drawn too.
-/// - **Counts.** Heavy-tailed: a row's count is `floor(intensity × U^(-1/1.3))`
-///   (at least 1), with a per-app intensity, so most rows are 1 and a few are
-///   large, and a rarely seen app can have a large count.
+/// - **Counts.** Heavy-tailed: a row's count is `floor(intensity × U^(-1/2))`
+///   (a Pareto tail of exponent 2, at least 1; rows that fall in the same cell
+///   add up), with a per-app intensity (log-normal, σ 0.3), so most rows are 1,
+///   a few are large, and counting uses ranks a little worse than counting rows.
 ///
 /// On this shape the most-frequently-used baseline is strong, as on the real
 /// dataset it imitates (docs/RESULTS.md gives the figures).
@@ -222,12 +223,13 @@ struct UserDraw {
                           "com.private.\(name).app\(own)"))
         }
         keyed.sort { $0.key > $1.key }
-        let exponent = 1.0 + 0.3 * random.unit()
+        // Zipf-Mandelbrot: 1 / (rank + 1)^s with s in 1.2...1.4, a head of a few comparable apps, then a long tail.
+        let exponent = 1.2 + 0.2 * random.unit()
         for (rank, item) in keyed.enumerated() {
             apps.append(item.app)
             leanings.append(item.entry)
-            preference.append(1 / pow(Double(rank + 1), exponent))
-            intensity.append(exp(0.8 * random.gaussian()))
+            preference.append(1 / pow(Double(rank + 2), exponent))
+            intensity.append(exp(0.3 * random.gaussian()))
         }
         func mix(_ base: [Double], spread: Double) -> [Double] {
             base.map { $0 * exp(random.gaussian(deviation: spread)) }
@@ -255,9 +257,9 @@ struct UserDraw {
         return Cell(weekday: weekday, part: part, place: place, weather: weather, app: app)
     }
 
-    /// A heavy-tailed count: most 1, a few large (Pareto tail, exponent 1.3, scaled by the app's intensity).
+    /// A heavy-tailed count: most 1, a few large (Pareto tail, exponent 2, scaled by the app's intensity).
     func drawCount(app: Int, _ random: inout SeededGenerator) -> Int {
-        let pareto = pow(max(random.unit(), 1e-9), -1 / 1.3)
+        let pareto = pow(max(random.unit(), 1e-12), -1 / 2.0)
         return max(1, min(Int((intensity[app] * pareto).rounded(.down)), 100_000))
     }
 }
