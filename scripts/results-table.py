@@ -80,7 +80,7 @@ def markdown(result):
             cells.append("" if scores is None else " / ".join(fixed(scores[metric]) for metric in METRICS))
         best = " / ".join(f"{fixed(log['best_baseline'][metric]['value'])} ({log['best_baseline'][metric]['model']})" for metric in METRICS)
         verdicts = ["YES" if log["default_at_least_best_baseline"][metric] else "**NO**" for metric in METRICS]
-        lines.append(f"| {name}{' (online)' if log['online'] else ''} | {log['training_events']} / {log['events']} | {log['users']} | "
+        lines.append(f"| {name}{' (online)' if log['online'] and 'online' not in name else ''} | {log['training_events']} / {log['events']} | {log['users']} | "
                      + " | ".join(cells) + f" | {best} | " + " | ".join(verdicts) + " |")
     holds = sum(all(log["default_at_least_best_baseline"].values()) for log in logs.values())
     lines += ["", f"The default model is >= the best baseline on all three metrics on {holds} of {len(logs)} logs.", "",

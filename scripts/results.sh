@@ -15,8 +15,10 @@
 #   sim-aggregated                   simulate --shape aggregated (context rows with counts, no order);
 #                                    split --by random --train-share 0.75 --seed 7 (rows have no order, so a
 #                                    time split would be a random split too), evaluated without --online
-# --quick uses smaller simulated logs (30 users x 60 days; 150 users x 100 rows) so the whole run takes a
-# few minutes; the full run uses 100 users x 60 days (docs/RESULTS.md) and 300 users x 100 rows.
+# --quick uses a smaller sequential log (30 users x 60 days; aggregated 300 users x 100 rows) and only
+# --compare, so the whole run takes well under a minute on 2 cores (30 s measured); the full run uses
+# 100 users x 60 days (docs/RESULTS.md), 600 users x 125 rows (issue 14's speed shape) and adds
+# profile and logistic (a few minutes).
 #
 # Writes (under out/results/, the table also to docs/RESULTS-TABLE.md):
 #   results.md    the table: hit@1 / hit@4 / mrr per model per log, the best baseline per column, and whether
@@ -78,7 +80,7 @@ for version in 10.13 10.14; do
 done
 
 # Simulated: routines (sequential) and aggregated context rows
-if [ "$QUICK" -eq 1 ]; then SEQ=(--users 30 --days 60); AGG=(--users 150 --rows-per-user 100); else SEQ=(--users 100 --days 60); AGG=(--users 300 --rows-per-user 100); fi
+if [ "$QUICK" -eq 1 ]; then SEQ=(--users 30 --days 60); AGG=(--users 300 --rows-per-user 100); else SEQ=(--users 100 --days 60); AGG=(--users 600 --rows-per-user 125); fi
 run "$P" simulate "${SEQ[@]}" --seed 7 -o "$OUT/sim.jsonl"
 run "$P" split "$OUT/sim.jsonl" --by time --train-share 0.25 --train "$OUT/sim-train.jsonl" --test "$OUT/sim-test.jsonl"
 evaluate sim-sequential "$OUT/sim-train.jsonl" "$OUT/sim-test.jsonl" --online

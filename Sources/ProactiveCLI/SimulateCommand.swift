@@ -48,7 +48,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Number of days per user (aggregated: the span the rows are dated in, whole weeks of it).")
     var days: Int = 60
 
-    @Option(help: "Aggregated: mean rows per user.")
+    @Option(help: "Aggregated: mean rows per user (default 100; each user has at least 5).")
     var rowsPerUser: Double?
 
     @Option(help: "Random seed.")
@@ -57,8 +57,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Sequential: day on which habits change (default: half way).")
     var driftDay: Int?
 
-    @Option(help: "Sequential: mean random app opens per day.")
-    var noise: Double = 3
+    @Option(help: "Sequential: mean random app opens per day (default 3).")
+    var noise: Double?
 
     @Flag(help: "Sequential: leave out focus and place context.")
     var noContext = false
@@ -69,7 +69,7 @@ struct SimulateCommand: ParsableCommand {
     func validate() throws {
         guard users >= 1 else { throw ValidationError("--users must be at least 1") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
-        guard noise >= 0, noise.isFinite else { throw ValidationError("--noise must be >= 0") }
+        if let noise, !(noise >= 0 && noise.isFinite) { throw ValidationError("--noise must be >= 0") }
         if let driftDay, driftDay < 0 { throw ValidationError("--drift-day must be >= 0") }
         switch shape {
         case .sequential:
@@ -79,7 +79,7 @@ struct SimulateCommand: ParsableCommand {
                 throw ValidationError("--rows-per-user must be between 1 and 1000000")
             }
             guard days >= 7 else { throw ValidationError("--days must be at least 7 with --shape aggregated (rows are dated in whole weeks)") }
-            if driftDay != nil || noise != 3 || noContext {
+            if driftDay != nil || noise != nil || noContext {
                 throw ValidationError("--drift-day, --noise and --no-context are for --shape sequential")
             }
         }
@@ -90,7 +90,7 @@ struct SimulateCommand: ParsableCommand {
         switch shape {
         case .sequential:
             donations = Simulation(SimulationConfiguration(users: users, days: days, seed: seed, driftDay: driftDay,
-                                                           noisePerDay: noise, context: !noContext)).donations()
+                                                           noisePerDay: noise ?? 3, context: !noContext)).donations()
         case .aggregated:
             donations = AggregatedSimulation(AggregatedSimulationConfiguration(
                 users: users, rowsPerUser: rowsPerUser ?? 100, seed: seed, days: days)).donations()
