@@ -15,6 +15,8 @@
 #   sim-aggregated                   simulate --shape aggregated (context rows with counts, no order);
 #                                    split --by random --train-share 0.75 --seed 7 (rows have no order, so a
 #                                    time split would be a random split too), evaluated without --online
+#   sim-aggregated-rows              the same split with `count` left out of every row (scripts/drop-counts.py):
+#                                    each row counts once ("counting rows" rather than uses)
 # --quick uses a smaller sequential log (30 users x 60 days; aggregated 300 users x 100 rows) and only
 # --compare, so the whole run takes well under a minute on 2 cores (30 s measured); the full run uses
 # 100 users x 60 days (docs/RESULTS.md), 600 users x 125 rows (issue 14's speed shape) and adds
@@ -87,6 +89,11 @@ evaluate sim-sequential "$OUT/sim-train.jsonl" "$OUT/sim-test.jsonl" --online
 run "$P" simulate --shape aggregated "${AGG[@]}" --seed 7 -o "$OUT/agg.jsonl"
 run "$P" split "$OUT/agg.jsonl" --by random --seed 7 --train-share 0.75 --train "$OUT/agg-train.jsonl" --test "$OUT/agg-test.jsonl"
 evaluate sim-aggregated "$OUT/agg-train.jsonl" "$OUT/agg-test.jsonl"
+# The same rows with their counts left out (each row one use): "counting rows" instead of uses.
+for part in train test; do
+  run python3 scripts/drop-counts.py "$OUT/agg-$part.jsonl" "$OUT/agg-rows-$part.jsonl"
+done
+evaluate sim-aggregated-rows "$OUT/agg-rows-train.jsonl" "$OUT/agg-rows-test.jsonl"
 
 SECONDS_TAKEN=$(( $(date +%s) - STARTED ))
 python3 scripts/results-table.py "$OUT" --quick "$QUICK" --seconds "$SECONDS_TAKEN" \
