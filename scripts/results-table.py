@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the results table from the evaluation reports scripts/results.sh wrote.
 
-usage: results-table.py DIR --quick 0|1 --seconds S --markdown OUT.md --json OUT.json
+usage: results-table.py DIR --quick 0|1 --seconds S --markdown TABLE --json SUMMARY
 
 DIR holds LOG.compare.json (`evaluate --compare --report`: the default model with a
 `comparison` array) and, in the full run, LOG.MODEL.json for other models, plus

@@ -18,14 +18,14 @@
 #   sim-aggregated-rows              the same split with `count` left out of every row (scripts/drop-counts.py):
 #                                    each row counts once ("counting rows" rather than uses)
 # --quick uses a smaller sequential log (30 users x 60 days; aggregated 300 users x 100 rows) and only
-# --compare, so the whole run takes well under a minute on 2 cores (30 s measured); the full run uses
+# --compare, so the whole run takes well under a minute on 2 cores (17-30 s measured); the full run uses
 # 100 users x 60 days (docs/RESULTS.md), 600 users x 125 rows (issue 14's speed shape) and adds
-# profile and logistic (a few minutes).
+# profile and logistic (42 s measured).
 #
-# Writes (under out/results/, the table also to docs/RESULTS-TABLE.md):
-#   results.md    the table: hit@1 / hit@4 / mrr per model per log, the best baseline per column, and whether
-#                 the default model is >= the best baseline on each metric (YES/NO)
-#   results.json  the same, machine-readable (diff two runs with scripts/results-diff.py A B)
+# Writes:
+#   docs/RESULTS-TABLE.md     the table: hit@1 / hit@4 / mrr per model per log, the best baseline per column,
+#                             and whether the default model is >= the best baseline on each metric (YES/NO)
+#   out/results/results.json  the same, machine-readable (diff two runs with scripts/results-diff.py A B)
 # and prints the table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -97,9 +97,8 @@ evaluate sim-aggregated-rows "$OUT/agg-rows-train.jsonl" "$OUT/agg-rows-test.jso
 
 SECONDS_TAKEN=$(( $(date +%s) - STARTED ))
 python3 scripts/results-table.py "$OUT" --quick "$QUICK" --seconds "$SECONDS_TAKEN" \
-  --markdown "$OUT/results.md" --json "$OUT/results.json"
-cp "$OUT/results.md" docs/RESULTS-TABLE.md
+  --markdown docs/RESULTS-TABLE.md --json "$OUT/results.json"
 echo
-cat "$OUT/results.md"
+cat docs/RESULTS-TABLE.md
 echo
-echo "written: $OUT/results.md (also docs/RESULTS-TABLE.md), $OUT/results.json"
+echo "written: docs/RESULTS-TABLE.md, $OUT/results.json"

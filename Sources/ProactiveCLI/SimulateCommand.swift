@@ -31,7 +31,8 @@ struct SimulateCommand: ParsableCommand {
 
             Examples:
               proactive simulate --users 50 --days 60 --seed 7 -o sim.jsonl
-              proactive simulate --shape aggregated --users 300 --rows-per-user 100 --seed 7 -o rows.jsonl
+              proactive simulate --shape aggregated --users 300 --rows-per-user 100 \\
+                  --seed 7 -o rows.jsonl
             """
     )
 
