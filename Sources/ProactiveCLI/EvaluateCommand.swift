@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCharts
+import LinearAlgebra
 import ProactiveCore
 import ProactiveEngine
 import ProactiveModels
@@ -17,7 +18,8 @@ struct EvaluateCommand: AsyncParsableCommand {
             Per-user models learn from --train, then each --test donation, in log order, is ranked at its \
             own date and context using only what came before it (recent events include earlier test \
             donations); the 1-based rank of its true target is recorded (0 = not ranked). With --online \
-            the model learns from each test donation after ranking it. Users are evaluated in parallel.
+            the model learns from each test donation after ranking it. Users are evaluated in parallel, --jobs at \
+            once (default: the number of cores; BLAS runs on one thread per worker); the results do not depend on it.
 
             --compare runs every baseline and the default model on the same split and prints one table. \
             --ranks-out writes one rank per test donation (with --compare: FILE for the default model and \
@@ -65,6 +67,8 @@ struct EvaluateCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the JSON report (as --report writes it) to standard output; the table goes to standard error.")
     var json = false
+    @Option(help: "Users evaluated at once (default: the number of cores).")
+    var jobs: Int?
 
     @Flag(help: "No progress on standard error.")
     var quiet = false
@@ -87,6 +91,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         if report == "-" || json, chart.svgToStandardOutput {
             throw ValidationError("\(json ? "--json" : "--report -") and --svg - both want standard output; give --svg a file")
         }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if compare, model != nil { throw ValidationError("--compare runs every model; leave out --model") }
         if let model, ModelRegistry.builtIn.entry(named: model) == nil {
             throw ValidationError("--model: unknown model \"\(model)\"; known: \(ModelRegistry.builtIn.names.joined(separator: ", "))")
@@ -100,7 +105,9 @@ struct EvaluateCommand: AsyncParsableCommand {
         let trainLog = try loadDonationLog(train)
         let testLog = try loadDonationLog(test)
         let resolver = TargetResolver(definitions: try loadDefinitions(definitions))
-        let options = EvaluationOptions(online: online, timeZone: try parseTimeZone(timeZoneName))
+        let workers = jobs ?? WorkerPool.defaultWorkers
+        if workers > 1 { BLAS.setThreadCount(1) }  // parallel over users instead
+        let options = EvaluationOptions(online: online, timeZone: try parseTimeZone(timeZoneName), workers: workers)
         let clock = ContinuousClock()
 
         var rows: [EvaluationReport] = []

@@ -103,6 +103,36 @@ struct EvaluationTests {
                                    test: split.test.filter { $0.user == user })
         #expect(alone.ranks == zip(split.test, first.ranks).filter { $0.0.user == user }.map(\.1))
     }
+
+    /// One worker and two give the same ranks and probabilities, for the default model and a baseline,
+    /// on a seeded simulated log (sequential, and aggregated rows with counts).
+    @Test(arguments: ["blend", "mfu"])
+    func oneWorkerAndTwoGiveTheSameRanks(_ name: String) async {
+        let sequential = Simulation(SimulationConfiguration(users: 5, days: 14, seed: 5)).donations()
+        let aggregated = AggregatedSimulation(AggregatedSimulationConfiguration(users: 5, rowsPerUser: 40, seed: 5)).donations()
+        for log in [sequential, aggregated] {
+            let split = LogSplit(log, method: .time, trainShare: 0.5)
+            var results: [EvaluationResult] = []
+            for workers in [1, 2] {
+                results.append(await Evaluation.run(train: split.train, test: split.test, model: Self.registry.entry(named: name)!,
+                                                    options: EvaluationOptions(online: true, workers: workers)))
+            }
+            #expect(results[0].ranks.contains { $0 > 0 })
+            #expect(results[0].ranks == results[1].ranks)
+            #expect(results[0].probabilities == results[1].probabilities)
+            #expect(results[0].novelTargets == results[1].novelTargets && results[0].users == 5)
+        }
+    }
+
+    @Test func theWorkerPoolKeepsInputOrder() async {
+        let inputs = Array(0..<50)
+        for workers in [1, 2, 7] {
+            let order = WorkerPool.largestFirst(inputs.map { ($0 * 37) % 11 })
+            #expect(await WorkerPool.map(inputs, workers: workers, order: order) { $0 * $0 } == inputs.map { $0 * $0 })
+        }
+        #expect(WorkerPool.largestFirst([3, 9, 3, 1]) == [1, 0, 2, 3])
+        #expect(await WorkerPool.map([Int](), workers: 2) { $0 }.isEmpty)
+    }
 }
 
 /// Collects progress reports from concurrent tasks.

@@ -16,10 +16,15 @@ public struct EvaluationOptions: Sendable {
     public var logLossEpsilon: Double
     /// Progress is reported every this many test donations per user (and at each user's end).
     public var progressInterval: Int
+    /// Users evaluated at once (`WorkerPool`); the results do not depend on it.
+    /// Run BLAS on one thread when this is above 1 (`BLAS.setThreadCount(1)`).
+    public var workers: Int
 
     public init(online: Bool = false, recentLimit: Int = 16, timeZone: TimeZone? = nil,
-                logLossEpsilon: Double = LogLoss.defaultEpsilon, progressInterval: Int = 1000) {
-        precondition(recentLimit >= 1 && progressInterval >= 1)
+                logLossEpsilon: Double = LogLoss.defaultEpsilon, progressInterval: Int = 1000,
+                workers: Int = WorkerPool.defaultWorkers) {
+        precondition(recentLimit >= 1 && progressInterval >= 1 && workers >= 1)
+        self.workers = workers
         self.online = online
         self.recentLimit = recentLimit
         self.timeZone = timeZone
@@ -70,7 +75,8 @@ public struct EvaluationResult: Sendable {
 
 // MARK: - The harness
 
-/// Evaluates a model on a train/test split, per user and in parallel over users.
+/// Evaluates a model on a train/test split, per user and in parallel over users
+/// (`options.workers` at once, largest users first; the ranks do not depend on it).
 ///
 /// For each user a model is fitted on that user's training donations. The
 /// user's test donations are then walked in log order; each one is ranked at
@@ -99,40 +105,39 @@ public enum Evaluation {
         let users = testIndicesByUser.keys.sorted()
         let counter = ProgressCounter(eventsTotal: test.count, usersTotal: users.count, report: progress)
 
-        var ranks = [Int](repeating: 0, count: test.count)
-        var probabilities = [Double](repeating: 0, count: test.count)
-        var topProbabilities = [Double](repeating: 0, count: test.count)
-        var novel = 0
-        var failures: [String: String] = [:]
-        // Models with population priors fit every user together first.
+        let jobs = users.map { user in
+            (user: user, train: trainByUser[user] ?? [],
+             test: testIndicesByUser[user]!.map { (index: $0, donation: normalized(test[$0], options)) })
+        }
+        // Models with population priors fit every user together first (users in parallel).
         var prefitted: [String: Result<any FittedModel, any Error>] = [:]
         if let fitPopulation = model.fitPopulation {
-            let trainings = users.map { TrainingSet(donations: trainByUser[$0] ?? [], resolver: resolver) }
+            let trainings = jobs.map { TrainingSet(donations: $0.train, resolver: resolver) }
             do {
                 for (user, fitted) in zip(users, try fitPopulation(trainings, nil)) { prefitted[user] = .success(fitted) }
             } catch {
                 for user in users { prefitted[user] = .failure(error) }
             }
         }
-        await withTaskGroup(of: UserOutcome.self) { group in
-            for user in users {
-                let userTrain = trainByUser[user] ?? []
-                let userTest = testIndicesByUser[user]!.map { (index: $0, donation: normalized(test[$0], options)) }
-                let fitted = prefitted[user]
-                group.addTask {
-                    evaluateUser(user: user, train: userTrain, test: userTest, model: model, resolver: resolver,
-                                 options: options, counter: counter, prefitted: fitted)
-                }
+        let fits = prefitted
+        let outcomes = await WorkerPool.map(jobs, workers: options.workers,
+                                            order: WorkerPool.largestFirst(jobs.map { $0.train.count + $0.test.count })) { job in
+            evaluateUser(user: job.user, train: job.train, test: job.test, model: model, resolver: resolver,
+                         options: options, counter: counter, prefitted: fits[job.user])
+        }
+        var ranks = [Int](repeating: 0, count: test.count)
+        var probabilities = [Double](repeating: 0, count: test.count)
+        var topProbabilities = [Double](repeating: 0, count: test.count)
+        var novel = 0
+        var failures: [String: String] = [:]
+        for outcome in outcomes {
+            for (index, rank, probability, top) in outcome.results {
+                ranks[index] = rank
+                probabilities[index] = probability
+                topProbabilities[index] = top
             }
-            for await outcome in group {
-                for (index, rank, probability, top) in outcome.results {
-                    ranks[index] = rank
-                    probabilities[index] = probability
-                    topProbabilities[index] = top
-                }
-                novel += outcome.novel
-                if let failure = outcome.failure { failures[outcome.user] = failure }
-            }
+            novel += outcome.novel
+            if let failure = outcome.failure { failures[outcome.user] = failure }
         }
         return EvaluationResult(
             model: model.name, online: options.online, ranks: ranks, probabilities: probabilities, topProbabilities: topProbabilities,
@@ -160,7 +165,7 @@ public enum Evaluation {
         var recent = Array(training.events.suffix(options.recentLimit))
         var model: (any FittedModel)?
         do {
-            model = try prefitted?.get() ?? entry.fit(training)
+            model = try prefitted?.get() ?? fitUser(training, entry)
         } catch {
             outcome.failure = "\(error)"
         }
@@ -194,6 +199,12 @@ public enum Evaluation {
         }
         counter.add(events: sinceReport, users: 1)
         return outcome
+    }
+
+    /// Fits one user's model on their training set: the one place evaluation fits a user
+    /// (the engine's counterpart for saved live states is `Engine.fit`).
+    static func fitUser(_ training: TrainingSet, _ entry: ModelEntry) throws -> any FittedModel {
+        try entry.fit(training)
     }
 
     /// The donation with its offset read in the configured zone, if any.

@@ -115,26 +115,42 @@ struct LBFGS: Sendable, Hashable {
 
     /// −H·g by the two-loop recursion (H scaled by sᵀy / yᵀy of the newest pair).
     private func twoLoop(gradient: [Double], s: [[Double]], y: [[Double]], rho: [Double]) -> [Double] {
+        // Through buffer pointers: the same operations in the same order as indexing the arrays (so the same
+        // result to the bit), without a uniqueness check and bounds checks per element (the inner loops vectorise).
         var q = gradient
         var alphas = [Double](repeating: 0, count: s.count)
-        for k in stride(from: s.count - 1, through: 0, by: -1) {
-            alphas[k] = rho[k] * Self.dot(s[k], q)
-            for i in q.indices { q[i] -= alphas[k] * y[k][i] }
-        }
-        if let lastS = s.last, let lastY = y.last {
-            let gamma = Self.dot(lastS, lastY) / Self.dot(lastY, lastY)
-            for i in q.indices { q[i] *= gamma }
-        }
-        for k in 0 ..< s.count {
-            let beta = rho[k] * Self.dot(y[k], q)
-            for i in q.indices { q[i] += (alphas[k] - beta) * s[k][i] }
+        q.withUnsafeMutableBufferPointer { q in
+            for k in stride(from: s.count - 1, through: 0, by: -1) {
+                let alpha = rho[k] * s[k].withUnsafeBufferPointer { Self.dot($0, UnsafeBufferPointer(q)) }
+                alphas[k] = alpha
+                y[k].withUnsafeBufferPointer { yk in
+                    for i in 0 ..< q.count { q[i] -= alpha * yk[i] }
+                }
+            }
+            if let lastS = s.last, let lastY = y.last {
+                let gamma = Self.dot(lastS, lastY) / Self.dot(lastY, lastY)
+                for i in 0 ..< q.count { q[i] *= gamma }
+            }
+            for k in 0 ..< s.count {
+                let beta = rho[k] * y[k].withUnsafeBufferPointer { Self.dot($0, UnsafeBufferPointer(q)) }
+                let scale = alphas[k] - beta
+                s[k].withUnsafeBufferPointer { sk in
+                    for i in 0 ..< q.count { q[i] += scale * sk[i] }
+                }
+            }
         }
         return q.map { -$0 }
     }
 
     static func dot(_ a: [Double], _ b: [Double]) -> Double {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in dot(a, b) } }
+    }
+
+    /// Σ a[i]·b[i] in index order (the order fixes the rounding).
+    static func dot(_ a: UnsafeBufferPointer<Double>, _ b: UnsafeBufferPointer<Double>) -> Double {
+        precondition(a.count == b.count, "dot of vectors of different lengths")
         var total = 0.0
-        for i in a.indices { total += a[i] * b[i] }
+        for i in 0 ..< a.count { total += a[i] * b[i] }
         return total
     }
 
