@@ -18,9 +18,9 @@
 #   sim-aggregated-rows              the same split with `count` left out of every row (scripts/drop-counts.py):
 #                                    each row counts once ("counting rows" rather than uses)
 # --quick uses a smaller sequential log (30 users x 60 days; aggregated 300 users x 100 rows) and only
-# --compare, so the whole run takes well under a minute on 2 cores (17-30 s measured); the full run uses
+# --compare, so the whole run takes well under a minute on 2 cores (30-55 s measured, build check included); the full run uses
 # 100 users x 60 days (docs/RESULTS.md), 600 users x 125 rows (issue 14's speed shape) and adds
-# profile and logistic (42 s measured).
+# profile and logistic (42 s to 2 min measured, depending on the load).
 #
 # Writes:
 #   docs/RESULTS-TABLE.md     the table: hit@1 / hit@4 / mrr per model per log, the best baseline per column,

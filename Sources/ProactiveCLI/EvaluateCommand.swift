@@ -106,7 +106,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         let testLog = try loadDonationLog(test)
         let resolver = TargetResolver(definitions: try loadDefinitions(definitions))
         let workers = jobs ?? WorkerPool.defaultWorkers
-        if workers > 1 { BLAS.setThreadCount(1) }  // parallel over users instead
+        BLAS.setThreadCount(1)  // parallel over users instead (and with one worker too, so --jobs never changes a result)
         let options = EvaluationOptions(online: online, timeZone: try parseTimeZone(timeZoneName), workers: workers)
         let clock = ContinuousClock()
 
