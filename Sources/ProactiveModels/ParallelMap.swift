@@ -6,13 +6,12 @@ import LinearAlgebra
 
 /// Applies `transform` to every element on all cores (`DispatchQueue.concurrentPerform`),
 /// keeping the input order, so results equal a serial map. BLAS runs on one thread per
-/// worker: it is set to one thread for the duration (callers on latency paths already are).
+/// worker: it is set to one thread (and left so, as latency paths want it; changing it back
+/// while another thread may be inside BLAS is what OpenBLAS forbids).
 /// - Complexity: the slowest worker's share of the work.
 func parallelMap<Element: Sendable, Result: Sendable>(_ elements: [Element], _ transform: @Sendable (Element) throws -> Result) rethrows -> [Result] {
     guard elements.count > 1, ProcessInfo.processInfo.activeProcessorCount > 1 else { return try elements.map(transform) }
-    let previousThreads = BLAS.threadCount
-    BLAS.setThreadCount(1)
-    defer { BLAS.setThreadCount(previousThreads) }
+    if BLAS.threadCount != 1 { BLAS.setThreadCount(1) }
     let results = ResultSlots<Result>(count: elements.count)
     DispatchQueue.concurrentPerform(iterations: elements.count) { index in
         results.set(index, Swift.Result { try transform(elements[index]) })

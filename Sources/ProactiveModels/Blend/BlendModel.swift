@@ -29,6 +29,9 @@ public struct BlendModel: FittedModel {
     public internal(set) var weights: [Double]
     var rows: BlendRows
     public internal(set) var eventsSinceWeightFit: Int = 0
+    /// Events learned since the guard last chose (it chooses again once the user has this many more
+    /// than half the rows it chose on, so a growing history can earn the user's own weights).
+    public internal(set) var eventsSinceGuard: Int = 0
     /// While fitting: the logistic component is a fixed earlier fit and is not updated.
     var logisticFrozen = false
     /// How refits combine the fitted weights (prior, shrinkage toward a simpler model; see `WeightGuard`).
@@ -143,6 +146,7 @@ public struct BlendModel: FittedModel {
     public mutating func update(with event: Event) {
         learn(event, collectRow: true)
         eventsSinceWeightFit += 1
+        eventsSinceGuard += 1
         if eventsSinceWeightFit >= configuration.refitEvery { refitWeights() }
     }
 
@@ -174,7 +178,21 @@ public struct BlendModel: FittedModel {
     public mutating func refitWeights() {
         eventsSinceWeightFit = 0
         guard rows.count > 0 else { return }
+        if rows.count >= configuration.guardMinimumRows,
+           eventsSinceGuard >= max(configuration.guardMinimumRows, weightGuard.rowsAtChoice / 2) {
+            chooseGuard(prior: prior)
+        }
         weights = weightGuard.combine(fitWeights(rows, start: weights, center: weightGuard.center))
+    }
+
+    /// Lets the guard choose again on the stored rows (see `WeightGuard.choose`).
+    mutating func chooseGuard(prior: BlendTrainer.Prior) {
+        let model = self
+        weightGuard = WeightGuard.choose(rows: rows, center: prior.weights, centerName: prior.name,
+                                         trustPrior: prior != BlendTrainer.fixedPrior, configuration: configuration) { rows in
+            model.fitWeights(rows, start: prior.weights, center: prior.weights)
+        }
+        eventsSinceGuard = 0
     }
 
     /// Weights fitted on `rows`, pulled toward `center`.

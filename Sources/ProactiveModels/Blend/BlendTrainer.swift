@@ -113,13 +113,10 @@ public struct BlendTrainer: ModelTrainer {
     /// Steps 4 and 5 for one user's walk.
     public func finish(_ walk: Walk, prior: Prior) throws -> BlendModel {
         var walker = walk.walker
-        let weightGuard = WeightGuard.choose(rows: walker.rows, center: prior.weights, centerName: prior.name,
-                                             trustPrior: prior != Self.fixedPrior, configuration: configuration) { rows in
-            walker.fitWeights(rows, start: prior.weights, center: prior.weights)
-        }
-        walker.weightGuard = weightGuard
+        walker.chooseGuard(prior: prior)
         walker.weights = prior.weights
         walker.refitWeights()
+        let weightGuard = walker.weightGuard
 
         var logistic: LogisticModel?
         if configuration.includeLogistic {

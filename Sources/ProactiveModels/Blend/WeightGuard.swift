@@ -31,6 +31,8 @@ public struct WeightGuard: Sendable, Equatable {
     public var share: Double
     /// Held-out rows the choice was made on (0: too few rows, no guard).
     public var heldOutRows: Int
+    /// Rows the user had when the guard chose.
+    public var rowsAtChoice: Int
     /// Mean held-out log-likelihood and mean reciprocal rank of each candidate, by name
     /// ("fit" is the user's own fit, "chosen" the mix kept).
     public var validation: [Candidate]
@@ -43,7 +45,8 @@ public struct WeightGuard: Sendable, Equatable {
 
     /// No guard: the fit pulled toward `center`, kept whole (models saved before the guard, and tests).
     public static func unguarded(center: [Double], centerName: String) -> WeightGuard {
-        WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 1, heldOutRows: 0, validation: [])
+        WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 1, heldOutRows: 0,
+                    rowsAtChoice: 0, validation: [])
     }
 
     /// The weights kept for a fit.
@@ -85,7 +88,7 @@ public struct WeightGuard: Sendable, Equatable {
                        fit: (BlendRows) -> [Double]) -> WeightGuard {
         let count = rows.count
         let prior = WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 0,
-                                heldOutRows: 0, validation: [])
+                                heldOutRows: 0, rowsAtChoice: rows.count, validation: [])
         guard count >= configuration.guardMinimumRows else { return prior }
         let split = max(1, Int((Double(count) * (1 - configuration.validationShare)).rounded(.down)))
         guard split < count else { return prior }
@@ -160,7 +163,7 @@ public struct WeightGuard: Sendable, Equatable {
         validation.append(Candidate(name: "chosen", logLikelihood: kept.candidate.logLikelihood,
                                     meanReciprocalRank: kept.candidate.meanReciprocalRank))
         return WeightGuard(center: center, centerName: centerName, anchor: anchor.weights, anchorName: anchor.name,
-                           share: share, heldOutRows: heldOut.count, validation: validation)
+                           share: share, heldOutRows: heldOut.count, rowsAtChoice: count, validation: validation)
     }
 
     /// One line for `train --report`: what earned weight.

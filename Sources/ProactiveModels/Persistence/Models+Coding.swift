@@ -82,6 +82,7 @@ extension BlendModel: ArchivedModel {
         writer.write(rows.candidateCounts)
         writer.write(rows.labels)
         writer.write(eventsSinceWeightFit)
+        writer.write(eventsSinceGuard)
         profile.encodePayload(into: &writer)
         writer.write(logistic != nil)
         if let logistic {
@@ -114,6 +115,7 @@ extension BlendModel: ArchivedModel {
               candidateCounts.reduce(0, +) * BlendFeature.count == values.count
         else { throw .invalid(field: "blend.rows", reason: "row shapes do not match their values") }
         let sinceFit = try reader.readInt("blend.eventsSinceWeightFit")
+        let sinceGuard = try reader.readInt("blend.eventsSinceGuard")
         let profile = try ProfileModel(payload: &reader)
         var logistic: LogisticModel?
         if try reader.readBool("blend.logistic") {
@@ -130,6 +132,7 @@ extension BlendModel: ArchivedModel {
         self.init(configuration: configuration, profile: profile, logistic: logistic, weights: weights,
                   rows: BlendRows(values: values, candidateCounts: candidateCounts, labels: labels), usage: usage)
         eventsSinceWeightFit = sinceFit
+        eventsSinceGuard = sinceGuard
         self.weightGuard = weightGuard
     }
 }
@@ -144,6 +147,7 @@ extension WeightGuard {
         writer.write(anchorName)
         writer.write(share)
         writer.write(heldOutRows)
+        writer.write(rowsAtChoice)
         writer.write(validation.count)
         for candidate in validation {
             writer.write(candidate.name)
@@ -159,8 +163,9 @@ extension WeightGuard {
         let anchorName = try reader.readString("blend.guard.anchorName")
         let share = try reader.readDouble("blend.guard.share")
         let heldOutRows = try reader.readInt("blend.guard.heldOutRows")
+        let rowsAtChoice = try reader.readInt("blend.guard.rowsAtChoice")
         guard center.count == BlendFeature.count, anchor.count == BlendFeature.count, (center + anchor).allSatisfy(\.isFinite),
-              (0 ... 1).contains(share), heldOutRows >= 0 else {
+              (0 ... 1).contains(share), heldOutRows >= 0, rowsAtChoice >= 0 else {
             throw .invalid(field: "blend.guard", reason: "weights, share or rows out of range")
         }
         let count = try reader.readInt("blend.guard.validation")
@@ -172,6 +177,6 @@ extension WeightGuard {
                                         meanReciprocalRank: try reader.readDouble("blend.guard.validation.mrr")))
         }
         self.init(center: center, centerName: centerName, anchor: anchor, anchorName: anchorName, share: share,
-                  heldOutRows: heldOutRows, validation: validation)
+                  heldOutRows: heldOutRows, rowsAtChoice: rowsAtChoice, validation: validation)
     }
 }
