@@ -12,7 +12,7 @@
 #             --jobs N (N = cores), static and --online; the ranks of --jobs 1 and --jobs N are compared
 #   import    proactive import (the whole log into a fresh store)
 #   train     proactive train (every user's default model, fitted and saved), --jobs 1 and --jobs N
-# Writes out/speed/speed.md (a table) and out/speed/speed.json, and prints the table.
+# Writes a markdown table and speed.json in out/speed/, and prints the table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 USERS=${1:-600}
