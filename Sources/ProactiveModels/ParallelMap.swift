@@ -9,12 +9,17 @@ import LinearAlgebra
 /// worker: it is set to one thread (and left so, as latency paths want it; changing it back
 /// while another thread may be inside BLAS is what OpenBLAS forbids).
 /// - Complexity: the slowest worker's share of the work.
-func parallelMap<Element: Sendable, Result: Sendable>(_ elements: [Element], _ transform: @Sendable (Element) throws -> Result) rethrows -> [Result] {
-    guard elements.count > 1, ProcessInfo.processInfo.activeProcessorCount > 1 else { return try elements.map(transform) }
+/// - Parameter workers: at most this many at once (default: the number of cores).
+func parallelMap<Element: Sendable, Result: Sendable>(_ elements: [Element], workers: Int? = nil,
+                                                      _ transform: @Sendable (Element) throws -> Result) rethrows -> [Result] {
+    let width = min(elements.count, max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount))
+    guard width > 1 else { return try elements.map(transform) }
     if BLAS.threadCount != 1 { BLAS.setThreadCount(1) }
     let results = ResultSlots<Result>(count: elements.count)
-    DispatchQueue.concurrentPerform(iterations: elements.count) { index in
-        results.set(index, Swift.Result { try transform(elements[index]) })
+    DispatchQueue.concurrentPerform(iterations: width) { worker in
+        for index in stride(from: worker, to: elements.count, by: width) {
+            results.set(index, Swift.Result { try transform(elements[index]) })
+        }
     }
     return try results.values().map { try $0.get() }
 }

@@ -164,10 +164,19 @@ public struct BlendTrainer: ModelTrainer {
     /// Fits every user: walks, the population prior from all of them, then each user's guard and
     /// components. Equal to `fit` per user when there is one user.
     /// Users are walked and finished in parallel (`parallelMap`); results do not depend on it.
-    public func fit(population trainings: [TrainingSet]) throws -> [BlendModel] {
-        let walks = try parallelMap(trainings) { try walk($0) }
+    /// - Parameter workers: users fitted at once (default: the number of cores).
+    public func fit(population trainings: [TrainingSet], workers: Int? = nil) throws -> [BlendModel] {
+        let walks = try parallelMap(trainings, workers: workers) { try walk($0) }
         let prior = population(of: walks)
-        return try parallelMap(walks) { try finish($0, prior: prior) }
+        return try parallelMap(walks, workers: workers) { try finish($0, prior: prior) }
+    }
+
+    /// The same, one user at a time on demand: walks and the prior now, each user's guard and
+    /// components when `PopulationFits.fit(_:)` asks (what `evaluate` uses, fitting inside its workers).
+    public func prepare(population trainings: [TrainingSet], workers: Int? = nil) throws -> PopulationFits {
+        let walks = try parallelMap(trainings, workers: workers) { try walk($0) }
+        let prior = population(of: walks)
+        return PopulationFits(walks.map { walk in { try finish(walk, prior: prior) } })
     }
 }
 

@@ -109,21 +109,19 @@ public enum Evaluation {
             (user: user, train: trainByUser[user] ?? [],
              test: testIndicesByUser[user]!.map { (index: $0, donation: normalized(test[$0], options)) })
         }
-        // Models with population priors fit every user together first (users in parallel).
-        var prefitted: [String: Result<any FittedModel, any Error>] = [:]
+        // Models with population priors prepare every user together first (users in parallel);
+        // each user is then fitted inside the worker that evaluates it.
+        var population: Result<PopulationFits, any Error>?
         if let fitPopulation = model.fitPopulation {
             let trainings = jobs.map { TrainingSet(donations: $0.train, resolver: resolver) }
-            do {
-                for (user, fitted) in zip(users, try fitPopulation(trainings, nil)) { prefitted[user] = .success(fitted) }
-            } catch {
-                for user in users { prefitted[user] = .failure(error) }
-            }
+            population = Result { try fitPopulation(trainings, nil, options.workers) }
         }
-        let fits = prefitted
-        let outcomes = await WorkerPool.map(jobs, workers: options.workers,
-                                            order: WorkerPool.largestFirst(jobs.map { $0.train.count + $0.test.count })) { job in
-            evaluateUser(user: job.user, train: job.train, test: job.test, model: model, resolver: resolver,
-                         options: options, counter: counter, prefitted: fits[job.user])
+        let prepared = population
+        let outcomes = await WorkerPool.map(Array(jobs.enumerated()), workers: options.workers,
+                                            order: WorkerPool.largestFirst(jobs.map { $0.train.count + $0.test.count })) { position, job in
+            let fitted = prepared.map { result in Result<any FittedModel, any Error> { try result.get().fit(position) } }
+            return evaluateUser(user: job.user, train: job.train, test: job.test, model: model, resolver: resolver,
+                                options: options, counter: counter, prefitted: fitted)
         }
         var ranks = [Int](repeating: 0, count: test.count)
         var probabilities = [Double](repeating: 0, count: test.count)

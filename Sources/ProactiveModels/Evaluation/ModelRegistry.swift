@@ -19,9 +19,10 @@ public struct ModelEntry: Sendable {
     /// For models that keep a live state (saved, updated, unlearning): fits the model with its
     /// dates read in an IANA zone (nil: each donation's own offset). Nil for the baselines.
     public let fitLive: (@Sendable (TrainingSet, String?) throws -> any PersistentModel)?
-    /// For models with population priors: fits every user at once (the users' shared prior
-    /// first, then each user), dates read in an IANA zone. Nil: users are fitted one by one.
-    public let fitPopulation: (@Sendable ([TrainingSet], String?) throws -> [any PersistentModel])?
+    /// For models with population priors: prepares every user at once (the users' shared prior
+    /// first), dates read in an IANA zone, at most the given number of users at once; each user
+    /// is then fitted by `PopulationFits.fit(_:)`. Nil: users are fitted one by one.
+    public let fitPopulation: (@Sendable ([TrainingSet], String?, Int) throws -> PopulationFits)?
 
     /// Wraps any trainer; the entry is named after the trainer.
     public init<Trainer: ModelTrainer>(_ trainer: Trainer, summary: String, isBaseline: Bool = false) {
@@ -35,7 +36,7 @@ public struct ModelEntry: Sendable {
 
     /// A model that keeps a live state: `fit` is `fitLive` without a zone.
     public init(name: String, summary: String, fitLive: @escaping @Sendable (TrainingSet, String?) throws -> any PersistentModel,
-                fitPopulation: (@Sendable ([TrainingSet], String?) throws -> [any PersistentModel])? = nil) {
+                fitPopulation: (@Sendable ([TrainingSet], String?, Int) throws -> PopulationFits)? = nil) {
         self.name = name
         self.summary = summary
         isBaseline = false
@@ -53,6 +54,28 @@ public struct ModelEntry: Sendable {
         self.fit = fit
         fitLive = nil
         fitPopulation = nil
+    }
+}
+
+/// Users prepared together (a population prior learned from all of them), each fitted once on
+/// demand: what a user's fit needs is freed as soon as that user is fitted, so memory holds the
+/// prepared users, not every fitted model at once.
+public final class PopulationFits: @unchecked Sendable {
+    private var pending: [(@Sendable () throws -> any PersistentModel)?]
+    private let lock = NSLock()
+
+    public init(_ fits: [@Sendable () throws -> any PersistentModel]) { pending = fits }
+
+    public var count: Int { pending.count }
+
+    /// Fits user `index` (in the order prepared). - Precondition: each index is fitted once.
+    public func fit(_ index: Int) throws -> any PersistentModel {
+        lock.lock()
+        let fit = pending[index]
+        pending[index] = nil
+        lock.unlock()
+        guard let fit else { preconditionFailure("user \(index) of the population was already fitted") }
+        return try fit()
     }
 }
 
@@ -88,7 +111,7 @@ public struct ModelRegistry: Sendable {
         ModelEntry(name: "blend", summary: "default: profile, logistic, recency, transitions and frequency blended with per-user weights, "
                        + "pulled toward the population's and guarded by held-out rows",
                    fitLive: { try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).fit($0) },
-                   fitPopulation: { try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).fit(population: $0) }),
+                   fitPopulation: { try BlendTrainer(configuration: BlendConfiguration().inTimeZone($1)).prepare(population: $0, workers: $2) }),
     ], defaultName: "blend")
 
     /// The models that keep a live state (saved, learning each donation, unlearning deletions), the default first.
