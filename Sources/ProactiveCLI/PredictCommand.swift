@@ -76,8 +76,8 @@ struct PredictCommand: ParsableCommand {
             print(String(format: "%2d. %@  %.3f%@", position + 1, row.summary, row.probability, why))
         }
         if let activity = prediction.activity {
-            print(String(format: "activity %.2f: how likely %@ acts at all now (1 = a usual time); the probabilities above are "
-                + "given that they act, and suggestions rank by activity x probability", activity, prediction.user))
+            print(String(format: "activity %.2f: how likely user %@ is to act at all now (1 = as at their usual times); the "
+                + "probabilities above assume they act, and suggestions rank by activity x probability", activity, prediction.user))
         }
     }
 }
