@@ -72,6 +72,8 @@ public struct UsageTracker: Sendable, Equatable {
     public let timeKernels: Int
     /// Use by quarter-hour kernel: slot target x `fineKernels` + kernel, the routine half-life.
     private(set) var fineTime: DecayedSums
+    /// Each target's total of `fineTime` (the same half-life), so reading a share is O(kernels touched).
+    private(set) var fineTotals: DecayedSums
     public let fineKernels: Int
     /// Every use ever learned (counts included) and every donation (occasions), not decayed.
     public private(set) var uses: [Double]
@@ -84,6 +86,7 @@ public struct UsageTracker: Sendable, Equatable {
         self.timeKernels = timeKernels
         self.fineKernels = fineKernels
         fineTime = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount * fineKernels)
+        fineTotals = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount)
         uses = [Double](repeating: 0, count: targetCount)
         occasions = [Double](repeating: 0, count: targetCount)
         activity = ActivityLevel(kernels: timeKernels, halfLifeDays: routineHalfLifeDays)
@@ -101,8 +104,10 @@ public struct UsageTracker: Sendable, Equatable {
     /// Restores a saved tracker exactly (model files).
     init(lastUse: [Double], lastTarget: Int?, lastTime: Double, short: DecayedSums, long: DecayedSums, transitions: [[Int: Double]],
          transitionTotals: DecayedSums, timeOfDay: DecayedSums, timeOfDayLong: DecayedSums, timeKernels: Int,
-         fineTime: DecayedSums, fineKernels: Int, uses: [Double], occasions: [Double], activity: ActivityLevel) {
+         fineTime: DecayedSums, fineTotals: DecayedSums, fineKernels: Int, uses: [Double], occasions: [Double],
+         activity: ActivityLevel) {
         self.fineTime = fineTime
+        self.fineTotals = fineTotals
         self.fineKernels = fineKernels
         self.uses = uses
         self.occasions = occasions
@@ -129,6 +134,7 @@ public struct UsageTracker: Sendable, Equatable {
         timeOfDay.grow(to: count * timeKernels)
         timeOfDayLong.grow(to: count * timeKernels)
         fineTime.grow(to: count * fineKernels)
+        fineTotals.grow(to: count)
         uses += [Double](repeating: 0, count: count - uses.count)
         occasions += [Double](repeating: 0, count: count - occasions.count)
     }
@@ -143,7 +149,12 @@ public struct UsageTracker: Sendable, Equatable {
                                 fine: [(kernel: Int, weight: Double)] = [], reading: LocalClock.Reading? = nil,
                                 activityKernels: [Double] = []) {
         grow(to: target + 1)
-        for (k, value) in fine where k < fineKernels { fineTime.add(weight * value, at: target * fineKernels + k, time: time) }
+        var fineTotal = 0.0
+        for (k, value) in fine where k < fineKernels {
+            fineTime.add(weight * value, at: target * fineKernels + k, time: time)
+            fineTotal += weight * value
+        }
+        if fineTotal > 0 { fineTotals.add(fineTotal, at: target, time: time) }
         uses[target] += weight
         occasions[target] += 1
         if let reading { activity.record(reading: reading, kernelWeights: activityKernels, time: time) }
@@ -202,13 +213,10 @@ public struct UsageTracker: Sendable, Equatable {
     /// The target's use around a minute of the day at quarter-hour resolution (fine kernel
     /// weights of that minute), and its total over the day, both decayed to `time`.
     public func fineUse(of target: Int, fine: [(kernel: Int, weight: Double)], time: Double) -> (near: Double, total: Double) {
-        let factor = fineTime.factor(at: time)
         var near = 0.0
-        var total = 0.0
         let base = target * fineKernels
         for (k, value) in fine where k < fineKernels { near += value * fineTime.values[base + k] }
-        for k in 0 ..< fineKernels { total += fineTime.values[base + k] }
-        return (near * factor, total * factor)
+        return (near * fineTime.factor(at: time), fineTotals.value(at: target, time: time))
     }
 
     /// P(next | previous) with the decayed transition counts, smoothed toward `fallback` with strength 1.

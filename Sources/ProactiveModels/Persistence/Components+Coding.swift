@@ -208,6 +208,7 @@ extension UsageTracker {
         timeOfDayLong.encode(into: &writer)
         writer.write(fineKernels)
         fineTime.encode(into: &writer)
+        fineTotals.encode(into: &writer)
         writer.write(uses)
         writer.write(occasions)
         writer.write(activity.kernels)
@@ -237,6 +238,7 @@ extension UsageTracker {
         let fineKernels = try reader.readInt("usage.fineKernels")
         guard fineKernels >= 0, fineKernels <= 1 << 12 else { throw .invalid(field: "usage.fineKernels", reason: "\(fineKernels) kernels") }
         let fineTime = try DecayedSums(reader: &reader, field: "usage.fineTime", count: targets * fineKernels)
+        let fineTotals = try DecayedSums(reader: &reader, field: "usage.fineTotals", count: targets)
         let uses = try reader.readDoubles("usage.uses")
         let occasions = try reader.readDoubles("usage.occasions")
         guard uses.count == targets, occasions.count == targets else {
@@ -261,6 +263,6 @@ extension UsageTracker {
         }
         self.init(lastUse: lastUse, lastTarget: lastTarget < 0 ? nil : lastTarget, lastTime: lastTime, short: short, long: long,
                   transitions: transitions, transitionTotals: totals, timeOfDay: timeOfDay, timeOfDayLong: timeOfDayLong, timeKernels: kernels,
-                  fineTime: fineTime, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity)
+                  fineTime: fineTime, fineTotals: fineTotals, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity)
     }
 }
