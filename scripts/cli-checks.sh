@@ -395,7 +395,7 @@ tips = [g.find(svg + "title").text for g in with_class("g", "span")]
 assert any("calendar.upnext on top (inserted)" in t and "window 09:30" in t for t in tips), tips
 assert len(with_class("g", "legend-item")) == 8
 PY
-grep -q "hysteresis: weather.forecast (Cupertino) is below the 0.30 rotation floor from 05:01" "$WORK/stack.txt" \
+grep -Eq "hysteresis: weather.forecast \(Cupertino\) is below the 0.30 rotation floor from [0-9]{2}:[0-9]{2}" "$WORK/stack.txt" \
   || fail "stack does not explain why a widget stays on top below its floor: $(cat "$WORK/stack.txt")"
 grep -q "^Hysteresis (15%): the widget on top competes with its score × 1.15" "$WORK/stack.txt" || fail "stack does not state the hysteresis rule"
 grep -qE "^ +model's choice 11:32-14:29  reminders.list \(Work\)  score 0.01-0.30" "$WORK/stack.txt" \
