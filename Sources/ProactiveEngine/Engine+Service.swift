@@ -16,7 +16,9 @@ extension Engine {
     /// The state is saved here only when it unlearned something (so deleted
     /// values do not stay in saved bytes) or had to be refitted; otherwise
     /// saving is the holder's call (`save`).
+    /// `live.refitted` and `live.caughtUp` then say what this refresh did.
     public func refresh(_ live: inout LiveModel, now: Date = Date()) throws {
+        live.acknowledgeLoad()
         var engine = self
         engine.persistAfter = Int.max
         engine.persistAfterMilliseconds = 3_600_000  // the holder saves (`save`)

@@ -50,17 +50,17 @@ public actor LiveModelCache {
         clock += 1
         if var entry = entries[user] {
             if stale.remove(user) != nil {
-                let fitted = entry.live.trainedAt
                 try engine.refresh(&entry.live, now: now)
-                if entry.live.trainedAt != fitted { metrics?.refits.increment() }  // many deletions: refitted
+                if entry.live.refitted { metrics?.refits.increment() }  // many deletions: refitted
             }
             entry.lastUse = clock
             entries[user] = entry
             return entry.live
         }
         stale.remove(user)
-        let live = try engine.liveModel(user: user, now: now)
+        var live = try engine.liveModel(user: user, now: now)
         if live.refitted { metrics?.refits.increment() }
+        live.acknowledgeLoad()  // held from now on: `refitted` says what a later refresh did
         let bytes = live.model.serialized().count
         entries[user] = Entry(live: live, bytes: bytes, lastUse: clock, savedHighWater: live.key.highWater)
         bytesInMemory += bytes
@@ -86,7 +86,10 @@ public actor LiveModelCache {
     public func flush(now: Date = Date()) {
         for user in stale {
             guard var entry = entries[user] else { continue }
-            do { try engine.refresh(&entry.live, now: now) } catch {
+            do {
+                try engine.refresh(&entry.live, now: now)
+                if entry.live.refitted { metrics?.refits.increment() }
+            } catch {
                 logger.warning("could not refresh a held model; dropped", metadata: ["error": "\(error)"])
                 drop(user)
                 continue

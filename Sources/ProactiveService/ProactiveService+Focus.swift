@@ -65,9 +65,7 @@ extension ProactiveService {
     func putFocus(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "set the Focus")
         _ = try Self.user(request, allowing: [])
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
-        guard case let .object(members) = try BodyReading.json(body) else { throw APIError.badRequest("the body must be a JSON object") }
+        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
         var focus: String??
         var date = Date()
         for (key, value) in members {

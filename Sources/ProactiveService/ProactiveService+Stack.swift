@@ -17,9 +17,7 @@ extension ProactiveService {
     /// decision is a fresh stack's (no rotation carried from earlier calls).
     func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
-        guard case let .object(members) = try BodyReading.json(body) else { throw APIError.badRequest("the body must be a JSON object") }
+        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
         var questionMembers: [(String, JSONValue)] = []
         var names: [String] = []
         var settings = StackSettings()

@@ -30,6 +30,8 @@ public struct ProactiveService: Sendable {
         ("GET", "/v1/stats"),
         ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
         ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"), ("POST", "/v1/stack"),
+        ("GET", "/v1/apps/{app}/focus-filter"), ("PUT", "/v1/apps/{app}/focus-filter"), ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"),
+        ("POST", "/v1/notifications"), ("GET", "/v1/focus/people"),
     ]
 
     public let database: ProactiveDatabase
@@ -88,6 +90,11 @@ public struct ProactiveService: Sendable {
         case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
         case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
         case ("POST", "/v1/stack"): return { try await stack($0, $1) }
+        case ("GET", "/v1/apps/{app}/focus-filter"): return { request, context in try getFocusFilter(request, context) }
+        case ("PUT", "/v1/apps/{app}/focus-filter"): return { try await putFocusFilter($0, $1) }
+        case ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"): return { try await patchFocusFilter($0, $1) }
+        case ("POST", "/v1/notifications"): return { try await postNotification($0, $1) }
+        case ("GET", "/v1/focus/people"): return { request, context in try getFocusPeople(request, context) }
         default: preconditionFailure("no handler for \(method) \(path)")
         }
     }
@@ -349,6 +356,15 @@ struct Question {
 // MARK: - Reading bodies
 
 enum BodyReading {
+    /// The body as a JSON object's members (400 for anything else).
+    static func object(_ request: Request, maxBody: Int) async throws -> [(String, JSONValue)] {
+        var request = request
+        guard case let .object(members) = try json(try await request.collectBody(upTo: maxBody)) else {
+            throw APIError.badRequest("the body must be a JSON object")
+        }
+        return members
+    }
+
     static func json(_ body: ByteBuffer) throws -> JSONValue {
         do {
             return try body.readableBytesView.withContiguousStorageIfAvailable { bytes in
