@@ -160,7 +160,7 @@ if [ "${PEER:-1}" = 1 ]; then
   kill -TERM "$peer"; wait "$peer" || true; peer=""
 fi
 
-python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(nproc)" <<'EOF'
+python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" <<'EOF'
 import json, os, sys
 work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores = sys.argv[1:]
 batch = int(batch)

@@ -35,9 +35,26 @@ extension Engine {
 
     /// What ranking needs for the user of a model already loaded.
     public func rankingSession(_ live: LiveModel) throws -> RankingSession {
-        let (declarations, feedback) = try declarations(user: live.user)
-        let gate = FocusCriteriaGate(filters: try focusFilters(), criteria: live.criteria)
-        return RankingSession(engine: self, live: live, declarations: declarations, feedback: feedback, gate: gate)
+        rankingSession(live, inputs: try rankingInputs(user: live.user))
+    }
+
+    /// What ranking reads from the store besides the model: the user's declarations and
+    /// feedback, and the Focus filters. A holder may keep them while the store does not change.
+    public struct RankingInputs: Sendable {
+        public var declarations: Declarations
+        public var feedback: [FeedbackEvent]
+        public var filters: FocusFilterEngine
+    }
+
+    public func rankingInputs(user: String) throws -> RankingInputs {
+        let (declarations, feedback) = try declarations(user: user)
+        return RankingInputs(declarations: declarations, feedback: feedback, filters: try focusFilters())
+    }
+
+    /// `rankingSession` with the inputs already read.
+    public func rankingSession(_ live: LiveModel, inputs: RankingInputs) -> RankingSession {
+        RankingSession(engine: self, live: live, declarations: inputs.declarations, feedback: inputs.feedback,
+                       gate: FocusCriteriaGate(filters: inputs.filters, criteria: live.criteria))
     }
 
     // MARK: Batches

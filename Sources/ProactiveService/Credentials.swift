@@ -153,8 +153,16 @@ public final class CredentialStore: @unchecked Sendable {
         return "pk_" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
+    /// The SHA-256 of the credential in lowercase hex (asked on every request: no formatter).
     static func hash(_ credential: String) -> String {
-        SHA256.hash(data: Data(credential.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(credential.utf8)) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func isWellFormed(_ credential: String) -> Bool {

@@ -40,6 +40,7 @@ extension ProactiveService {
             }
         }
         let recorded = try engine(context).recordFeedback(events, user: user, utcOffset: 0)
+        inputs.invalidate()
         let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
         if !donated.isEmpty {
             metrics.donationsStored.increment(by: donated.count)
@@ -83,6 +84,7 @@ extension ProactiveService {
         }
         guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
         try SQLiteFocusStore(database: database).recordChange(StoredFocusChange(date: date, focus: focus))
+        inputs.invalidate()
         await models.dropAll()
         return Response.json(try focusStatus(at: date))
     }

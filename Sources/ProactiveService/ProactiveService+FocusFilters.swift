@@ -19,6 +19,7 @@ extension ProactiveService {
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
         let filter = try FocusFilter.parse(text, app: app)
         let declared = try engine(context).declareFocusFilter(filter)
+        inputs.invalidate()
         return Response.json(.object([
             ("filter", filter.json),
             ("dropped", .array(declared.dropped.map { .object([("focus", .string($0.focus)), ("parameter", .string($0.parameter))]) })),
@@ -75,6 +76,7 @@ extension ProactiveService {
         }
         guard !texts.isEmpty || !unset.isEmpty else { throw APIError.badRequest("give at least one value to set or unset", field: "set") }
         let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: texts, unset: unset)
+        inputs.invalidate()
         func values(_ values: [String: ParameterValue]) -> JSONValue { .object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }) }
         let perform: JSONValue = configured.perform.map { event in
             .object([("focus", event.focus.map(JSONValue.string) ?? .null), ("values", values(event.values)), ("reason", .string(event.reason.rawValue))])

@@ -38,9 +38,9 @@ extension ProactiveService {
         }
         guard !names.isEmpty else { throw APIError.badRequest("name the stack's widgets", field: "widgets") }
         let question = try Question(json: .object(questionMembers))
-        let live = try await models.live(user: question.user)
+        let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
-        let session = try engine.rankingSession(live)
+        let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
         let moment = try engine.moment(for: live, at: question.date, utcOffset: question.utcOffset, context: question.context)
         let offset = moment.utcOffset ?? 0
         let ranker = session.ranker(dayStart: session.dayStart(containing: question.date, utcOffset: offset), utcOffset: offset,

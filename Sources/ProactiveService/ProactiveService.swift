@@ -19,6 +19,9 @@ public struct ProactiveService: Sendable {
         public var maxBody = 16 << 20
         /// Bytes of live models kept in memory.
         public var memoryBudget = 512 << 20
+        /// How long declarations, feedback and Focus filters read for a question are reused
+        /// (the service's own writes of them take effect at once; another process's within this).
+        public var inputsLifetime: Duration = .seconds(1)
         public init() {}
     }
 
@@ -37,6 +40,8 @@ public struct ProactiveService: Sendable {
     public let database: ProactiveDatabase
     public let credentials: CredentialStore
     public let models: LiveModelCache
+    /// Users' declarations, feedback and the Focus filters, held for `Configuration.inputsLifetime`.
+    public let inputs: RankingInputsCache
     public let metrics: ServiceMetrics
     public let configuration: Configuration
     public let logger: Logger
@@ -49,6 +54,7 @@ public struct ProactiveService: Sendable {
         self.metrics = metrics
         self.logger = logger
         models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
+        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime)
     }
 
     /// The router with every route and the middleware (errors as JSON, metrics, credentials).
@@ -188,6 +194,7 @@ public struct ProactiveService: Sendable {
     func applyRetention(now: Date) async throws {
         let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
         guard !report.isEmpty else { return }
+        inputs.invalidate()
         await models.dropAll()
         try Engine(database: database).settleDeletions(now: now)
     }
@@ -230,6 +237,7 @@ public struct ProactiveService: Sendable {
         }
         let deleted = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).delete(deletion)
         if deleted > 0 {
+            inputs.invalidate()
             await models.dropAll()
             try Engine(database: database).settleDeletions()
             _ = try SQLitePrivacyStore(database: database).eraseTraces()
@@ -244,7 +252,7 @@ public struct ProactiveService: Sendable {
     func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody)
-        let live = try await models.live(user: question.user)
+        let live = try await models.live(user: question.user, waiting: false)
         let prediction = try engine(context).predict(live, at: question.date, utcOffset: question.utcOffset, context: question.context,
                                                       k: question.k)
         let offset = prediction.moment.utcOffset ?? 0
@@ -265,8 +273,9 @@ public struct ProactiveService: Sendable {
     func suggest(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody, allowDeveloper: true)
-        let live = try await models.live(user: question.user)
-        let session = try engine(context).rankingSession(live)
+        let live = try await models.live(user: question.user, waiting: false)
+        let engine = engine(context)
+        let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
         let result = try session.suggest(at: question.date, utcOffset: question.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
         let offset = result.moment.utcOffset ?? 0
