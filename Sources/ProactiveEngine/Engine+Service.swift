@@ -22,8 +22,12 @@ extension Engine {
         var engine = self
         engine.persistAfter = Int.max
         engine.persistAfterMilliseconds = 3_600_000  // the holder saves (`save`)
+        let before = live.key
         try engine.catchUp(&live, now: now)
         if live.unlearned > 0 { live.unlearned = 0 }  // catchUp saved it
+        if live.latest == nil || live.key.highWater != before.highWater || live.key.erasureMark != before.erasureMark {
+            try rememberLatest(&live)
+        }
     }
 
     /// Saves a held model and starts its count of donations folded since the last save anew.
