@@ -82,19 +82,13 @@ extension Engine {
         for donation in batch { try access.require(app: donation.app, to: "donate for") }
         let timeline = try focusTimeline().timeline
         let store = AppScopedDonationStore(donations, access: access)
-        return try store.inOneTransaction { appender in
-            var outcomes: [BatchOutcome] = []
-            outcomes.reserveCapacity(batch.count)
-            for donation in batch {
-                let enriched = timeline.enrich(donation)
-                do {
-                    let result = try appender.append([enriched], duplicates: .skip)
-                    outcomes.append(result.inserted == 1 ? .stored(enriched) : .duplicate)
-                } catch let error as StoreError where error.code == .invalidDonation {
-                    outcomes.append(.rejected(error.message))
-                }
+        let enriched = batch.map(timeline.enrich)
+        let results = try store.inOneTransaction { appender in try appender.appendEach(enriched) }
+        return zip(enriched, results).map { donation, result in
+            switch result {
+            case let .success(stored): return stored ? .stored(donation) : .duplicate
+            case let .failure(error): return .rejected(error.message)
             }
-            return outcomes
         }
     }
 }

@@ -384,17 +384,32 @@ enum BodyReading {
         }
     }
 
-    /// JSON Lines: each non-blank line decoded on its own, numbered from 1.
+    /// JSON Lines: each non-blank line decoded on its own, numbered from 1 (lines are split on
+    /// `\n` in the bytes, a trailing `\r` dropped; blank means only spaces and tabs).
     static func lines(_ body: ByteBuffer) -> [(line: Int, result: Result<Donation, DonationLineError>)] {
         var result: [(Int, Result<Donation, DonationLineError>)] = []
-        let text = String(buffer: body)
-        var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            if trimmed.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            result.append((number, Result { () throws(DonationLineError) in try DonationLineCodec.decode(String(trimmed)) }))
-        }
+        body.readableBytesView.withContiguousStorageIfAvailable { bytes in
+            let all = UnsafeRawBufferPointer(bytes)
+            var number = 0
+            var start = 0
+            while start <= all.count {
+                let end = all[start...].firstIndex(of: 0x0a) ?? all.count
+                number += 1
+                var last = end
+                if last > start, all[last - 1] == 0x0d { last -= 1 }
+                let line = UnsafeRawBufferPointer(rebasing: all[start..<last])
+                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                    result.append((number, Result { () throws(DonationLineError) in try DonationLineCodec.decode(line) }))
+                }
+                start = end + 1
+            }
+        } ?? {
+            // Not contiguous (never, for a collected body): the same through a copy.
+            var copy = ByteBuffer()
+            var body = body
+            copy.writeBuffer(&body)
+            result = lines(copy)
+        }()
         return result
     }
 
