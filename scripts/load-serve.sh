@@ -161,10 +161,10 @@ if [ "${PEER:-1}" = 1 ]; then
 fi
 
 python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" <<'EOF'
-import json, os, sys
+import datetime, json, os, sys
 work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores = sys.argv[1:]
 batch = int(batch)
-report = {"shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
+report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
 for side in ("engine", "peer"):
     if not os.path.exists(os.path.join(work, f"{side}-suggestions.json")):
