@@ -16,10 +16,10 @@ extension Engine {
         let held = live.latest.flatMap { latest in
             latest.count <= recentLimit && (latest.last?.millisecondsSince1970 ?? .min) <= date.millisecondsSince1970 ? latest : nil
         }
-        let recent = try (held ?? states.recentDonations(ofUser: live.user, atOrBefore: date, limit: recentLimit)).map(live.inputs.prepare)
+        let recent = try held ?? states.recentDonations(ofUser: live.user, atOrBefore: date, limit: recentLimit).map(live.inputs.prepare)
         let offset = live.zone?.secondsFromGMT(for: date) ?? utcOffset ?? recent.last?.utcOffset ?? 0
         return Moment(date: date, utcOffset: offset, context: live.timeline.enrich(context: context, at: date),
-                      recent: recent.map(live.inputs.event))
+                      recent: held == nil ? recent.map(live.inputs.event) : live.latestEvents)
     }
 
     /// The user's clock at `date`: the configured zone (or `zoneOverride`), else the offset of the

@@ -207,7 +207,10 @@ public struct Engine: Sendable {
 
     /// Reads the user's latest donations into `live.latest` (see `moment(for:at:)`).
     func rememberLatest(_ live: inout LiveModel) throws {
-        live.latest = try states.recentDonations(ofUser: live.user, atOrBefore: .distantFuture, limit: recentLimit)
+        let latest = try states.recentDonations(ofUser: live.user, atOrBefore: .distantFuture, limit: recentLimit).map(live.inputs.prepare)
+        live.latest = latest
+        live.latestEvents = latest.map(live.inputs.event)
+        live.catalogue.settle()
     }
 
     /// Saves the state (monotone: never over a state that is further along).

@@ -41,9 +41,11 @@ public struct LiveModel: Sendable {
 
     let inputs: UserInputs
     var catalogue: TargetCatalogue
-    /// The user's latest `Engine.recentLimit` donations as of `key` (oldest first), read when the
-    /// model was loaded or caught up: the history of any moment after the last of them, without a store read.
+    /// The user's latest `Engine.recentLimit` donations as of `key` (oldest first, prepared), and
+    /// their events, read when the model was loaded or caught up: the history of any moment after
+    /// the last of them, without a store read.
     var latest: [Donation]?
+    var latestEvents: [Event] = []
 
     /// The targets the model knows, with their summaries.
     public var targets: [TargetKey: Target] { catalogue.targets }
