@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "ProactiveServiceTests",
             dependencies: [
-                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels",
+                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -158,6 +158,7 @@ class Report:
         self.engine = load(os.path.join(out, "peer", "engine.json"), {})
         self.peer = load(os.path.join(out, "peer", "python.json"), {})
         self.live = load(os.path.join(out, "live", "live.json"), {})
+        self.serve = load(os.path.join(out, "serve", "serve.json"), {})
         self.lines = []
 
     def emit(self, text=""):
@@ -199,6 +200,28 @@ class Report:
             self.emit(handle.read().rstrip())
         self.emit("```")
         self.emit()
+
+    def serve_target_rows(self):
+        rows = []
+        engine, peer = self.serve.get("sides", {}).get("engine"), self.serve.get("sides", {}).get("peer")
+        if engine:
+            shape = self.serve["shape"]
+            scale = f"{shape['users']:,} users x {shape['targets_mean']:,.0f} targets (mean) in memory"
+            s, d = engine["suggestions"], engine["donations"]
+            rows.append((f"serve: suggestions ≥ 10,000 requests/s sustained ({scale})", f"{s['requests_per_s']:,.0f} /s",
+                         s["requests_per_s"] >= 10_000, short(s["requests_per_s"], 10_000)))
+            rows.append(("serve: suggestions p99 ≤ 5 ms", f"{s['p99_ms']:.2f} ms", s["p99_ms"] <= 5, over(s["p99_ms"], 5)))
+            rows.append(("serve: donations ≥ 50,000/s acknowledged through the batch route, stored (WAL)",
+                         f"{d['donations_per_s']:,.0f} /s", d["donations_per_s"] >= 50_000, short(d["donations_per_s"], 50_000)))
+            if peer:
+                for route, label in (("suggestions", "suggestions"), ("donations", "donations")):
+                    key = "requests_per_s" if route == "suggestions" else "donations_per_s"
+                    ratio = engine[route][key] / peer[route][key]
+                    rows.append((f"serve: {label} ≥ 5x the Python peer's throughput (FastAPI + uvicorn, same run)",
+                                 f"{engine[route][key]:,.0f} vs {peer[route][key]:,.0f} /s = {ratio:.2f}x", ratio >= 5, short(ratio, 5)))
+                    rows.append((f"serve: {label} p99 ≤ the Python peer's", f"{engine[route]['p99_ms']:.2f} vs {peer[route]['p99_ms']:.2f} ms",
+                                 engine[route]["p99_ms"] <= peer[route]["p99_ms"], over(engine[route]["p99_ms"], peer[route]["p99_ms"])))
+        return rows
 
     def targets(self):
         rows = []
@@ -271,6 +294,7 @@ class Report:
                          rate >= 100_000, short(rate, 100_000)))
             peak = ingest["max_rss_kb"] / 1024
             rows.append(("ingest peak memory < 150 MB for 1,000,000 donations", f"{peak:.0f} MB", peak < 150, over(peak, 150)))
+        rows += self.serve_target_rows()
         self.emit("## Targets")
         self.emit()
         self.emit("| target | measured | verdict |")
@@ -412,6 +436,43 @@ class Report:
                 self.emit(f"| {key.replace('_', ' ')} | {row['median_ms']} ms | {row['p90_ms']} ms | {row['min_ms']} ms | {row['runs']} |")
         self.emit()
 
+    def serve_table(self):
+        serve = self.serve
+        if not serve.get("sides"):
+            return
+        shape = serve["shape"]
+        self.emit("## Service (`proactive serve` and its Python peer under wrk, `scripts/load-serve.sh`)")
+        self.emit()
+        self.emit(f"{shape['users']:,} simulated users ({shape['targets_mean']:,.0f} targets each on average, at most "
+                  f"{shape['targets_max']:,}; {shape['columns_mean']:,.0f} feature columns), every model in memory, on "
+                  f"{serve['cores']} cores shared with the load generator. wrk (one thread, a separate process, loopback TCP) "
+                  f"runs {serve['seconds']} s per route: suggestions with {serve['connections']} connections for random users "
+                  f"at one moment (k = 4), donations as JSON Lines batches of {serve['batch']} with "
+                  f"{serve['donation_connections']} connections, each acknowledged only once stored (SQLite WAL, "
+                  "synchronous = NORMAL). The engine runs first, then the peer, the same wrk scripts against each. "
+                  "The peer (`scripts/serve_peer.py`) is FastAPI + uvicorn[standard] with 2 workers: suggestions are numpy "
+                  "`W @ x` over the logistic weights the engine exported for each user and the moment's feature vector "
+                  "(precomputed: no feature encoding, no blend with the profile model, no declarations, feedback or Focus "
+                  "filters), then top 4 by argpartition; donations are parsed and checked per line and inserted in one "
+                  "transaction (INSERT OR IGNORE on app + identifier). \"wrk CPU\" is the load generator's own CPU time "
+                  "over the run's wall time (1.0 = one of the two cores)."
+                  + (f" The issue's shape is 1,000 users x 1,000 targets; `proactive simulate` gives each user about "
+                     f"{shape['targets_mean']:,.0f}, so the per-user models here are that much smaller."
+                     if shape["targets_mean"] < 1000 else ""))
+        self.emit()
+        self.emit("| side | route | requests/s | donations/s | p50 | p90 | p99 | max | non-2xx | wrk CPU |")
+        self.emit("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for side in ("engine", "peer"):
+            entry = serve["sides"].get(side)
+            if not entry:
+                continue
+            for route in ("suggestions", "donations"):
+                r = entry[route]
+                donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
+                self.emit(f"| {side} | {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
+                          f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} |")
+        self.emit()
+
     def render(self):
         self.header()
         self.targets()
@@ -419,12 +480,43 @@ class Report:
         self.ingest_table()
         self.peer_table()
         self.live_table()
+        self.serve_table()
         self.profiles()
         self.structure()
         return "\n".join(self.lines) + "\n"
 
 
+def splice_serve(report, path):
+    """Replaces (or appends) the service section of an existing BENCHMARKS.md with the one
+    measured in OUTDIR/serve, its targets in a table of their own; the rest is kept as it was."""
+    report.lines = []
+    report.serve_table()
+    rows = report.serve_target_rows()
+    if not report.lines:
+        sys.exit("benchmarks-report.py: no serve.json in OUTDIR/serve")
+    section = report.lines[:2] + [f"Measured {report.serve.get('date', '')} by `scripts/load-serve.sh` alone "
+                                  "(`scripts/benchmarks-report.py OUTDIR --serve-into BENCHMARKS.md`); the other sections "
+                                  "are from their own run.", ""] + report.lines[2:]
+    section += ["| target | measured | verdict |", "| --- | --- | --- |"]
+    section += [f"| {name} | {measured} | {'met' if met else '**missed** (' + miss + ')'} |" for name, measured, met, miss in rows]
+    section.append("")
+    text = open(path).read()
+    lines = text.split("\n")
+    heading = next((i for i, line in enumerate(lines) if line.startswith("## Service (")), None)
+    if heading is None:
+        anchor = next((i for i, line in enumerate(lines) if line.startswith("## Profiles")), len(lines))
+        lines[anchor:anchor] = section
+    else:
+        end = next((i for i in range(heading + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        lines[heading:end] = section
+    open(path, "w").write("\n".join(lines))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: benchmarks-report.py OUTDIR > BENCHMARKS.md")
-    sys.stdout.write(Report(sys.argv[1]).render())
+    if len(sys.argv) == 4 and sys.argv[2] == "--serve-into":
+        splice_serve(Report(sys.argv[1]), sys.argv[3])
+    elif len(sys.argv) == 2:
+        sys.stdout.write(Report(sys.argv[1]).render())
+    else:
+        sys.exit("usage: benchmarks-report.py OUTDIR > BENCHMARKS.md\n"
+                 "       benchmarks-report.py OUTDIR --serve-into BENCHMARKS.md   (only the service section, from OUTDIR/serve)")

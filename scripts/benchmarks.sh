@@ -7,13 +7,15 @@
 # 2. JSONL ingest of 100,000 and 1,000,000 simulated donations by the release
 #    `proactive import` under /usr/bin/time -v (wall time, peak RSS) -> OUT/ingest.json
 # 3. the Python peer, same shapes, same run (scripts/compare-python.sh) -> OUT/peer/
-# 4. callgrind profiles of the hot paths (suggest at 1,000 targets, ingest) -> OUT/profile-*.txt
-# 5. scripts/benchmarks-report.py OUT > BENCHMARKS.md
+# 4. `proactive serve` and its Python peer under wrk (scripts/load-serve.sh; SERVE_USERS,
+#    default 1000) -> OUT/serve/serve.json
+# 5. callgrind profiles of the hot paths (suggest at 1,000 targets, ingest) -> OUT/profile-*.txt
+# 6. scripts/benchmarks-report.py OUT > BENCHMARKS.md
 #
 # BLAS runs on one thread everywhere. Environment: BENCH_OUT (default out/bench),
 # BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS,
 # BENCH_SKIP (steps to skip, keeping their earlier output in BENCH_OUT: any of
-# "suite ingest peer profiles").
+# "suite ingest peer live serve profiles").
 # Takes about 15-30 minutes on 2 cores; needs about 4 GB of memory and 1 GB of disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +48,7 @@ proactive retention set --keep-all --store $out/ingest-N.sqlite   # explicit (a 
 # 3. Python peer
 scripts/compare-python.sh $out/peer
 scripts/live-latency.py proactive $out/live     # whole-command latency of the live model path
+LOAD_OUT=$out/serve scripts/load-serve.sh 1000 60 10 16 500   # proactive serve and its Python peer under wrk
 # 4. profiles
 valgrind --tool=callgrind --toggle-collect='*SuggestScenarioV7suggest*' engine-peer $out/profile --iterations 200 --targets 1000 --skip-training
 valgrind --tool=callgrind engine-peer $out/profile --ingest $out/ingest-20000.jsonl   # in-process importer
@@ -99,7 +102,14 @@ log "Python peer"
 bash scripts/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
 fi
 
-# MARK: 4. Profiles
+# MARK: 4. The service under load, with its Python peer
+if runs serve; then
+log "proactive serve and its Python peer under wrk"
+LOAD_OUT="$out/serve" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh "${SERVE_USERS:-1000}" "${SERVE_DAYS:-60}" 10 16 500 \
+  | tee "$out/serve.txt" >&2
+fi
+
+# MARK: 5. Profiles
 if runs live; then
 log "live models: whole-command latency (heavy user)"
 python3 scripts/live-latency.py "$cli" "$out/live" >&2
@@ -139,7 +149,7 @@ if runs profiles && command -v valgrind >/dev/null; then
   fi
 fi
 
-# MARK: 5. Report
+# MARK: 6. Report
 load_end="$(cut -d' ' -f1 /proc/loadavg)"
 # The machine and its load are those of the run that measured the suite.
 runs suite || [ ! -f "$out/machine.json" ] && python3 - "$out/machine.json" "$load_start" "$load_end" <<'EOF'

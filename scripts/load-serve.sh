@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Load on `proactive serve` from a separate process (wrk) over loopback TCP
-# (127.0.0.1 only), bounded in time: suggestions for random users, then
-# donations through the batch route (JSON Lines, BATCH donations a request,
-# unique identifiers, stored in SQLite's WAL before the answer).
+# Load on `proactive serve` and on its Python peer, in the same run, from a
+# separate process (wrk, Debian's package) over loopback TCP (127.0.0.1 only),
+# bounded in time: suggestions for random users, then donations through the
+# batch route (JSON Lines, BATCH donations a request, unique identifiers,
+# stored in SQLite's WAL before the answer).
 #
 #   scripts/load-serve.sh [USERS=200] [DAYS=60] [SECONDS=10] [CONNECTIONS=16] [BATCH=500]
 #
-# Builds the release binary (or uses $PROACTIVE_BIN), simulates USERS users (fixed seed), imports and
-# trains them, starts the server, asks each user once (models into memory),
-# then runs wrk for SECONDS per route. Prints requests/s, p50/p99 latency and
-# donations/s; the server's own histogram is at GET /metrics.
+# 1. builds the release binary (or uses $PROACTIVE_BIN), simulates USERS users
+#    (fixed seed), imports and trains them;
+# 2. exports each user's linear scorer at the load's moment
+#    (`proactive models export-weights`) for the peer;
+# 3. starts `proactive serve` and asks each user once (models into memory);
+#    starts the peer (scripts/serve_peer.py: FastAPI + uvicorn[standard] with
+#    2 workers, numpy `W @ x` top-4 over the same weights, donations into SQLite
+#    in WAL mode; installed from PyPI into .venv-serve-peer on first use);
+# 4. runs wrk for SECONDS per route against each, one after the other, with the
+#    same scripts, users and connections, timing wrk's own CPU (on 2 cores the
+#    load generator competes with the server).
+# Prints requests/s, p50/p99 latency and donations/s for both and writes them to
+# $LOAD_OUT/serve.json (default out/bench/serve) for scripts/benchmarks-report.py.
+# Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer.
 set -euo pipefail
 users="${1:-200}"
 days="${2:-60}"
@@ -17,50 +28,88 @@ seconds="${3:-10}"
 connections="${4:-16}"
 batch="${5:-500}"
 port="${PORT:-18766}"
+peer_port=$((port + 1))
+at="2026-11-20T08:30:00-08:00"
 cd "$(dirname "$0")/.."
-command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
-export OPENBLAS_NUM_THREADS=1
+root="$PWD"
+out="${LOAD_OUT:-out/bench/serve}"
+mkdir -p "$out"
+bash scripts/ensure-system-packages.sh
+command -v /usr/bin/time >/dev/null || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 if [ -n "${PROACTIVE_BIN:-}" ]; then
   P="$PROACTIVE_BIN"   # e.g. a debug build, to try the script (its figures are not the release's)
 else
   swift build -c release --product proactive >&2
   P="$(swift build -c release --show-bin-path)/proactive"
 fi
+if [ "${PEER:-1}" = 1 ]; then
+  venv=.venv-serve-peer
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "fastapi>=0.110" "uvicorn[standard]>=0.29" numpy
+fi
 work="$(mktemp -d)"
 server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
+peer=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  [ -n "$peer" ] && kill "$peer" 2>/dev/null
+  rm -rf "$work"
+}
 trap cleanup EXIT
 store="$work/store.sqlite"
+echo "== preparing $users users x $days days" >&2
 "$P" retention set --keep-all --store "$store" >/dev/null 2>&1
 "$P" simulate --users "$users" --days "$days" --seed 7 -o "$work/sim.jsonl" 2>/dev/null
 "$P" import "$work/sim.jsonl" --store "$store" --progress none >/dev/null 2>&1
 "$P" train --store "$store" --quiet >/dev/null 2>&1
-"$P" serve --store "$store" --port "$port" --host 127.0.0.1 --log-level warning --memory-budget 4G 2>"$work/serve.log" &
-server=$!
-for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-owner="$(cat "$store.owner-credential")"
-mapfile -t names < <("$P" stats --store "$store" --json --top 0 | python3 -c 'import json,sys; print("\n".join(u["user"] for u in json.load(sys.stdin)["users"]))')
-for name in "${names[@]}"; do
-  curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$port/v1/suggestions"
-done
-printf '%s\n' "${names[@]}" > "$work/users.txt"
+"$P" models export-weights --store "$store" --at "$at" -o "$work/weights" 2>&1 >&2
+# The users both sides serve: those with exported weights (a logistic part).
+python3 -c 'import json,sys; print("\n".join(e["user"] for e in json.load(open(sys.argv[1]))))' "$work/weights/index.json" > "$work/users.txt"
+shape="$(python3 -c '
+import json, sys
+index = json.load(open(sys.argv[1]))
+targets = [len(e["targets"]) for e in index]
+print(json.dumps({"users": len(index), "targets_mean": sum(targets) / len(targets), "targets_max": max(targets),
+                  "columns_mean": sum(e["columns"] for e in index) / len(index)}))' "$work/weights/index.json")"
+echo "== shape: $shape" >&2
 
-cat > "$work/suggest.lua" <<LUA
+owner=""
+start_engine() {
+  "$P" serve --store "$store" --port "$port" --host 127.0.0.1 --log-level warning --memory-budget 4G 2>"$work/serve.log" &
+  server=$!
+  for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  owner="$(cat "$store.owner-credential")"
+  while read -r name; do
+    curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$port/v1/suggestions"
+  done < "$work/users.txt"
+}
+start_peer() {
+  (cd "$root/scripts" && PEER_WEIGHTS="$work/weights" PEER_DB="$work/peer.sqlite" exec "$root/$venv/bin/uvicorn" serve_peer:app \
+    --host 127.0.0.1 --port "$peer_port" --workers 2 --log-level warning --no-access-log) 2>"$work/peer.log" &
+  peer=$!
+  for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null || { cat "$work/peer.log" >&2; exit 1; }
+}
+
+# wrk scripts: the same for both sides (the peer ignores the credential). Each writes its summary as JSON.
+write_lua() {  # $1 route name, $2 result file
+  cat <<LUA
 local users = {}
 for line in io.lines("$work/users.txt") do users[#users + 1] = line end
 wrk.method = "POST"
 wrk.headers["Authorization"] = "Bearer $owner"
+LUA
+  if [ "$1" = suggestions ]; then
+    cat <<LUA
 wrk.headers["Content-Type"] = "application/json"
 request = function()
   local user = users[math.random(#users)]
-  return wrk.format(nil, "/v1/suggestions", nil, '{"user":"' .. user .. '","at":"2026-11-20T08:30:00-08:00","k":4}')
+  return wrk.format(nil, "/v1/suggestions", nil, '{"user":"' .. user .. '","at":"$at","k":4}')
 end
 LUA
-cat > "$work/donate.lua" <<LUA
-local users = {}
-for line in io.lines("$work/users.txt") do users[#users + 1] = line end
-wrk.method = "POST"
-wrk.headers["Authorization"] = "Bearer $owner"
+  else
+    cat <<LUA
 wrk.headers["Content-Type"] = "application/x-ndjson"
 local sequence = 0
 local prefix = tostring(math.random(1, 1000000000))
@@ -74,14 +123,69 @@ request = function()
   return wrk.format(nil, "/v1/donations", nil, table.concat(lines, "\n"))
 end
 LUA
+  fi
+  cat <<LUA
+done = function(summary, latency, requests)
+  local file = io.open("$2", "w")
+  local errors = summary.errors
+  file:write(string.format('{"requests": %d, "duration_us": %d, "p50_us": %d, "p90_us": %d, "p99_us": %d, "max_us": %d, "errors": %d, "non2xx": %d}',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    errors.connect + errors.read + errors.write + errors.timeout, errors.status))
+  file:close()
+end
+LUA
+}
 
-echo "== suggestions: $users users in memory, ${seconds}s, $connections connections"
-wrk -t 1 -c "$connections" -d "${seconds}s" --latency -s "$work/suggest.lua" "http://127.0.0.1:$port" | tee "$work/suggest.txt"
-echo "== donations: JSON Lines batches of $batch, ${seconds}s, 4 connections"
-wrk -t 1 -c 4 -d "${seconds}s" --latency -s "$work/donate.lua" "http://127.0.0.1:$port" | tee "$work/donate.txt"
-rate="$(sed -n 's/^Requests\/sec: *//p' "$work/donate.txt")"
-python3 -c "print(f'donations acknowledged: {float(\"$rate\") * $batch:,.0f}/s')"
-stored="$(sqlite3 "$store" "select count(*) from donation where app = 'com.example.load'")"
-echo "donations stored by the load: $stored"
-curl -fsS -H "Authorization: Bearer $owner" "http://127.0.0.1:$port/metrics" | grep -E '^proactive_(models_in_memory|refits_total|donations_stored_total)' || true
+run_load() {  # $1 side (engine|peer), $2 port
+  for route in suggestions donations; do
+    local lua="$work/$1-$route.lua" result="$work/$1-$route.json" clients="$connections"
+    [ "$route" = donations ] && clients=4
+    write_lua "$route" "$result" > "$lua"
+    echo "== $1 $route: ${seconds}s, $clients connections" >&2
+    /usr/bin/time -f '{"user_s": %U, "system_s": %S, "wall_s": %e}' -o "$work/$1-$route.cpu.json" \
+      wrk -t 1 -c "$clients" -d "${seconds}s" --latency -s "$lua" "http://127.0.0.1:$2" >&2
+  done
+}
+
+start_engine
+run_load engine "$port"
+engine_stored="$(sqlite3 "$store" "select count(*) from donation where app = 'com.example.load'")"
+curl -fsS -H "Authorization: Bearer $owner" "http://127.0.0.1:$port/metrics" | grep -E '^proactive_(models_in_memory|refits_total|donations_stored_total)' >&2 || true
 kill -TERM "$server"; wait "$server"; server=""
+peer_stored=0
+if [ "${PEER:-1}" = 1 ]; then
+  start_peer
+  run_load peer "$peer_port"
+  peer_stored="$(sqlite3 "$work/peer.sqlite" "select count(*) from donation")"
+  kill -TERM "$peer"; wait "$peer" || true; peer=""
+fi
+
+python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" <<'EOF'
+import datetime, json, os, sys
+work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores = sys.argv[1:]
+batch = int(batch)
+report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
+          "batch": batch, "cores": int(cores), "sides": {}}
+for side in ("engine", "peer"):
+    if not os.path.exists(os.path.join(work, f"{side}-suggestions.json")):
+        continue
+    entry = {"stored": int(engine_stored if side == "engine" else peer_stored)}
+    for route in ("suggestions", "donations"):
+        result = json.load(open(os.path.join(work, f"{side}-{route}.json")))
+        cpu = json.load(open(os.path.join(work, f"{side}-{route}.cpu.json")))
+        rate = result["requests"] / (result["duration_us"] / 1e6)
+        entry[route] = {"requests_per_s": rate, "p50_ms": result["p50_us"] / 1000, "p90_ms": result["p90_us"] / 1000,
+                        "p99_ms": result["p99_us"] / 1000, "max_ms": result["max_us"] / 1000,
+                        "errors": result["errors"], "non2xx": result["non2xx"],
+                        "wrk_cpu": (cpu["user_s"] + cpu["system_s"]) / max(cpu["wall_s"], 1e-9)}
+        if route == "donations":
+            entry[route]["donations_per_s"] = rate * batch
+    report["sides"][side] = entry
+json.dump(report, open(path, "w"), indent=1)
+for side, entry in report["sides"].items():
+    s, d = entry["suggestions"], entry["donations"]
+    print(f"{side}: suggestions {s['requests_per_s']:,.0f}/s p50 {s['p50_ms']:.2f} ms p99 {s['p99_ms']:.2f} ms "
+          f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx); donations {d['donations_per_s']:,.0f}/s "
+          f"p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx), {entry['stored']:,} stored")
+print(f"written to {path}")
+EOF

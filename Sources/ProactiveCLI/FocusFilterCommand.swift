@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -59,19 +60,9 @@ struct FocusFilterCommand: ParsableCommand {
             let filter: FocusFilter
             do { filter = try FocusFilter.parse(try readTextFile(file), app: app) } catch let error as FocusError { throw error.failure(file: file) }
             try storeOptions.access.require(app: app, to: "declare the Focus filter of")
-            let session = try FocusSession(storeOptions, appMode: .scoped)
-            var engine = try session.engine()
-            let before = engine.configuredFocuses(app: app).map { ($0, engine.configuredValues(app: app, focus: $0)) }
-            engine.declare(filter)
-            var kept: [String: [String: ParameterValue]] = [:]
-            for (focus, values) in before {
-                let remaining = engine.configuredValues(app: app, focus: focus)
-                if !remaining.isEmpty { kept[focus] = remaining }
-                for name in values.keys.sorted() where remaining[name] == nil {
-                    print("dropped \(focus): \(name) (no longer fits the declaration)")
-                }
-            }
-            try session.filters.declareFilter(app: app, declaration: JSONWriter.string(filter.json), keeping: kept)
+            let database = try storeOptions.openDatabase(appMode: .scoped)
+            let declared = try Engine(database: database, access: storeOptions.access).declareFocusFilter(filter)
+            for (focus, name) in declared.dropped { print("dropped \(focus): \(name) (no longer fits the declaration)") }
             let names = filter.parameters.map { "\($0.name) (\($0.type)\($0.isOptional ? ", optional" : ", default \($0.displayText($0.defaultValue!))"))" }
             print("\(app): \(filter.title): \(names.joined(separator: ", "))")
         }

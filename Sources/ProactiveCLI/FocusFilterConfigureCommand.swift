@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -44,34 +45,23 @@ struct FocusFilterConfigureCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.access.require(app: app, to: "configure the Focus filter of")
-        let session = try FocusSession(storeOptions, appMode: .scoped)
-        var engine = try session.engine()
-        guard let filter = engine.filter(app: app) else {
-            throw CommandFailure(description: "\(app) has not declared a Focus filter (proactive focus filter define --app \(app) FILE)")
-        }
-        var values: [String: ParameterValue] = [:]
-        var removed = unset
+        var texts: [(name: String, value: String)] = []
         for setting in settings {
             let parts = setting.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("values are NAME=VALUE, found \"\(setting)\"") }
-            guard let parameter = filter.parameter(named: parts[0]) else {
-                throw CommandFailure(description: "\(parts[0]): not a parameter of \(app)'s Focus filter (it has: \(filter.parameters.map(\.name).joined(separator: ", ")))")
-            }
-            if parts[1].isEmpty { removed.append(parts[0]); continue }
-            do { values[parts[0]] = try parameter.value(fromText: parts[1]) } catch { throw error.failure() }
+            texts.append((parts[0], parts[1]))
         }
-        let focusName = FocusName.normalize(focus)
-        let previous = engine.configuredValues(app: app, focus: focusName)
-        do { try engine.configure(app: app, focus: focusName, set: values, unset: removed) } catch { throw error.failure() }
-        try session.filters.replaceValues(app: app, focus: focusName, engine.configuredValues(app: app, focus: focusName))
-
-        let display = filter.displayRepresentation(configured: engine.configuredValues(app: app, focus: focusName))
-        print("\(app) in \(focusName): \(display.primary)")
-        print("  \(display.secondary)")
-        let now = Date()
-        if try session.timeline().timeline.focus(at: now) == focusName, previous != engine.configuredValues(app: app, focus: focusName) {
-            let values = engine.currentValues(app: app, activeFocus: focusName) ?? [:]
-            print(FocusSession.describe(FocusFilterPerform(app: app, focus: focusName, values: values, reason: .configured), engine: engine))
+        let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
+        let configured: Engine.ConfiguredFilter
+        do { configured = try engine.configureFocusFilter(app: app, focus: focus, set: texts, unset: unset) } catch let error as FocusError {
+            throw error.failure()
+        } catch let error as EngineError {
+            throw CommandFailure(description: error.description)
+        }
+        print("\(app) in \(configured.focus): \(configured.display.primary)")
+        print("  \(configured.display.secondary)")
+        if let perform = configured.perform {
+            print(FocusSession.describe(perform, filter: configured.filter))
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -34,39 +35,31 @@ struct FocusFilterShowCommand: ParsableCommand {
 
     func run() throws {
         if let app { try storeOptions.access.require(app: app, to: "read the Focus filter of") }
-        let engine = try FocusSession(storeOptions, mode: .mustExist, appMode: .scoped).engine()
-        let apps = app.map { [$0] } ?? engine.filters.keys.sorted()
-        if let app, engine.filter(app: app) == nil { throw CommandFailure(description: "\(app) has not declared a Focus filter") }
-        var reports: [JSONValue] = []
-        for app in apps {
-            let filter = engine.filter(app: app)!
-            let focuses = Set(engine.configuredFocuses(app: app) + engine.appContextFocuses(app: app))
-                .filter { focus == nil || $0 == FocusName.normalize(focus!) }.sorted()
-            var perFocus: [(String, JSONValue)] = []
-            if !json { print("\(app): \(filter.title)\(filter.description.isEmpty ? "" : " -- \(filter.description)")") }
-            for name in focuses {
-                let display = filter.displayRepresentation(configured: engine.configuredValues(app: app, focus: name))
-                let predicate = engine.activePredicate(app: app, focus: name)
-                let badge = engine.appContext(app: app, focus: name)?.badgeCount
-                if json {
-                    var members: [(String, JSONValue)] = [("primary", .string(display.primary)), ("secondary", .string(display.secondary)),
-                                                          ("values", .object(engine.configuredValues(app: app, focus: name).sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }))]
-                    if let predicate { members.append(("predicate", .string(predicate.description))) }
-                    if let badge { members.append(("badge", .number(Double(badge), integer: Int64(badge)))) }
-                    perFocus.append((name, .object(members)))
-                } else {
-                    var line = "  \(name): \(display.primary) = \(display.secondary)"
-                    if let predicate { line += "; predicate \(predicate)" }
-                    if let badge { line += "; badge \(badge)" }
-                    print(line)
-                }
+        let engine = Engine(database: try storeOptions.openDatabase(.mustExist, appMode: .scoped), access: storeOptions.access)
+        let reports: [JSONValue]
+        do { reports = try engine.focusFilterReports(app: app, focus: focus) } catch let error as EngineError {
+            throw CommandFailure(description: error.description)
+        }
+        if json { print(JSONWriter.string(.array(reports))); return }
+        for report in reports {
+            guard case let .string(app)? = report["app"], case let .string(title)? = report["title"] else { continue }
+            let description = report["description"].flatMap { if case let .string(text) = $0 { text } else { nil } } ?? ""
+            print("\(app): \(title)\(description.isEmpty ? "" : " -- \(description)")")
+            guard case let .object(focuses)? = report["focuses"], !focuses.isEmpty else {
+                print("  (not configured in any Focus\(focus == nil ? "" : " named \(FocusName.normalize(focus!))"))")
+                continue
             }
-            if !json && focuses.isEmpty { print("  (not configured in any Focus\(focus == nil ? "" : " named \(FocusName.normalize(focus!))"))") }
-            if json {
-                guard case let .object(declaration) = filter.json else { continue }
-                reports.append(.object(declaration + [("focuses", .object(perFocus))]))
+            for (name, entry) in focuses {
+                var line = "  \(name): \(text(entry["primary"])) = \(text(entry["secondary"]))"
+                if let predicate = entry["predicate"] { line += "; predicate \(text(predicate))" }
+                if case let .number(_, badge?)? = entry["badge"] { line += "; badge \(badge)" }
+                print(line)
             }
         }
-        if json { print(JSONWriter.string(.array(reports))) }
+    }
+
+    private func text(_ value: JSONValue?) -> String {
+        if case let .string(text)? = value { return text }
+        return ""
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -56,21 +57,17 @@ struct FocusPeopleCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try FocusSession(storeOptions, mode: .mustExist)
-        let donations = SQLiteDonationStore(database: session.database)
-        let users = try donations.users()
-        guard let user = user ?? (users.count == 1 ? users[0] : nil) else {
-            throw ValidationError("the store holds \(users.count) users (\(users.prefix(5).joined(separator: ", "))); choose one with --user")
+        var engine = Engine(database: try storeOptions.openDatabase(.mustExist), access: storeOptions.access)
+        engine.definitionsOverlay = try loadDefinitions(definitions).definitions
+        let rows: [PersonFocusAssociation]
+        do {
+            rows = try engine.focusPeople(user: user, focus: focus, all: all,
+                                          configuration: .init(smoothing: smoothing, minimumSupport: minSupport, minimumLift: minLift)).rows
+        } catch let error as EngineError where error.code == .invalidRequest && user == nil {
+            throw ValidationError(error.description + " with --user")
         }
-        let timeline = try session.timeline().timeline
-        var history: [Donation] = []
-        try donations.forEachDonation(matching: DonationFilter(user: user)) { history.append(timeline.enrich($0)) }
-        let analysis = FocusPeopleAnalysis(definitions: try session.definitions(file: definitions),
-                                           configuration: .init(smoothing: smoothing, minimumSupport: minSupport, minimumLift: minLift))
-        let focusName = focus.map(FocusName.normalize)
-        let rows = analysis.associations(history).filter { (focusName == nil || $0.focus == focusName) && (all || $0.isSuggested) }
         if json {
-            print(JSONWriter.string(.array(rows.map(Self.json))))
+            print(JSONWriter.string(.array(rows.map(\.json))))
             return
         }
         if rows.isEmpty { print("no one to suggest (min support \(minSupport), min lift \(minLift))"); return }
@@ -80,14 +77,5 @@ struct FocusPeopleCommand: ParsableCommand {
             print(([row.focus, "\(row.display) <\(row.person)>"] + [row.messages, row.messagesToPerson, row.messagesInFocus, row.totalMessages].map { "\(Int($0))" }
                    + numbers + [row.isSuggested ? "yes" : "no"]).joined(separator: "\t"))
         }
-    }
-
-    static func json(_ row: PersonFocusAssociation) -> JSONValue {
-        func number(_ value: Double) -> JSONValue { .number(value, integer: value == value.rounded() && abs(value) < 1e15 ? Int64(value) : nil) }
-        return .object([("focus", .string(row.focus)), ("person", .string(row.person)), ("display", .string(row.display)),
-                         ("messages", number(row.messages)), ("messages_to_person", number(row.messagesToPerson)),
-                         ("messages_in_focus", number(row.messagesInFocus)), ("total_messages", number(row.totalMessages)),
-                         ("share", number(row.share)), ("base_rate", number(row.baseRate)), ("lift", number(row.lift)),
-                         ("pmi", number(row.pmi)), ("suggested", .bool(row.isSuggested))])
     }
 }

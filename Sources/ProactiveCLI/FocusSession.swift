@@ -88,7 +88,11 @@ struct FocusSession {
 
     /// One line per `perform()` call.
     static func describe(_ event: FocusFilterPerform, engine: FocusFilterEngine) -> String {
-        "perform \(event.app) [\(event.reason.rawValue), Focus \(event.focus ?? "none")]: \(describe(event.values, filter: engine.filter(app: event.app)))"
+        describe(event, filter: engine.filter(app: event.app))
+    }
+
+    static func describe(_ event: FocusFilterPerform, filter: FocusFilter?) -> String {
+        "perform \(event.app) [\(event.reason.rawValue), Focus \(event.focus ?? "none")]: \(describe(event.values, filter: filter))"
     }
 
     /// Why the state holds: "set by hand at ...", "schedule 3 (Mon-Fri 09:00-17:30 ...)".

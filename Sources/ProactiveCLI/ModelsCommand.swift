@@ -10,7 +10,7 @@ struct ModelsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
         abstract: "Show the users' saved live models.",
-        subcommands: [ModelsListCommand.self])
+        subcommands: [ModelsListCommand.self, ModelsExportWeightsCommand.self])
 }
 
 struct ModelsListCommand: ParsableCommand {
@@ -60,5 +60,60 @@ struct ModelsListCommand: ParsableCommand {
             }
         }
         if statuses.contains(where: { !$0.isConsistent }) { throw ExitCode.failure }
+    }
+}
+
+struct ModelsExportWeightsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export-weights",
+        abstract: "Write each user's linear scorer at a moment (W and x), for a peer implementation to serve.",
+        discussion: """
+            For each user (every user, or --user), the logistic part of the live model (the blend's, or \
+            the logistic model itself): W, targets x columns, and the moment's feature vector x, so that \
+            W . x is each target's log-score. Writes DIR/index.json ([{"user", "targets": [...], \
+            "columns", "file"}]) and per user DIR/N.f64: W row-major, then x, little-endian float64. \
+            Users whose model has no logistic part yet (too few donations) are skipped and counted.
+
+            Example:
+              proactive models export-weights --at 2026-11-20T08:30:00-08:00 -o weights/
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Only these users (repeatable).")
+    var user: [String] = []
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The moment: \(DateArgument.help).", valueName: "date"), transform: DateArgument.transform)
+    var at: DateArgument
+
+    @Option(name: [.short, .customLong("output")], help: "The directory to write (created).")
+    var output: String
+
+    func run() throws {
+        let engine = Engine(database: try storeOptions.openDatabase(.mustExist), access: storeOptions.access)
+        let users = user.isEmpty ? try SQLiteDonationStore(database: engine.database).users() : user
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        var index: [JSONValue] = []
+        var skipped = 0
+        for name in users {
+            let exported: LinearWeights
+            do { exported = try engine.linearWeights(user: name, at: at.date, utcOffset: at.utcOffset) } catch let error as EngineError
+                where error.code == .invalidRequest || error.code == .noDonations {
+                skipped += 1
+                continue
+            }
+            let file = "\(index.count).f64"
+            var bytes = Data(capacity: (exported.weights.count + exported.x.count) * 8)
+            for value in exported.weights + exported.x { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+            let path = (output as NSString).appendingPathComponent(file)
+            do { try bytes.write(to: URL(fileURLWithPath: path)) } catch { throw CommandFailure(description: "\(path): cannot be written (\(error.localizedDescription))") }
+            index.append(.object([("user", .string(name)), ("targets", .array(exported.targets.map { .string($0) })),
+                                  ("columns", .number(Double(exported.columns), integer: Int64(exported.columns))), ("file", .string(file))]))
+        }
+        let path = (output as NSString).appendingPathComponent("index.json")
+        do { try Data(JSONWriter.string(.array(index)).utf8).write(to: URL(fileURLWithPath: path)) } catch {
+            throw CommandFailure(description: "\(path): cannot be written (\(error.localizedDescription))")
+        }
+        printError("exported \(index.count) users to \(output)\(skipped > 0 ? "; \(skipped) skipped (no logistic part)" : "")")
     }
 }

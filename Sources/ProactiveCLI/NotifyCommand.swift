@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -43,20 +44,13 @@ struct NotifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = try FocusSession(storeOptions)
-        let focus = try session.timeline().timeline.focus(at: at?.date ?? Date())
-        let engine = try session.engine()
-        let decision = engine.deliver(FocusNotification(app: app, criteria: try FilterCriteria(parsing: criteria)), activeFocus: focus)
-        let badge = engine.badgeCount(app: app, activeFocus: focus)
+        let engine = Engine(database: try storeOptions.openDatabase(), access: storeOptions.access)
+        let answer = try engine.notificationDecision(app: app, criteria: try FilterCriteria(parsing: criteria), at: at?.date ?? Date())
         if json {
-            var members: [(String, JSONValue)] = [("delivered", .bool(decision.isDelivered)), ("reason", .string(decision.reason)),
-                                                  ("focus", focus.map { .string($0) } ?? .null)]
-            if let predicate = decision.predicate { members.append(("predicate", .string(predicate.description))) }
-            if let badge { members.append(("badge", .number(Double(badge), integer: Int64(badge)))) }
-            print(JSONWriter.string(.object(members)))
+            print(JSONWriter.string(answer.json))
         } else {
-            print("\(decision.isDelivered ? "delivered" : "silenced"): \(decision.reason)")
-            if let badge { print("badge \(app) in \(focus!): \(badge)") }
+            print("\(answer.decision.isDelivered ? "delivered" : "silenced"): \(answer.decision.reason)")
+            if let badge = answer.badge { print("badge \(app) in \(answer.focus!): \(badge)") }
         }
     }
 }

@@ -10,12 +10,16 @@ extension Engine {
     /// The situation at `date` for the user: the context given (Focus filled
     /// from the timeline when it has none), the clock read in the user's zone
     /// (else `utcOffset`, else the offset of the user's latest donation), and
-    /// the user's last `recentLimit` donations at or before `date`.
+    /// the user's last `recentLimit` donations at or before `date` (those the model held when it was
+    /// loaded or caught up, when `date` is after all of them; else read from the store).
     public func moment(for live: LiveModel, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:]) throws -> Moment {
-        let recent = try states.recentDonations(ofUser: live.user, atOrBefore: date, limit: recentLimit).map(live.inputs.prepare)
+        let held = live.latest.flatMap { latest in
+            latest.count <= recentLimit && (latest.last?.millisecondsSince1970 ?? .min) <= date.millisecondsSince1970 ? latest : nil
+        }
+        let recent = try held ?? states.recentDonations(ofUser: live.user, atOrBefore: date, limit: recentLimit).map(live.inputs.prepare)
         let offset = live.zone?.secondsFromGMT(for: date) ?? utcOffset ?? recent.last?.utcOffset ?? 0
         return Moment(date: date, utcOffset: offset, context: live.timeline.enrich(context: context, at: date),
-                      recent: recent.map(live.inputs.event))
+                      recent: held == nil ? recent.map(live.inputs.event) : live.latestEvents)
     }
 
     /// The user's clock at `date`: the configured zone (or `zoneOverride`), else the offset of the

@@ -16,12 +16,18 @@ extension Engine {
     /// The state is saved here only when it unlearned something (so deleted
     /// values do not stay in saved bytes) or had to be refitted; otherwise
     /// saving is the holder's call (`save`).
+    /// `live.refitted` and `live.caughtUp` then say what this refresh did.
     public func refresh(_ live: inout LiveModel, now: Date = Date()) throws {
+        live.acknowledgeLoad()
         var engine = self
         engine.persistAfter = Int.max
         engine.persistAfterMilliseconds = 3_600_000  // the holder saves (`save`)
+        let before = live.key
         try engine.catchUp(&live, now: now)
         if live.unlearned > 0 { live.unlearned = 0 }  // catchUp saved it
+        if live.latest == nil || live.key.highWater != before.highWater || live.key.erasureMark != before.erasureMark {
+            try rememberLatest(&live)
+        }
     }
 
     /// Saves a held model and starts its count of donations folded since the last save anew.
@@ -33,9 +39,26 @@ extension Engine {
 
     /// What ranking needs for the user of a model already loaded.
     public func rankingSession(_ live: LiveModel) throws -> RankingSession {
-        let (declarations, feedback) = try declarations(user: live.user)
-        let gate = FocusCriteriaGate(filters: try focusFilters(), criteria: live.criteria)
-        return RankingSession(engine: self, live: live, declarations: declarations, feedback: feedback, gate: gate)
+        rankingSession(live, inputs: try rankingInputs(user: live.user))
+    }
+
+    /// What ranking reads from the store besides the model: the user's declarations and
+    /// feedback, and the Focus filters. A holder may keep them while the store does not change.
+    public struct RankingInputs: Sendable {
+        public var declarations: Declarations
+        public var feedback: [FeedbackEvent]
+        public var filters: FocusFilterEngine
+    }
+
+    public func rankingInputs(user: String) throws -> RankingInputs {
+        let (declarations, feedback) = try declarations(user: user)
+        return RankingInputs(declarations: declarations, feedback: feedback, filters: try focusFilters())
+    }
+
+    /// `rankingSession` with the inputs already read.
+    public func rankingSession(_ live: LiveModel, inputs: RankingInputs) -> RankingSession {
+        RankingSession(engine: self, live: live, declarations: inputs.declarations, feedback: inputs.feedback,
+                       gate: FocusCriteriaGate(filters: inputs.filters, criteria: live.criteria))
     }
 
     // MARK: Batches
@@ -59,19 +82,13 @@ extension Engine {
         for donation in batch { try access.require(app: donation.app, to: "donate for") }
         let timeline = try focusTimeline().timeline
         let store = AppScopedDonationStore(donations, access: access)
-        return try store.inOneTransaction { appender in
-            var outcomes: [BatchOutcome] = []
-            outcomes.reserveCapacity(batch.count)
-            for donation in batch {
-                let enriched = timeline.enrich(donation)
-                do {
-                    let result = try appender.append([enriched], duplicates: .skip)
-                    outcomes.append(result.inserted == 1 ? .stored(enriched) : .duplicate)
-                } catch let error as StoreError where error.code == .invalidDonation {
-                    outcomes.append(.rejected(error.message))
-                }
+        let enriched = batch.map(timeline.enrich)
+        let results = try store.inOneTransaction { appender in try appender.appendEach(enriched) }
+        return zip(enriched, results).map { donation, result in
+            switch result {
+            case let .success(stored): return stored ? .stored(donation) : .duplicate
+            case let .failure(error): return .rejected(error.message)
             }
-            return outcomes
         }
     }
 }

@@ -117,6 +117,7 @@ public struct Engine: Sendable {
                     let catalogue = try TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver)
                     var live = LiveModel(model: model, key: saved.key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
                     try catchUp(&live, now: now)
+                    try rememberLatest(&live)
                     return live
                 } catch {
                     problem = "the saved \(choice.name) state was unreadable (\(error)); rebuilt from the donations"
@@ -134,6 +135,7 @@ public struct Engine: Sendable {
         var live = try fit(inputs, prior: try savedPrior(user: user, choice), now: now)
         live.notes.append(problem)
         try persist(live, now: now)
+        try rememberLatest(&live)
         return live
     }
 
@@ -275,6 +277,14 @@ public struct Engine: Sendable {
         if live.unlearned > 0 || !changes.erased.isEmpty || live.folded >= persistAfter || (live.folded > 0 && costly) {
             try persist(live, now: now)
         }
+    }
+
+    /// Reads the user's latest donations into `live.latest` (see `moment(for:at:)`).
+    func rememberLatest(_ live: inout LiveModel) throws {
+        let latest = try states.recentDonations(ofUser: live.user, atOrBefore: .distantFuture, limit: recentLimit).map(live.inputs.prepare)
+        live.latest = latest
+        live.latestEvents = latest.map(live.inputs.event)
+        live.catalogue.settle()
     }
 
     /// Saves the state (monotone: never over a state that is further along).

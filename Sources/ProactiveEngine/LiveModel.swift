@@ -29,11 +29,23 @@ public struct LiveModel: Sendable {
     public internal(set) var caughtUp: (learned: Int, unlearned: Int) = (0, 0)
     /// The size of the bytes saved by `train` (nil when this value was not saved by it).
     public internal(set) var savedBytes: Int?
-    /// Whether the model was fitted (not read) in this load.
+    /// Whether the model was fitted (not read) in this load, or in the last `Engine.refresh` of a held model.
     public internal(set) var refitted = false
+
+    /// Marks what the load did as reported (`refitted` false, `caughtUp` zero), for a holder
+    /// that keeps the model: the flags then describe only the next refresh.
+    public mutating func acknowledgeLoad() {
+        refitted = false
+        caughtUp = (0, 0)
+    }
 
     let inputs: UserInputs
     var catalogue: TargetCatalogue
+    /// The user's latest `Engine.recentLimit` donations as of `key` (oldest first, prepared), and
+    /// their events, read when the model was loaded or caught up: the history of any moment after
+    /// the last of them, without a store read.
+    var latest: [Donation]?
+    var latestEvents: [Event] = []
 
     /// The targets the model knows, with their summaries.
     public var targets: [TargetKey: Target] { catalogue.targets }

@@ -24,8 +24,13 @@ struct TargetCatalogue: Sendable {
         var agreed: [String: String?]
     }
 
-    private(set) var entries: [TargetKey: Entry] = [:]
+    private(set) var entries: [TargetKey: Entry] = [:] {
+        didSet { derived = nil }
+    }
     private(set) var needsRebuild = false
+    /// `targets`, `uses` and `criteria` computed once by `settle()` (a held model's are asked for
+    /// on every question); dropped by any change to `entries`.
+    private var derived: (targets: [TargetKey: Target], uses: [TargetKey: Double], criteria: TargetCriteria)?
 
     init() {}
 
@@ -64,14 +69,21 @@ struct TargetCatalogue: Sendable {
         entries[key] = entry
     }
 
-    var targets: [TargetKey: Target] { entries.mapValues(\.target) }
-    var uses: [TargetKey: Double] { entries.mapValues(\.uses) }
+    var targets: [TargetKey: Target] { derived?.targets ?? entries.mapValues(\.target) }
+    var uses: [TargetKey: Double] { derived?.uses ?? entries.mapValues(\.uses) }
+    var criteria: TargetCriteria { derived?.criteria ?? computedCriteria }
 
-    var criteria: TargetCriteria {
+    private var computedCriteria: TargetCriteria {
         TargetCriteria(agreed: entries.compactMapValues { entry in
             let values = entry.agreed.compactMapValues { $0 }
             return values.isEmpty ? nil : values
         })
+    }
+
+    /// Computes `targets`, `uses` and `criteria` once, for a model that is about to be asked many questions.
+    mutating func settle() {
+        guard derived == nil else { return }
+        derived = (entries.mapValues(\.target), entries.mapValues(\.uses), computedCriteria)
     }
 
     // MARK: Coding (one JSON line per target, sorted by key)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
+import ProactiveRanking
 import ProactiveStore
 
 // MARK: - Errors as the API answers them
@@ -64,6 +65,8 @@ public struct APIError: Error, Sendable, Equatable {
             case .invalidRequest: return APIError(.badRequest, "invalid_request", error.description)
             default: return APIError(.internalServerError, error.code.rawValue, error.description)
             }
+        case let error as FocusError:
+            return APIError.badRequest(error.reason, field: error.field.isEmpty ? nil : error.field)
         case let error as DonationLineError:
             return APIError.badRequest(error.description, field: error.field)
         case let error as any HTTPResponseError:

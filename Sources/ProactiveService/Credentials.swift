@@ -28,6 +28,8 @@ public final class CredentialStore: @unchecked Sendable {
     public let appsPath: String
     private let lock = NSLock()
     private var cached: (stamp: FileStamp?, byHash: [String: String]) = (nil, [:])
+    /// Credentials found valid since the app file last changed, and who they act as.
+    private var recent: [String: StoreAccess] = [:]
     private var ownerHash: String?
 
     /// The files beside the store at `storePath`.
@@ -132,17 +134,27 @@ public final class CredentialStore: @unchecked Sendable {
     /// Compares hashes only; re-reads the app file when it changed on disk.
     public func access(for credential: String) -> StoreAccess? {
         guard Self.isWellFormed(credential) else { return nil }
+        let stamp = FileStamp(path: appsPath)
+        lock.lock()
+        // Credentials already checked since the app file last changed are not hashed again.
+        if stamp == cached.stamp, let known = recent[credential] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
         let hash = Self.hash(credential)
         lock.lock()
         defer { lock.unlock() }
-        if let ownerHash, Self.constantTimeEqual(hash, ownerHash) { return .administrator }
-        let stamp = FileStamp(path: appsPath)
         if stamp != cached.stamp {
             // An unreadable file grants nothing.
             let entries = (try? apps()) ?? []
             cached = (stamp, Dictionary(entries.map { ($0.sha256, $0.app) }, uniquingKeysWith: { first, _ in first }))
+            recent.removeAll()
         }
-        return cached.byHash[hash].map(StoreAccess.app)
+        let access: StoreAccess?
+        if let ownerHash, Self.constantTimeEqual(hash, ownerHash) { access = .administrator } else { access = cached.byHash[hash].map(StoreAccess.app) }
+        if access != nil, recent.count < 1024 { recent[credential] = access }  // unknown ones are not kept (401 stays a hash away)
+        return access
     }
 
     // MARK: Pieces
@@ -153,8 +165,16 @@ public final class CredentialStore: @unchecked Sendable {
         return "pk_" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
+    /// The SHA-256 of the credential in lowercase hex (asked on every request: no formatter).
     static func hash(_ credential: String) -> String {
-        SHA256.hash(data: Data(credential.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(credential.utf8)) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func isWellFormed(_ credential: String) -> Bool {

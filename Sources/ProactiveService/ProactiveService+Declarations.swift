@@ -26,6 +26,7 @@ extension ProactiveService {
         let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: context.access)
         try store.replaceShortcutSet(StoredShortcutSet(user: user, app: app, declaredAt: date,
                                                        shortcutsJSON: RelevantShortcutCodec.encodeShortcuts(set.shortcuts)))
+        inputs.invalidate()
         return Response.json(.object([("app", .string(app)), ("user", .string(user)), ("shortcuts", .int(set.shortcuts.count))]))
     }
 
@@ -44,6 +45,7 @@ extension ProactiveService {
             try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
                                                      timelineJSON: WidgetTimelineCodec.encode(timeline)))
         }
+        inputs.invalidate()
         return Response.json(.object([
             ("user", .string(user)),
             ("widgets", .array(timelines.map { .object([("widget", .string($0.widget.key)), ("entries", .int($0.entries.count))]) })),

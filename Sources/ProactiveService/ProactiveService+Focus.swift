@@ -40,6 +40,7 @@ extension ProactiveService {
             }
         }
         let recorded = try engine(context).recordFeedback(events, user: user, utcOffset: 0)
+        inputs.invalidate()
         let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
         if !donated.isEmpty {
             metrics.donationsStored.increment(by: donated.count)
@@ -65,9 +66,7 @@ extension ProactiveService {
     func putFocus(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "set the Focus")
         _ = try Self.user(request, allowing: [])
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
-        guard case let .object(members) = try BodyReading.json(body) else { throw APIError.badRequest("the body must be a JSON object") }
+        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
         var focus: String??
         var date = Date()
         for (key, value) in members {
@@ -85,6 +84,7 @@ extension ProactiveService {
         }
         guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
         try SQLiteFocusStore(database: database).recordChange(StoredFocusChange(date: date, focus: focus))
+        inputs.invalidate()
         await models.dropAll()
         return Response.json(try focusStatus(at: date))
     }

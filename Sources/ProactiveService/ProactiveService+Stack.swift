@@ -17,9 +17,7 @@ extension ProactiveService {
     /// decision is a fresh stack's (no rotation carried from earlier calls).
     func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
-        guard case let .object(members) = try BodyReading.json(body) else { throw APIError.badRequest("the body must be a JSON object") }
+        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
         var questionMembers: [(String, JSONValue)] = []
         var names: [String] = []
         var settings = StackSettings()
@@ -40,9 +38,9 @@ extension ProactiveService {
         }
         guard !names.isEmpty else { throw APIError.badRequest("name the stack's widgets", field: "widgets") }
         let question = try Question(json: .object(questionMembers))
-        let live = try await models.live(user: question.user)
+        let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
-        let session = try engine.rankingSession(live)
+        let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
         let moment = try engine.moment(for: live, at: question.date, utcOffset: question.utcOffset, context: question.context)
         let offset = moment.utcOffset ?? 0
         let ranker = session.ranker(dayStart: session.dayStart(containing: question.date, utcOffset: offset), utcOffset: offset,

@@ -19,6 +19,9 @@ public struct ProactiveService: Sendable {
         public var maxBody = 16 << 20
         /// Bytes of live models kept in memory.
         public var memoryBudget = 512 << 20
+        /// How long declarations, feedback and Focus filters read for a question are reused
+        /// (the service's own writes of them take effect at once; another process's within this).
+        public var inputsLifetime: Duration = .seconds(1)
         public init() {}
     }
 
@@ -30,11 +33,15 @@ public struct ProactiveService: Sendable {
         ("GET", "/v1/stats"),
         ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
         ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"), ("POST", "/v1/stack"),
+        ("GET", "/v1/apps/{app}/focus-filter"), ("PUT", "/v1/apps/{app}/focus-filter"), ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"),
+        ("POST", "/v1/notifications"), ("GET", "/v1/focus/people"),
     ]
 
     public let database: ProactiveDatabase
     public let credentials: CredentialStore
     public let models: LiveModelCache
+    /// Users' declarations, feedback and the Focus filters, held for `Configuration.inputsLifetime`.
+    public let inputs: RankingInputsCache
     public let metrics: ServiceMetrics
     public let configuration: Configuration
     public let logger: Logger
@@ -47,6 +54,7 @@ public struct ProactiveService: Sendable {
         self.metrics = metrics
         self.logger = logger
         models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
+        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime)
     }
 
     /// The router with every route and the middleware (errors as JSON, metrics, credentials).
@@ -88,6 +96,11 @@ public struct ProactiveService: Sendable {
         case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
         case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
         case ("POST", "/v1/stack"): return { try await stack($0, $1) }
+        case ("GET", "/v1/apps/{app}/focus-filter"): return { request, context in try getFocusFilter(request, context) }
+        case ("PUT", "/v1/apps/{app}/focus-filter"): return { try await putFocusFilter($0, $1) }
+        case ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"): return { try await patchFocusFilter($0, $1) }
+        case ("POST", "/v1/notifications"): return { try await postNotification($0, $1) }
+        case ("GET", "/v1/focus/people"): return { request, context in try getFocusPeople(request, context) }
         default: preconditionFailure("no handler for \(method) \(path)")
         }
     }
@@ -181,6 +194,7 @@ public struct ProactiveService: Sendable {
     func applyRetention(now: Date) async throws {
         let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
         guard !report.isEmpty else { return }
+        inputs.invalidate()
         await models.dropAll()
         try Engine(database: database).settleDeletions(now: now)
     }
@@ -223,6 +237,7 @@ public struct ProactiveService: Sendable {
         }
         let deleted = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).delete(deletion)
         if deleted > 0 {
+            inputs.invalidate()
             await models.dropAll()
             try Engine(database: database).settleDeletions()
             _ = try SQLitePrivacyStore(database: database).eraseTraces()
@@ -237,7 +252,7 @@ public struct ProactiveService: Sendable {
     func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody)
-        let live = try await models.live(user: question.user)
+        let live = try await models.live(user: question.user, waiting: false)
         let prediction = try engine(context).predict(live, at: question.date, utcOffset: question.utcOffset, context: question.context,
                                                       k: question.k)
         let offset = prediction.moment.utcOffset ?? 0
@@ -258,8 +273,9 @@ public struct ProactiveService: Sendable {
     func suggest(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody, allowDeveloper: true)
-        let live = try await models.live(user: question.user)
-        let session = try engine(context).rankingSession(live)
+        let live = try await models.live(user: question.user, waiting: false)
+        let engine = engine(context)
+        let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
         let result = try session.suggest(at: question.date, utcOffset: question.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
         let offset = result.moment.utcOffset ?? 0
@@ -349,6 +365,15 @@ struct Question {
 // MARK: - Reading bodies
 
 enum BodyReading {
+    /// The body as a JSON object's members (400 for anything else).
+    static func object(_ request: Request, maxBody: Int) async throws -> [(String, JSONValue)] {
+        var request = request
+        guard case let .object(members) = try json(try await request.collectBody(upTo: maxBody)) else {
+            throw APIError.badRequest("the body must be a JSON object")
+        }
+        return members
+    }
+
     static func json(_ body: ByteBuffer) throws -> JSONValue {
         do {
             return try body.readableBytesView.withContiguousStorageIfAvailable { bytes in
@@ -359,17 +384,32 @@ enum BodyReading {
         }
     }
 
-    /// JSON Lines: each non-blank line decoded on its own, numbered from 1.
+    /// JSON Lines: each non-blank line decoded on its own, numbered from 1 (lines are split on
+    /// `\n` in the bytes, a trailing `\r` dropped; blank means only spaces and tabs).
     static func lines(_ body: ByteBuffer) -> [(line: Int, result: Result<Donation, DonationLineError>)] {
         var result: [(Int, Result<Donation, DonationLineError>)] = []
-        let text = String(buffer: body)
-        var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            if trimmed.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            result.append((number, Result { () throws(DonationLineError) in try DonationLineCodec.decode(String(trimmed)) }))
-        }
+        body.readableBytesView.withContiguousStorageIfAvailable { bytes in
+            let all = UnsafeRawBufferPointer(bytes)
+            var number = 0
+            var start = 0
+            while start <= all.count {
+                let end = all[start...].firstIndex(of: 0x0a) ?? all.count
+                number += 1
+                var last = end
+                if last > start, all[last - 1] == 0x0d { last -= 1 }
+                let line = UnsafeRawBufferPointer(rebasing: all[start..<last])
+                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                    result.append((number, Result { () throws(DonationLineError) in try DonationLineCodec.decode(line) }))
+                }
+                start = end + 1
+            }
+        } ?? {
+            // Not contiguous (never, for a collected body): the same through a copy.
+            var copy = ByteBuffer()
+            var body = body
+            copy.writeBuffer(&body)
+            result = lines(copy)
+        }()
         return result
     }
 

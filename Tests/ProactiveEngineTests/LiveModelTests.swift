@@ -61,6 +61,26 @@ struct LiveModelTests {
         }
     }
 
+    /// A moment after the user's last donation takes its history from the donations the model
+    /// held when loaded or caught up; any moment's history is the store's.
+    @Test func heldLatestDonationsAreTheStoresHistory() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let log = try sampleLog()
+        try SQLiteDonationStore(database: engine.database).append(Array(log.dropLast(5)), duplicates: .fail)
+        var live = try engine.liveModel(user: "me")
+        #expect(live.latest?.count == engine.recentLimit)
+        for donation in log.suffix(5) { try engine.donate(donation) }
+        try engine.refresh(&live)
+        let last = try #require(log.map(\.date).max())
+        for date in [last.addingTimeInterval(3600), last, last.addingTimeInterval(-86_400 * 3), last.addingTimeInterval(-86_400 * 20)] {
+            let held = try engine.moment(for: live, at: date, utcOffset: -8 * 3600)
+            let read = try engine.states.recentDonations(ofUser: "me", atOrBefore: date, limit: engine.recentLimit).map(live.inputs.prepare)
+            #expect(held.recent == read.map(live.inputs.event), "\(date)")
+            #expect(!held.recent.isEmpty)
+        }
+    }
+
     /// New donations are learned without a refit. A deletion is unlearned
     /// exactly: the profile model removes the event (its scores equal a fit
     /// without it), the blend is refitted on what remains (its weights were

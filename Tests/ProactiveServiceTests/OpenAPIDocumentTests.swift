@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import ProactiveCore
 import ProactiveEngine
+import ProactiveRanking
 import ProactiveService
 import ProactiveStore
 import Testing
@@ -73,14 +74,24 @@ struct IsolationTests {
         "GET /v1/focus": ("/v1/focus", nil),
         "PUT /v1/focus": ("/v1/focus", #"{"focus": "work"}"#),
         "GET /v1/definitions": ("/v1/definitions", nil),
+        "GET /v1/apps/{app}/focus-filter": ("/v1/apps/com.example.weather/focus-filter", nil),
+        "PUT /v1/apps/{app}/focus-filter": ("/v1/apps/com.example.weather/focus-filter", weatherFilter),
+        "PATCH /v1/apps/{app}/focus-filter/{focus}": ("/v1/apps/com.example.weather/focus-filter/work", #"{"set": {"units": "metric"}}"#),
+        "POST /v1/notifications": ("/v1/notifications", #"{"app": "com.example.weather", "criteria": {"units": "imperial"}}"#),
+        "GET /v1/focus/people": ("/v1/focus/people?user=me", nil),
     ]
+
+    static let weatherFilter = #"{"app": "com.example.weather", "title": "Units", "parameters": [{"name": "units", "type": "string", "matches": "units"}]}"#
 
     /// What another app could change: donations, declarations, feedback, Focus changes, saved models.
     static func fingerprint(_ fixture: ServiceFixture) throws -> [Int] {
         let declarations = SQLiteDeclarationStore(database: fixture.database)
         return [try fixture.storedCount(), try declarations.shortcutSets(user: "me").count, try declarations.timelines(user: "me").count,
                 try declarations.feedback(user: "me").count, try SQLiteFocusStore(database: fixture.database).changes().count,
-                try Engine(database: fixture.database).savedModels().count]
+                try Engine(database: fixture.database).savedModels().count,
+                // The Focus filters: declarations and configured values.
+                try SQLiteFocusStore(database: fixture.database).allFilters().map { $0.declaration + "\($0.values.sorted { $0.key < $1.key }.map { "\($0)" })" }
+                    .joined().hashValue]
     }
 
     @Test("every documented route refuses another app's credential with 403 and changes nothing")
@@ -91,6 +102,10 @@ struct IsolationTests {
         try SQLiteDonationStore(database: fixture.database).append(
             [try DonationLineCodec.decode(donationLine(app: "com.example.weather", intent: "CheckWeatherIntent", identifier: "w1"))],
             duplicates: .fail)
+        // weather's own filter, configured in work: a foreign PUT or PATCH would change it.
+        let engine = Engine(database: fixture.database)
+        _ = try engine.declareFocusFilter(try FocusFilter.parse(Self.weatherFilter))
+        _ = try engine.configureFocusFilter(app: "com.example.weather", focus: "work", set: [("units", "imperial")], unset: [])
         let before = try Self.fingerprint(fixture)
         try await fixture.test { client async throws in
             for route in documented.sorted() {

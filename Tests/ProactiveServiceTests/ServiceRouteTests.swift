@@ -318,6 +318,30 @@ struct LiveModelCacheTests {
         #expect(try await cache.live(user: first).key.donationCount == count + 1)
     }
 
+    @Test("a held model's fit is counted once: `refitted` then says only what a later refresh did")
+    func refitCountedOnce() async throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        try SQLiteDonationStore(database: fixture.database).append(try ServiceFixture.sampleLines().split(separator: "\n")
+            .map { try DonationLineCodec.decode(String($0)) }, duplicates: .fail)
+        let metrics = ServiceMetrics()
+        func refits() -> String? { metrics.exposition().split(separator: "\n").first { $0.hasPrefix("proactive_refits_total ") }.map(String.init) }
+        let cache = LiveModelCache(engine: engine, budget: 1 << 30, metrics: metrics)
+        let loaded = try await cache.live(user: "me")  // no saved state: fitted now
+        #expect(!loaded.refitted)
+        #expect(refits() == "proactive_refits_total 1")
+        for minute in 0..<3 {
+            try engine.donate(Donation(user: "me", app: "com.example.coffee", intent: "OrderCoffeeIntent",
+                                       date: Date(timeIntervalSince1970: 1_795_000_000 + Double(minute) * 60)))
+            await cache.donated(users: ["me"])
+            let held = try await cache.live(user: "me")  // folded in the background, or now
+            #expect(!held.refitted)
+            #expect(held.key.donationCount == loaded.key.donationCount + minute + 1)
+        }
+        await cache.flush()
+        #expect(refits() == "proactive_refits_total 1")
+    }
+
     @Test("flush saves what a held model learned")
     func flushSaves() async throws {
         let fixture = try ServiceFixture()

@@ -250,3 +250,21 @@ struct DonationStoreConformanceTests {
         #expect(storeError { try store.setTimeZone("UTC", forUser: "") }?.code == .invalidRequest)
     }
 }
+
+@Suite("Donation stores: appending each donation of a batch")
+struct AppendEachTests {
+    /// Stored, a duplicate of a stored identifier, a duplicate within the batch, the same donation
+    /// again without an identifier: every store answers alike and keeps the same rows.
+    @Test(arguments: StoreKind.allCases)
+    func outcomesPerDonation(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let store = try kind.makeStore(in: directory)
+        try store.append([sample(minutes: 0, identifier: "a")], duplicates: .fail)
+        let batch = [sample(minutes: 1, identifier: "a"), sample(minutes: 2, identifier: "b"), sample(minutes: 3, identifier: "b"),
+                     sample(minutes: 4), sample(minutes: 4), sample(minutes: 5, identifier: "c")]
+        let outcomes = try store.inOneTransaction { appender in try appender.appendEach(batch) }
+        #expect(outcomes.map { (try? $0.get()) ?? nil } == [false, true, false, true, false, true])
+        #expect(try store.identifiers().sorted() == ["a", "b", "c"])
+        #expect(try store.all().count == 4)
+    }
+}

@@ -93,7 +93,7 @@ public struct LogisticModel: FittedModel {
 
     // MARK: Scoring
 
-    func featureVector(for moment: Moment) -> [Double] {
+    public func featureVector(for moment: Moment) -> [Double] {
         let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date)
         return encoder.encode(moment, in: space, fallbackPrevious: previous)
     }

@@ -27,7 +27,15 @@ public struct FocusError: Error, Equatable, Sendable, CustomStringConvertible {
 public enum FocusName {
     /// The canonical form: trimmed and lowercased.
     public static func normalize(_ name: String) -> String {
-        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        // Already canonical (ASCII, no capitals, no surrounding white space): the usual case, met for
+        // every donation a moment carries, so it skips Foundation's trimming.
+        let bytes = name.utf8
+        let space: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0d).contains($0) }
+        if let first = bytes.first, let last = bytes.last, !space(first), !space(last),
+           !bytes.contains(where: { $0 >= 0x80 || (0x41...0x5a).contains($0) }) {
+            return name
+        }
+        return name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
     /// The canonical name, or an error when nothing is left after trimming.

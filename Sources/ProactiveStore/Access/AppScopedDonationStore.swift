@@ -58,6 +58,11 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
             return try base.append(donations, duplicates: duplicates)
         }
 
+        func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try store.check(apps: donations.lazy.map(\.app))
+            return try base.appendEach(donations)
+        }
+
         func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
             try store.check(apps: records.lazy.map(\.app))
             return try base.append(records: records, duplicates: duplicates)

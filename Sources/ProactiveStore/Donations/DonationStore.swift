@@ -15,6 +15,25 @@ public protocol DonationAppender {
     /// - Complexity: O(n log m) for n donations into a store of m.
     @discardableResult
     func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult
+
+    /// Appends each donation on its own, duplicates skipped (a batch whose good
+    /// donations are kept): per donation, true when stored, false when a
+    /// duplicate, or why it was refused (`.invalidDonation`). Other errors throw.
+    func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>]
+}
+
+extension DonationAppender {
+    /// One `append` per donation.
+    public func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>] {
+        var outcomes: [Result<Bool, StoreError>] = []
+        outcomes.reserveCapacity(donations.count)
+        for donation in donations {
+            do { outcomes.append(.success(try append([donation], duplicates: .skip).inserted == 1)) } catch where error.code == .invalidDonation {
+                outcomes.append(.failure(error))
+            }
+        }
+        return outcomes
+    }
 }
 
 // MARK: - Store

@@ -75,6 +75,28 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
             try appendEncoded(donations.map { donation throws(StoreError) in try DonationRecord(donation) }, duplicates: duplicates)
         }
 
+        /// Without a savepoint per donation: a refused one is refused before SQLite sees it, and a
+        /// duplicate is skipped by the statement (`ON CONFLICT DO NOTHING`).
+        func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>] {
+            var records: [DonationRecord] = []
+            var outcomes: [Result<Bool, StoreError>?] = []
+            records.reserveCapacity(donations.count)
+            outcomes.reserveCapacity(donations.count)
+            for donation in donations {
+                do {
+                    records.append(try DonationRecord(donation))
+                    outcomes.append(nil)
+                } catch where error.code == .invalidDonation {
+                    outcomes.append(.failure(error))
+                }
+            }
+            let inserted = try StoreError.wrap("appending \(records.count) donations") {
+                try SQLiteDonationStore.insertEach(records, into: db)
+            }
+            var next = inserted.makeIterator()
+            return outcomes.map { $0 ?? .success(next.next()!) }
+        }
+
         func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
             try StoreError.wrap("appending \(records.count) donations") {
                 // A savepoint keeps the batch all-or-nothing inside the outer transaction.
@@ -98,15 +120,30 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
     /// the C API; the caller owns the transaction.
     /// Refuses (`.recordingPaused`) while recording is paused (`SQLitePrivacyStore`).
     fileprivate static func insert(_ records: [DonationRecord], into db: Database, duplicates: DuplicatePolicy) throws -> AppendResult {
+        var result = AppendResult()
+        try insert(records, into: db, sql: duplicates == .skip ? insertSkippingSQL : insertSQL) { stored in
+            if stored { result.inserted += 1 } else { result.duplicates += 1 }
+        }
+        return result
+    }
+
+    /// Inserts records one by one, duplicates skipped: per record, whether it was stored.
+    fileprivate static func insertEach(_ records: [DonationRecord], into db: Database) throws -> [Bool] {
+        var stored: [Bool] = []
+        stored.reserveCapacity(records.count)
+        try insert(records, into: db, sql: insertSkippingSQL) { stored.append($0) }
+        return stored
+    }
+
+    /// Steps `sql` once per record; `inserted` says whether each one added a row.
+    private static func insert(_ records: [DonationRecord], into db: Database, sql: String, inserted: (Bool) -> Void) throws {
         try SQLitePrivacyStore.requireRecording(db)
-        let sql = duplicates == .skip ? insertSkippingSQL : insertSQL
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
         let connection = db.sqliteConnection
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)  // no pointer into `scratch` outlives it
         }
-        var result = AppendResult()
         var scratch: [UInt8] = []
         scratch.reserveCapacity(1024)
         for record in records {
@@ -117,9 +154,8 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
                 if ResultCode(rawValue: extended) == .SQLITE_CONSTRAINT_UNIQUE { throw try uniquenessError(record, db) }
                 throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
             }
-            if sqlite3_changes(connection) == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+            inserted(sqlite3_changes(connection) == 1)
         }
-        return result
     }
 
     /// The error for a record that broke a UNIQUE index. A taken `(app,

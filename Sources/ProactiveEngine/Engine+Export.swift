@@ -1,0 +1,43 @@
+import Foundation
+import ProactiveCore
+import ProactiveModels
+
+// MARK: - A user's linear scorer, for peers
+
+/// The linear part of a user's live model at a moment: `W` (targets x columns,
+/// row-major) and the moment's feature vector `x`, so that `W · x` is the
+/// logistic model's log-score of each target (the blend's logistic component,
+/// or the logistic model itself). What a peer implementation needs to serve
+/// the same scores (`proactive models export-weights`, `scripts/load-serve.sh`).
+public struct LinearWeights: Sendable {
+    public var user: String
+    /// Target keys, in row order.
+    public var targets: [String]
+    public var columns: Int
+    public var weights: [Double]
+    public var x: [Double]
+}
+
+extension Engine {
+    /// The user's `W` and `x` at `date` (owner only: a model reads every app's donations).
+    /// - Throws: `EngineError(.invalidRequest)` when the user's model has no logistic part
+    ///   (too few donations, or another model chosen); `.noDonations`.
+    public func linearWeights(user: String, at date: Date, utcOffset: Int? = nil, _ choice: ModelChoice = ModelChoice()) throws -> LinearWeights {
+        try access.requireAdministrator(to: "export model weights")
+        let live = try liveModel(user: user, choice)
+        let logistic: LogisticModel
+        if let model = live.model as? LogisticModel {
+            logistic = model
+        } else if let model = live.model as? BlendModel, let part = model.logistic {
+            logistic = part
+        } else {
+            throw EngineError(.invalidRequest, "user \(user): the \(live.model.name) model has no logistic part to export")
+        }
+        let x = logistic.featureVector(for: try moment(for: live, at: date, utcOffset: utcOffset))
+        let targets = logistic.space.targets.map(\.rawValue)
+        guard logistic.weights.count == targets.count * x.count else {
+            throw EngineError(.unreadableStoredData, "user \(user): \(logistic.weights.count) weights for \(targets.count) targets x \(x.count) columns")
+        }
+        return LinearWeights(user: user, targets: targets, columns: x.count, weights: logistic.weights, x: x)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Focus filters, notifications and people
+
+/// What `focus filter define|configure|show`, `notify` and `focus people` do,
+/// for the CLI and the service alike (they only read arguments and print).
+/// An app acting (`--as-app`, an app credential) declares, configures and reads
+/// only its own filter; the notification decision and people are the owner's.
+extension Engine {
+    /// What declaring a filter did.
+    public struct DeclaredFilter: Sendable {
+        public var filter: FocusFilter
+        /// Configured values that no longer fit the declaration and were dropped: (Focus, parameter).
+        public var dropped: [(focus: String, parameter: String)]
+    }
+
+    /// Declares (or replaces) an app's Focus filter, keeping the configured values that still fit it.
+    /// - Throws: `StoreError(.accessDenied)` for another app's filter.
+    public func declareFocusFilter(_ filter: FocusFilter) throws -> DeclaredFilter {
+        try access.require(app: filter.app, to: "declare the Focus filter of")
+        var engine = try focusFilters()
+        let app = filter.app
+        let before = engine.configuredFocuses(app: app).map { ($0, engine.configuredValues(app: app, focus: $0)) }
+        engine.declare(filter)
+        var kept: [String: [String: ParameterValue]] = [:]
+        var dropped: [(String, String)] = []
+        for (focus, values) in before {
+            let remaining = engine.configuredValues(app: app, focus: focus)
+            if !remaining.isEmpty { kept[focus] = remaining }
+            for name in values.keys.sorted() where remaining[name] == nil { dropped.append((focus, name)) }
+        }
+        try focusStore.declareFilter(app: app, declaration: JSONWriter.string(filter.json), keeping: kept)
+        return DeclaredFilter(filter: filter, dropped: dropped)
+    }
+
+    /// What configuring a filter did.
+    public struct ConfiguredFilter: Sendable {
+        public var filter: FocusFilter
+        public var focus: String
+        /// The values configured in `focus` now.
+        public var values: [String: ParameterValue]
+        public var display: FocusFilter.DisplayRepresentation
+        /// The `perform()` call the app gets when `focus` is on at `now` and its values changed.
+        public var perform: FocusFilterPerform?
+    }
+
+    /// Sets (values typed as on the command line: `FocusFilterParameter.value(fromText:)`)
+    /// and removes (`unset`, or an empty text) an app's filter values for one Focus.
+    /// - Throws: `EngineError(.invalidRequest)` when the app declared no filter or a name is
+    ///   not one of its parameters; `FocusError` for a value of the wrong type;
+    ///   `StoreError(.accessDenied)` for another app's filter.
+    public func configureFocusFilter(app: String, focus: String, set texts: [(name: String, value: String)], unset: [String],
+                                     now: Date = Date()) throws -> ConfiguredFilter {
+        try access.require(app: app, to: "configure the Focus filter of")
+        let focusName = FocusName.normalize(focus)
+        guard !focusName.isEmpty else { throw EngineError(.invalidRequest, "the Focus name is empty") }
+        var engine = try focusFilters()
+        guard let filter = engine.filter(app: app) else {
+            throw EngineError(.invalidRequest, "\(app) has not declared a Focus filter (proactive focus filter define --app \(app) FILE)")
+        }
+        var values: [String: ParameterValue] = [:]
+        var removed = unset
+        for (name, text) in texts {
+            guard let parameter = filter.parameter(named: name) else {
+                throw EngineError(.invalidRequest, "\(name): not a parameter of \(app)'s Focus filter (it has: \(filter.parameters.map(\.name).joined(separator: ", ")))")
+            }
+            if text.isEmpty { removed.append(name); continue }
+            values[name] = try parameter.value(fromText: text)
+        }
+        let previous = engine.configuredValues(app: app, focus: focusName)
+        try engine.configure(app: app, focus: focusName, set: values, unset: removed)
+        let configured = engine.configuredValues(app: app, focus: focusName)
+        try focusStore.replaceValues(app: app, focus: focusName, configured)
+        var perform: FocusFilterPerform?
+        if try focusTimeline().timeline.focus(at: now) == focusName, previous != configured {
+            perform = FocusFilterPerform(app: app, focus: focusName, values: engine.currentValues(app: app, activeFocus: focusName) ?? [:],
+                                         reason: .configured)
+        }
+        return ConfiguredFilter(filter: filter, focus: focusName, values: configured,
+                                display: filter.displayRepresentation(configured: configured), perform: perform)
+    }
+
+    /// The declared filters the acting party may see (one app's, or every app's), each with, per
+    /// Focus it is configured in or has an app context for (only `focus` when given), the display
+    /// representation, values, predicate and badge: the shape of `focus filter show --json`.
+    /// - Throws: `EngineError(.invalidRequest)` when `app` declared no filter.
+    public func focusFilterReports(app: String? = nil, focus: String? = nil) throws -> [JSONValue] {
+        if let app { try access.require(app: app, to: "read the Focus filter of") }
+        let engine = try focusFilters()
+        if let app, engine.filter(app: app) == nil { throw EngineError(.invalidRequest, "\(app) has not declared a Focus filter") }
+        let wanted = focus.map(FocusName.normalize)
+        return (app.map { [$0] } ?? engine.filters.keys.sorted()).compactMap { app in
+            let filter = engine.filter(app: app)!
+            let focuses = Set(engine.configuredFocuses(app: app) + engine.appContextFocuses(app: app)).filter { wanted == nil || $0 == wanted }.sorted()
+            let perFocus: [(String, JSONValue)] = focuses.map { name in
+                let configured = engine.configuredValues(app: app, focus: name)
+                let display = filter.displayRepresentation(configured: configured)
+                var members: [(String, JSONValue)] = [("primary", .string(display.primary)), ("secondary", .string(display.secondary)),
+                                                      ("values", .object(configured.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }))]
+                if let predicate = engine.activePredicate(app: app, focus: name) { members.append(("predicate", .string(predicate.description))) }
+                if let badge = engine.appContext(app: app, focus: name)?.badgeCount {
+                    members.append(("badge", .number(Double(badge), integer: Int64(badge))))
+                }
+                return (name, .object(members))
+            }
+            guard case let .object(declaration) = filter.json else { return nil }
+            return .object(declaration + [("focuses", .object(perFocus))])
+        }
+    }
+
+    /// Whether an app's notification is delivered or silenced in the Focus on at `date` (owner only, as `notify`).
+    public struct NotificationAnswer: Sendable {
+        public var decision: NotificationDecision
+        public var focus: String?
+        /// The app's badge count in that Focus, when it set one.
+        public var badge: Int?
+
+        /// `{"delivered", "reason", "focus", "predicate"?, "badge"?}`: the shape of `notify --json`.
+        public var json: JSONValue {
+            var members: [(String, JSONValue)] = [("delivered", .bool(decision.isDelivered)), ("reason", .string(decision.reason)),
+                                                  ("focus", focus.map { .string($0) } ?? .null)]
+            if let predicate = decision.predicate { members.append(("predicate", .string(predicate.description))) }
+            if let badge { members.append(("badge", .number(Double(badge), integer: Int64(badge)))) }
+            return .object(members)
+        }
+    }
+
+    public func notificationDecision(app: String, criteria: FilterCriteria, at date: Date) throws -> NotificationAnswer {
+        try access.requireAdministrator(to: "decide notifications (it reads every app's Focus filter)")
+        let focus = try focusTimeline().timeline.focus(at: date)
+        let engine = try focusFilters()
+        return NotificationAnswer(decision: engine.deliver(FocusNotification(app: app, criteria: criteria), activeFocus: focus),
+                                  focus: focus, badge: engine.badgeCount(app: app, activeFocus: focus))
+    }
+
+    /// People to suggest for each Focus's allowed-notifications list, from the user's messaging
+    /// donations (owner only, as `focus people`); `user` nil: the store's only user. Only the
+    /// suggested pairs unless `all`; only `focus`'s when given.
+    /// - Throws: `EngineError(.invalidRequest)` when `user` is nil and the store holds other than one user.
+    public func focusPeople(user: String?, focus: String? = nil, all: Bool = false,
+                            configuration: FocusPeopleAnalysis.Configuration = .init()) throws -> (user: String, rows: [PersonFocusAssociation]) {
+        try access.requireAdministrator(to: "suggest Focus people (it reads every app's donations)")
+        let users = try donations.users()
+        guard let user = user ?? (users.count == 1 ? users[0] : nil) else {
+            throw EngineError(.invalidRequest, "the store holds \(users.count) users (\(users.prefix(5).joined(separator: ", "))); choose one")
+        }
+        let timeline = try focusTimeline().timeline
+        var history: [Donation] = []
+        try donations.forEachDonation(matching: DonationFilter(user: user)) { history.append(timeline.enrich($0)) }
+        let analysis = FocusPeopleAnalysis(definitions: try definitions(), configuration: configuration)
+        let wanted = focus.map(FocusName.normalize)
+        return (user, analysis.associations(history).filter { (wanted == nil || $0.focus == wanted) && (all || $0.isSuggested) })
+    }
+
+    var focusStore: AppScopedFocusStore { AppScopedFocusStore(SQLiteFocusStore(database: database), access: access) }
+}
+
+extension PersonFocusAssociation {
+    /// One row of `focus people --json`.
+    public var json: JSONValue {
+        func number(_ value: Double) -> JSONValue { .number(value, integer: value == value.rounded() && abs(value) < 1e15 ? Int64(value) : nil) }
+        return .object([("focus", .string(focus)), ("person", .string(person)), ("display", .string(display)),
+                        ("messages", number(messages)), ("messages_to_person", number(messagesToPerson)),
+                        ("messages_in_focus", number(messagesInFocus)), ("total_messages", number(totalMessages)),
+                        ("share", number(share)), ("base_rate", number(baseRate)), ("lift", number(lift)),
+                        ("pmi", number(pmi)), ("suggested", .bool(isSuggested))])
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import ProactiveCore
+import ProactiveEngine
+import ProactiveRanking
+import ProactiveStore
+
+// MARK: - Focus filters, notifications and people
+
+extension ProactiveService {
+    /// `PUT /v1/apps/{app}/focus-filter`: declares (or replaces) the app's Focus
+    /// filter (the body is a `focus filter define` file; its `app` may be omitted and
+    /// must otherwise be the path's). Configured values that no longer fit are dropped
+    /// and listed. An app credential declares only its own filter.
+    func putFocusFilter(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let app = try Self.pathParameter(context, "app")
+        try context.access.require(app: app, to: "declare the Focus filter of")
+        _ = try Self.user(request, allowing: [])
+        let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
+        let filter = try FocusFilter.parse(text, app: app)
+        let declared = try engine(context).declareFocusFilter(filter)
+        inputs.invalidate()
+        return Response.json(.object([
+            ("filter", filter.json),
+            ("dropped", .array(declared.dropped.map { .object([("focus", .string($0.focus)), ("parameter", .string($0.parameter))]) })),
+        ]))
+    }
+
+    /// `GET /v1/apps/{app}/focus-filter?focus=F`: the app's declaration and, per Focus, what
+    /// it applies (one element of `focus filter show --json`). An app credential reads only its own.
+    func getFocusFilter(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+        let app = try Self.pathParameter(context, "app")
+        try context.access.require(app: app, to: "read the Focus filter of")
+        _ = try Self.user(request, allowing: ["focus"])
+        let focus = request.uri.queryParameters.get("focus")
+        if focus?.isEmpty == true { throw APIError.badRequest("must not be empty", field: "focus") }
+        let reports = try engine(context).focusFilterReports(app: app, focus: focus)
+        return Response.json(reports.first ?? .null)
+    }
+
+    /// `PATCH /v1/apps/{app}/focus-filter/{focus}`: `{"set": {"account": "personal",
+    /// "alwaysUseDarkMode": true}, "unset": ["status"]}` sets and removes the app's values in
+    /// that Focus (as `focus filter configure`: values read as the command line reads them,
+    /// an empty string or `null` removes; values not named are kept). Answers the values,
+    /// the display representation and the `perform()` call when that Focus is on now.
+    func patchFocusFilter(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let app = try Self.pathParameter(context, "app")
+        try context.access.require(app: app, to: "configure the Focus filter of")
+        let focus = try Self.pathParameter(context, "focus")
+        _ = try Self.user(request, allowing: [])
+        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
+        var texts: [(name: String, value: String)] = []
+        var unset: [String] = []
+        for (key, value) in members {
+            switch (key, value) {
+            case let ("set", .object(entries)):
+                for (name, entry) in entries {
+                    guard !name.isEmpty else { throw APIError.badRequest("parameter names are not empty", field: "set") }
+                    switch entry {
+                    case let .string(text): texts.append((name, text))
+                    case let .bool(flag): texts.append((name, flag ? "true" : "false"))
+                    case let .number(number, integer): texts.append((name, integer.map { "\($0)" } ?? "\(number)"))
+                    case .null: unset.append(name)
+                    default: throw APIError.badRequest("a value is a string, number, boolean or null, found \(entry.kindName)", field: "set.\(name)")
+                    }
+                }
+            case let ("unset", .array(items)):
+                for item in items {
+                    guard case let .string(name) = item, !name.isEmpty else { throw APIError.badRequest("parameter names are strings", field: "unset") }
+                    unset.append(name)
+                }
+            case ("set", _): throw APIError.badRequest("must be an object of parameter values", field: "set")
+            case ("unset", _): throw APIError.badRequest("must be an array of parameter names", field: "unset")
+            default: throw APIError.badRequest("unknown field", field: key)
+            }
+        }
+        guard !texts.isEmpty || !unset.isEmpty else { throw APIError.badRequest("give at least one value to set or unset", field: "set") }
+        let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: texts, unset: unset)
+        inputs.invalidate()
+        func values(_ values: [String: ParameterValue]) -> JSONValue { .object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }) }
+        let perform: JSONValue = configured.perform.map { event in
+            .object([("focus", event.focus.map(JSONValue.string) ?? .null), ("values", values(event.values)), ("reason", .string(event.reason.rawValue))])
+        } ?? .null
+        return Response.json(.object([
+            ("app", .string(app)), ("focus", .string(configured.focus)), ("values", values(configured.values)),
+            ("primary", .string(configured.display.primary)), ("secondary", .string(configured.display.secondary)), ("perform", perform),
+        ]))
+    }
+
+    /// `POST /v1/notifications`: `{"app": "com.example.mail", "criteria": {"account": "work"},
+    /// "at": DATE}`: delivered or silenced in the Focus on at `at` (default now), the shape of
+    /// `notify --json`. Owner only, as `notify`.
+    func postNotification(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try context.requireOwner(to: "decide notifications (it reads every app's Focus filter)")
+        _ = try Self.user(request, allowing: [])
+        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
+        var app: String?
+        var criteria: [String: String] = [:]
+        var date = Date()
+        for (key, value) in members {
+            switch (key, value) {
+            case let ("app", .string(name)) where !name.isEmpty: app = name
+            case let ("criteria", .object(entries)):
+                for (name, entry) in entries {
+                    guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw APIError.badRequest("a criteria key is empty", field: "criteria") }
+                    guard case let .string(text) = entry else {
+                        throw APIError.badRequest("criteria values are strings, found \(entry.kindName)", field: "criteria.\(name)")
+                    }
+                    criteria[name] = text
+                }
+            case let ("at", .string(text)): date = try BodyReading.date(text, field: "at")
+            case ("app", _): throw APIError.badRequest("must be a non-empty bundle identifier", field: "app")
+            case ("criteria", _): throw APIError.badRequest("must be an object of strings", field: "criteria")
+            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date with offset", field: "at")
+            default: throw APIError.badRequest("unknown field", field: key)
+            }
+        }
+        guard let app else { throw APIError.badRequest("name the notifying app", field: "app") }
+        return Response.json(try engine(context).notificationDecision(app: app, criteria: FilterCriteria(criteria), at: date).json)
+    }
+
+    /// `GET /v1/focus/people?user=U&focus=F&minSupport=3&minLift=1.25&smoothing=1&all=false`:
+    /// people to add to each Focus's allowed-notifications list (`focus people --json`), owner only.
+    func getFocusPeople(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+        try context.requireOwner(to: "suggest Focus people (it reads every app's donations)")
+        _ = try Self.user(request, allowing: ["user", "focus", "minSupport", "minLift", "smoothing", "all"])
+        let query = request.uri.queryParameters
+        func number(_ name: String, _ fallback: Double, positive: Bool = false) throws -> Double {
+            guard let text = query.get(name) else { return fallback }
+            guard let value = Double(text), value.isFinite, positive ? value > 0 : value >= 0 else {
+                throw APIError.badRequest(positive ? "must be a number > 0" : "must be a number >= 0", field: name)
+            }
+            return value
+        }
+        let configuration = FocusPeopleAnalysis.Configuration(smoothing: try number("smoothing", 1, positive: true),
+                                                              minimumSupport: try number("minSupport", 3), minimumLift: try number("minLift", 1.25))
+        let all: Bool
+        switch query.get("all") {
+        case nil, "false": all = false
+        case "true": all = true
+        default: throw APIError.badRequest("must be true or false", field: "all")
+        }
+        for name in ["user", "focus"] where query.get(name)?.isEmpty == true { throw APIError.badRequest("must not be empty", field: name) }
+        let result = try engine(context).focusPeople(user: query.get("user"), focus: query.get("focus"), all: all, configuration: configuration)
+        return Response.json(.object([("user", .string(result.user)), ("people", .array(result.rows.map(\.json)))]))
+    }
+
+    /// A path parameter, percent-decoded.
+    static func pathParameter(_ context: ServiceRequestContext, _ name: String) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let value = raw.removingPercentEncoding, !value.isEmpty else { throw APIError.badRequest("must not be empty", field: name) }
+        return value
+    }
+}
