@@ -398,7 +398,7 @@ PY
 grep -Eq "hysteresis: weather.forecast \(Cupertino\) is below the 0.30 rotation floor from [0-9]{2}:[0-9]{2}" "$WORK/stack.txt" \
   || fail "stack does not explain why a widget stays on top below its floor: $(cat "$WORK/stack.txt")"
 grep -q "^Hysteresis (15%): the widget on top competes with its score × 1.15" "$WORK/stack.txt" || fail "stack does not state the hysteresis rule"
-grep -qE "^ +model's choice 11:32-14:29  reminders.list \(Work\)  score 0.01-0.30" "$WORK/stack.txt" \
+grep -qE "^ +model's choice [0-9:]{5}-[0-9:]{5}  reminders.list \\(Work\\)  score [01]\.[0-9]{2}(-[01]\.[0-9]{2}, highest at [0-9:]{5})?" "$WORK/stack.txt" \
   || fail "stack does not show the model's own choices under a resting span: $(cat "$WORK/stack.txt")"
 "$P" stack --user me --widgets weather --day 2026-11-20 --model profile 2>/dev/null >"$WORK/stack.txt"
 [ "$(grep -c "model's choice" "$WORK/stack.txt")" -ge 2 ] || fail "a day the model leaves resting reads as one line: $(cat "$WORK/stack.txt")"
