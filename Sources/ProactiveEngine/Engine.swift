@@ -176,7 +176,11 @@ public struct Engine: Sendable {
     /// Step 1 of training a user (any thread).
     /// - Throws: `EngineError.noDonations` when the user has none.
     public func prepareTraining(user: String, _ choice: ModelChoice = ModelChoice()) throws -> UserTraining {
-        let inputs = try inputs(for: user, choice)
+        try prepareTraining(try inputs(for: user, choice))
+    }
+
+    /// Step 1 with the user's inputs already read.
+    func prepareTraining(_ inputs: UserInputs) throws -> UserTraining {
         let snapshot = try states.snapshot(ofUser: inputs.user)
         guard !snapshot.donations.isEmpty else {
             throw EngineError(.noDonations, "user \(inputs.user) has no donations")
@@ -189,7 +193,7 @@ public struct Engine: Sendable {
                 throw EngineError(.fitFailed, "user \(inputs.user): the \(inputs.choice.name) model could not be fitted: \(error)")
             }
         }
-        return UserTraining(user: user, inputs: inputs, highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
+        return UserTraining(user: inputs.user, inputs: inputs, highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
                             prepared: prepared, training: training, walk: walk)
     }
 
@@ -217,7 +221,7 @@ public struct Engine: Sendable {
     }
 
     func fit(_ inputs: UserInputs, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {
-        try fit(try prepareTraining(user: inputs.user, inputs.choice), prior: prior, now: now)
+        try fit(try prepareTraining(inputs), prior: prior, now: now)
     }
 
     func fit(_ training: UserTraining, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {

@@ -94,7 +94,7 @@ public struct BlendModel: FittedModel {
     func clockInputs(at date: Date, utcOffset: Int?) -> ClockInputs {
         let encoder = profile.encoder
         let reading = encoder.clock.read(date, writtenOffset: utcOffset)
-        let fine = CircularKernels.sparseWeights(centres: CircularKernels.centres(count: configuration.fineTimeKernels),
+        let fine = CircularKernels.sparseWeights(count: configuration.fineTimeKernels,
                                                  concentration: configuration.fineTimeConcentration, minuteOfDay: reading.minuteOfDay)
         var activity = [Double](repeating: 0, count: Self.activityCentres.count)
         activity.withUnsafeMutableBufferPointer {
@@ -189,7 +189,7 @@ public struct BlendModel: FittedModel {
     mutating func chooseGuard(prior: BlendTrainer.Prior) {
         let model = self
         weightGuard = WeightGuard.choose(rows: rows, center: prior.weights, centerName: prior.name,
-                                         trustPrior: prior != BlendTrainer.fixedPrior, configuration: configuration) { rows in
+                                         trustPrior: !prior.isFixed, configuration: configuration) { rows in
             model.fitWeights(rows, start: prior.weights, center: prior.weights)
         }
         eventsSinceGuard = 0

@@ -13,7 +13,7 @@ import ProactiveCore
 ///    before the held-back share (`holdoutShare`, the most recent events) and
 ///    only the held-back rows see it (earlier rows see a constant, which does
 ///    not move its weight).
-/// 3. The prior: with several users (`fit(population:)`), the blend weights that
+/// 3. The prior: with several users (`prepare(population:)`), the blend weights that
 ///    maximise every user's rows' log-likelihood together (the population); for one
 ///    user, the fixed defaults (the plain profile).
 /// 4. The guard (`WeightGuard`): the user's own weights are fitted by L-BFGS, pulled
@@ -81,6 +81,9 @@ public struct BlendTrainer: ModelTrainer {
     public struct Prior: Sendable, Equatable {
         public var weights: [Double]
         public var name: String
+        /// The fixed defaults (a user alone), which the user's own fit replaces; a population
+        /// prior holds unless the user's held-out rows show better.
+        public var isFixed: Bool { self == BlendTrainer.fixedPrior }
     }
 
     public static let fixedPrior = Prior(weights: BlendFeature.defaultWeights, name: "fixed")
@@ -161,18 +164,10 @@ public struct BlendTrainer: ModelTrainer {
         return model
     }
 
-    /// Fits every user: walks, the population prior from all of them, then each user's guard and
-    /// components. Equal to `fit` per user when there is one user.
-    /// Users are walked and finished in parallel (`parallelMap`); results do not depend on it.
-    /// - Parameter workers: users fitted at once (default: the number of cores).
-    public func fit(population trainings: [TrainingSet], workers: Int? = nil) throws -> [BlendModel] {
-        let walks = try parallelMap(trainings, workers: workers) { try walk($0) }
-        let prior = population(of: walks)
-        return try parallelMap(walks, workers: workers) { try finish($0, prior: prior) }
-    }
-
-    /// The same, one user at a time on demand: walks and the prior now, each user's guard and
-    /// components when `PopulationFits.fit(_:)` asks (what `evaluate` uses, fitting inside its workers).
+    /// Prepares every user: the walks (users in parallel, at most `workers` at once, BLAS on one
+    /// thread) and the population prior from all of them now; each user's guard and components when
+    /// `PopulationFits.fit(_:)` asks (`evaluate` fits inside its workers). The results do not depend
+    /// on `workers`.
     public func prepare(population trainings: [TrainingSet], workers: Int? = nil) throws -> PopulationFits {
         let walks = try parallelMap(trainings, workers: workers) { try walk($0) }
         let prior = population(of: walks)

@@ -28,18 +28,24 @@ public enum CircularKernels {
         for k in 0 ..< centres.count { x[start + k] /= total }
     }
 
-    /// The weights of `minuteOfDay` over `centres`, keeping only those above `threshold`
+    /// The weights of `minuteOfDay` over `count` centres, keeping only those above `threshold`
     /// (renormalised), as (kernel, weight) pairs: narrow kernels touch few centres.
-    public static func sparseWeights(centres: [Double], concentration: Double, minuteOfDay: Double,
+    public static func sparseWeights(count: Int, concentration: Double, minuteOfDay: Double,
                                      threshold: Double = 1e-4) -> [(kernel: Int, weight: Double)] {
-        var dense = [Double](repeating: 0, count: centres.count)
-        dense.withUnsafeMutableBufferPointer { write(centres: centres, concentration: concentration, minuteOfDay: minuteOfDay, into: $0, at: 0) }
-        var kept: [(kernel: Int, weight: Double)] = []
+        let count = max(1, count)
+        let angle = 2 * Double.pi * minuteOfDay / 1440
+        var dense = [Double](repeating: 0, count: count)
         var total = 0.0
-        for (k, weight) in dense.enumerated() where weight >= threshold {
-            kept.append((k, weight))
-            total += weight
+        for k in 0 ..< count {
+            dense[k] = Foundation.exp(concentration * (Foundation.cos(angle - 2 * Double.pi * (Double(k) + 0.5) / Double(count)) - 1))
+            total += dense[k]
         }
-        return kept.map { ($0.kernel, $0.weight / total) }
+        var kept: [(kernel: Int, weight: Double)] = []
+        var keptTotal = 0.0
+        for (k, weight) in dense.enumerated() where weight / total >= threshold {
+            kept.append((k, weight))
+            keptTotal += weight
+        }
+        return kept.map { ($0.kernel, $0.weight / keptTotal) }
     }
 }
