@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive import
 
@@ -27,6 +28,14 @@ struct ImportCommand: ParsableCommand {
             Stored donations that have aged past their window are erased before the import. While \
             recording is paused (proactive pause on) nothing is imported. With --as-app A every \
             donation must be A's (app mode); another app's donation stops the import.
+
+            Saved models (proactive train) stay current: after storing, the new donations are \
+            folded into each saved model they leave behind and the model is saved, so the next \
+            predict or suggest reads it as is ("models: 1 saved model updated (10 donations \
+            folded in)"). A model with more than 1000 new donations, or one saved under other \
+            intent definitions, is left to its next query; --models defer leaves every model to \
+            its next query (a crash never leaves a model that disagrees with the store: a query \
+            folds in whatever the saved model has not learned).
 
             The summary goes to standard error (with --json, a JSON object to standard output). \
             Exit status: 0 when every line was stored, already stored or older than the retention \
@@ -72,6 +81,17 @@ struct ImportCommand: ParsableCommand {
 
     @Flag(help: "Also print the summary as one JSON object on standard output.")
     var json = false
+
+    @Option(help: ArgumentHelp("""
+        After storing: 'update' folds the new donations into every saved model they leave behind \
+        (at most \(Self.maxFoldedPerModel) per model), so the next query reads a current model; \
+        'defer' leaves that to each user's next query. Never refits.
+        """, valueName: "update|defer"))
+    var models: ModelUpdateMode = .update
+
+    /// Above this many new donations for one saved model, `import` leaves it to the next query
+    /// (folding them in would run every scheduled refit on the way).
+    static let maxFoldedPerModel = 1_000
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("name at least one file to import") }
@@ -126,8 +146,17 @@ struct ImportCommand: ParsableCommand {
         let seconds = printer.elapsed
         ImportProgressPrinter.writeError(String(format: "%d lines in %.2f s (%.0f lines/s)\n", total.lines, seconds,
                                                 seconds > 0 ? Double(total.lines) / seconds : 0))
+        var modelsUpdate: Engine.SavedModelsUpdate?
+        if models == .update, total.imported > 0 {
+            let started = Date()
+            let update = try Engine(database: stores.database).updateSavedModels(maxPending: Self.maxFoldedPerModel, now: now)
+            for line in Self.describe(update, seconds: Date().timeIntervalSince(started)) { ImportProgressPrinter.writeError(line + "\n") }
+            modelsUpdate = update
+        }
         if json {
-            print(JSONWriter.string(Self.json(total, files: perFile, retention: retention, seconds: seconds)))
+            var summary = Self.json(total, files: perFile, retention: retention, seconds: seconds)
+            if case let .object(members) = summary, let modelsUpdate { summary = .object(members + [("models", Self.json(modelsUpdate))]) }
+            print(JSONWriter.string(summary))
         }
         if total.aborted {
             ImportProgressPrinter.writeError("stopped (--strict): \(total.abortedBy!); nothing from that file was stored\n")
@@ -205,9 +234,39 @@ struct ImportCommand: ParsableCommand {
         ])
     }
 
+    /// The saved models' update, for a person: nothing when no saved model was behind.
+    static func describe(_ update: Engine.SavedModelsUpdate, seconds: Double) -> [String] {
+        var lines: [String] = []
+        if !update.updated.isEmpty {
+            let folded = update.updated.reduce(0) { $0 + $1.folded }
+            lines.append(String(format: "models: %d saved model%@ updated (%d donation%@ folded in) in %.2f s",
+                                update.updated.count, update.updated.count == 1 ? "" : "s", folded, folded == 1 ? "" : "s", seconds))
+        }
+        for state in update.deferred {
+            lines.append("models: \(state.name) model of user \(state.user) left behind by \(state.pending) donations: \(state.reason)")
+        }
+        return lines
+    }
+
+    static func json(_ update: Engine.SavedModelsUpdate) -> JSONValue {
+        func number(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
+        return .object([
+            ("updated", .array(update.updated.map { .object([("user", .string($0.user)), ("model", .string($0.name)), ("folded", number($0.folded))]) })),
+            ("deferred", .array(update.deferred.map {
+                .object([("user", .string($0.user)), ("model", .string($0.name)), ("pending", number($0.pending)), ("reason", .string($0.reason))])
+            })),
+        ])
+    }
+
     /// Days of a window, null for keep everything.
     private static func window(_ window: RetentionWindow) -> JSONValue {
         if case let .days(days) = window { return .number(Double(days), integer: Int64(days)) }
         return .null
     }
+}
+
+/// What `import` does with saved models after storing (`--models`).
+enum ModelUpdateMode: String, ExpressibleByArgument, CaseIterable {
+    case update
+    case `defer`
 }

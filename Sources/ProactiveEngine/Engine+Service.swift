@@ -22,6 +22,7 @@ extension Engine {
         var engine = self
         engine.persistAfter = Int.max
         engine.persistAfterMilliseconds = 3_600_000  // the holder saves (`save`)
+        engine.persistAfterRefit = false
         let before = live.key
         try engine.catchUp(&live, now: now)
         if live.unlearned > 0 { live.unlearned = 0 }  // catchUp saved it

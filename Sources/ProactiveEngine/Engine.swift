@@ -33,10 +33,11 @@ public struct Engine: Sendable {
     public let access: StoreAccess
     /// Intent definitions overlaying the stored ones (a `--definitions` file), if any.
     public var definitionsOverlay: [IntentDefinition]
-    /// A query saves a caught-up state once it has folded this many donations,
-    /// or when folding took longer than `persistAfterMilliseconds`.
+    /// A query saves a caught-up state once it has folded this many donations, when
+    /// folding ran a scheduled refit, or when folding took longer than `persistAfterMilliseconds`.
     public var persistAfter = 64
-    public var persistAfterMilliseconds = 3
+    public var persistAfterMilliseconds = 25
+    public var persistAfterRefit = true
     /// How many of the user's previous donations a moment carries.
     public var recentLimit = 16
     /// Told about each stored declaration or feedback event that no longer
@@ -113,10 +114,7 @@ public struct Engine: Sendable {
             let wanted = inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)
             if saved.key.isCompatible(with: wanted) {
                 do {
-                    let model = try LiveModels.decode(saved.bytes)
-                    let catalogue = try TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver)
-                    var live = LiveModel(model: model, key: saved.key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
-                    try catchUp(&live, now: now)
+                    var live = try caughtUp(saved, inputs: inputs, now: now)
                     try rememberLatest(&live)
                     return live
                 } catch {
@@ -137,6 +135,64 @@ public struct Engine: Sendable {
         try persist(live, now: now)
         try rememberLatest(&live)
         return live
+    }
+
+    /// The saved state read back and caught up with the store (see `catchUp`).
+    func caughtUp(_ saved: SavedModelState, inputs: UserInputs, now: Date) throws -> LiveModel {
+        let model = try LiveModels.decode(saved.bytes)
+        let catalogue = try TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver)
+        var live = LiveModel(model: model, key: saved.key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
+        try catchUp(&live, now: now)
+        return live
+    }
+
+    /// What `updateSavedModels` did.
+    public struct SavedModelsUpdate: Sendable, Equatable {
+        /// States caught up and saved: user, model name, donations folded in.
+        public var updated: [(user: String, name: String, folded: Int)] = []
+        /// States left behind (their next query catches them up): more donations pending than the
+        /// limit, or saved under other definitions, Focus schedules or options (their next query refits).
+        public var deferred: [(user: String, name: String, pending: Int, reason: String)] = []
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.updated.map { "\($0.user) \($0.name) \($0.folded)" } == b.updated.map { "\($0.user) \($0.name) \($0.folded)" }
+                && a.deferred.map { "\($0.user) \($0.name) \($0.pending) \($0.reason)" }
+                == b.deferred.map { "\($0.user) \($0.name) \($0.pending) \($0.reason)" }
+        }
+    }
+
+    /// Brings every saved state that new donations left behind up to date and saves it, so the
+    /// next query reads a current state instead of folding them in itself (`import` calls this).
+    /// A state with more than `maxPending` new donations is left for its next query (folding
+    /// them here would make a large import pay every refit on their schedule); so is one saved
+    /// under other inputs, which its next query refits. Never refits.
+    /// - Parameter progress: called after each state with (done, total).
+    public func updateSavedModels(maxPending: Int = 1_000, now: Date = Date(),
+                                  progress: (Int, Int) -> Void = { _, _ in }) throws -> SavedModelsUpdate {
+        var engine = self
+        engine.persistAfter = 1
+        var update = SavedModelsUpdate()
+        let behind = try states.behind()
+        for (index, state) in behind.enumerated() {
+            defer { progress(index + 1, behind.count) }
+            guard state.pending <= maxPending else {
+                update.deferred.append((state.user, state.name, state.pending, "more than \(maxPending) new donations"))
+                continue
+            }
+            let inputs = try inputs(for: state.user, ModelChoice(name: state.name, timeZoneOverride: nil))
+            guard let saved = try states.load(user: state.user, name: state.name) else { continue }
+            guard saved.key.isCompatible(with: inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)) else {
+                update.deferred.append((state.user, state.name, state.pending, "saved under other inputs; its next query refits"))
+                continue
+            }
+            do {
+                let live = try engine.caughtUp(saved, inputs: inputs, now: now)
+                update.updated.append((state.user, state.name, live.folded))
+            } catch {
+                update.deferred.append((state.user, state.name, state.pending, "not updated (\(error)); its next query rebuilds it"))
+            }
+        }
+        return update
     }
 
     /// Fits the user's model from scratch on every stored donation and saves it. The blend keeps
@@ -268,17 +324,22 @@ public struct Engine: Sendable {
                 live.catalogue = TargetCatalogue(donations: remaining.map { live.inputs.prepare($0.donation) }, resolver: live.inputs.resolver)
             }
         }
+        let refitsBefore = live.refitMarks
         for stored in changes.added { live.learn(live.inputs.prepare(stored.donation)) }
+        let refittedWhileFolding = !changes.added.isEmpty && live.refitMarks != refitsBefore
         live.key.highWater = changes.highWater
         live.key.erasureMark = changes.erasureMark
         if !changes.added.isEmpty || !learnedErasures.isEmpty {
             live.caughtUp = (changes.added.count, learnedErasures.count)
         }
-        // Saving costs about as much as loading; worth it once the catch-up did real work (a weight or logistic
-        // refit, many donations), which the next reader would otherwise repeat. Saving never changes the model.
+        // Saving costs about as much as loading; worth it once the catch-up did work the next reader would
+        // otherwise repeat: a scheduled refit (blend weights, guard, logistic), many donations, or folding that
+        // took long (a replay after an out-of-order donation). A few cheap folds are not saved: every reader
+        // repeats them in well under a millisecond. Saving never changes the model.
         let costly = clock.now - started > .milliseconds(persistAfterMilliseconds)
         // Consuming journal entries (even of donations never learned) is saved too, so the journal empties.
-        if live.unlearned > 0 || !changes.erased.isEmpty || live.folded >= persistAfter || (live.folded > 0 && costly) {
+        if live.unlearned > 0 || !changes.erased.isEmpty || live.folded >= persistAfter || (refittedWhileFolding && persistAfterRefit)
+            || (live.folded > 0 && costly) {
             try persist(live, now: now)
         }
     }

@@ -71,6 +71,17 @@ public struct LiveModel: Sendable {
         folded += 1
     }
 
+    /// What a scheduled refit changes (the blend's weights, the guard's choice, the logistic part's
+    /// last fit), and folding alone does not: when it differs after folding, a refit ran.
+    var refitMarks: [Double] {
+        switch model {
+        case let blend as BlendModel:
+            blend.weights + [Double(blend.weightGuard.rowsAtChoice), blend.logistic?.lastFitTime ?? -1]
+        case let logistic as LogisticModel: [logistic.lastFitTime ?? -1]
+        default: []
+        }
+    }
+
     /// Unlearns one donation. - Returns: false when the model never learned it.
     @discardableResult
     mutating func unlearn(_ prepared: Donation) -> Bool {

@@ -61,6 +61,63 @@ struct LiveModelTests {
         }
     }
 
+    /// `updateSavedModels` (what `import` runs) folds new donations into the saved state, so the next
+    /// query has nothing to catch up, and the state equals the one a query would have caught up;
+    /// a state left behind by more than the limit is deferred, untouched.
+    @Test func importUpdatesSavedModels() throws {
+        let log = try sampleLog()
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try SQLiteDonationStore(database: engine.database).append(Array(log.dropLast(12)), duplicates: .fail)
+        try engine.train(user: "me")
+        let lazyStore = try TemporaryStore()
+        let lazy = try lazyStore.engine()
+        try SQLiteDonationStore(database: lazy.database).append(Array(log.dropLast(12)), duplicates: .fail)
+        try lazy.train(user: "me")
+        for donations in [Array(log.suffix(12).prefix(5)), Array(log.suffix(7))] {
+            try SQLiteDonationStore(database: engine.database).append(donations, duplicates: .fail)
+            try SQLiteDonationStore(database: lazy.database).append(donations, duplicates: .fail)
+            let update = try engine.updateSavedModels()
+            #expect(update.updated.map(\.folded) == [donations.count] && update.deferred.isEmpty)
+            #expect(try engine.updateSavedModels() == Engine.SavedModelsUpdate())  // nothing left behind
+            let read = try engine.liveModel(user: "me")
+            #expect(read.folded == 0 && !read.refitted)
+            let caught = try lazy.liveModel(user: "me")
+            #expect(caught.folded == donations.count)
+            #expect(read.model.serialized() == caught.model.serialized())
+        }
+        try SQLiteDonationStore(database: engine.database).append(
+            [Donation(user: "me", app: "com.example.notes", intent: "open", date: log.last!.date.addingTimeInterval(60))], duplicates: .fail)
+        let saved = try #require(try engine.states.load(user: "me", name: "blend"))
+        let deferred = try engine.updateSavedModels(maxPending: 0)
+        #expect(deferred.updated.isEmpty && deferred.deferred.map(\.pending) == [1])
+        #expect(try engine.states.load(user: "me", name: "blend")?.bytes == saved.bytes)
+    }
+
+    /// A query saves what it caught up only when the next reader would repeat real work: a scheduled
+    /// refit of the blend's weights is saved; folding a donation or two is not.
+    @Test func queriesSaveOnlyCostlyCatchUps() throws {
+        let log = try sampleLog()
+        let store = try TemporaryStore()
+        var engine = try store.engine()
+        engine.persistAfterMilliseconds = 3_600_000  // judge by the rule, not by this machine's speed
+        try SQLiteDonationStore(database: engine.database).append(Array(log.dropLast(40)), duplicates: .fail)
+        try engine.train(user: "me")
+        var savedHighWater = try #require(try engine.states.load(user: "me", name: "blend")).key.highWater
+        var saves = 0
+        for donation in log.suffix(40) {
+            let before = try #require(try engine.liveModel(user: "me").model as? BlendModel)
+            try engine.donate(donation)
+            let after = try engine.liveModel(user: "me")
+            let refitted = (after.model as? BlendModel)?.weights != before.weights
+            let highWater = try #require(try engine.states.load(user: "me", name: "blend")).key.highWater
+            #expect((highWater != savedHighWater) == refitted, "saved exactly when the weights were refitted")
+            if highWater != savedHighWater { saves += 1 }
+            savedHighWater = highWater
+        }
+        #expect(saves >= 1 && saves < 40)
+    }
+
     /// A moment after the user's last donation takes its history from the donations the model
     /// held when loaded or caught up; any moment's history is the store's.
     @Test func heldLatestDonationsAreTheStoresHistory() throws {

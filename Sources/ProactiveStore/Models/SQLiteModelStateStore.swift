@@ -164,6 +164,19 @@ public struct SQLiteModelStateStore: Sendable {
         }
     }
 
+    /// The saved states that donations stored since their high-water mark have left behind,
+    /// with how many such donations each user has, sorted by user and name.
+    public func behind() throws(StoreError) -> [(user: String, name: String, pending: Int)] {
+        try StoreError.wrap("listing saved models behind the store") {
+            try database.writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT s.user, s.name, (SELECT count(*) FROM donation d WHERE d.user = s.user AND d.id > s.high_water) AS pending
+                    FROM model_state s WHERE pending > 0 ORDER BY s.user, s.name
+                    """).map { (user: $0[0], name: $0[1], pending: $0[2]) }
+            }
+        }
+    }
+
     /// Deletes a user's states (all names when nil) and their journal. - Returns: how many states.
     @discardableResult
     public func delete(user: String, name: String? = nil) throws(StoreError) -> Int {
