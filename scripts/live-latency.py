@@ -5,8 +5,10 @@ Builds one simulated heavy user (about 40,000 donations), trains once, then
 times each command as a user runs it, process start included:
 
   suggest / predict        the saved state, nothing new since `train`
-  suggest / predict, new   right after `import` added donations since `train`
-                           (the first query folds them in)
+  suggest / predict, new   right after `import` added 10 donations since `train`
+                           (import folds them into the saved model; each run imports
+                           10 donations never stored before)
+  import, 10 new           the whole import command, saved model updated
   donate                   one donation, stored; the state learns it on its next read
 
 Each figure is the median (and p90) of --runs runs, wall clock measured
@@ -56,7 +58,8 @@ def main():
     log = os.path.join(args.out, "live-heavy.jsonl")
     run([p, "simulate", "--users", "1", "--days", "365", "--seed", "3", "--noise", "100", "-o", log], env)
     lines = open(log).read().splitlines()
-    history, later = lines[:-300], lines[-300:]   # the last 300 donations arrive after training
+    fresh = 10 * 2 * args.runs   # new donations for the "after import" runs, each chunk used once
+    history, later = lines[:-fresh], lines[-fresh:]   # these arrive after training
     with open(log + ".history", "w") as f:
         f.write("\n".join(history) + "\n")
     run([p, "retention", "set", "--keep-all"], env)
@@ -72,18 +75,23 @@ def main():
         run([p, name] + query, env)  # warm the file cache
         results[name] = summary([run([p, name] + query, env)[0] for _ in range(args.runs)])
 
-    # Right after new donations were imported: the first query folds them in.
-    for name in ("suggest", "predict"):
+    # Right after new donations were imported (import folds them into the saved model).
+    imports = []
+    for offset, name in enumerate(("suggest", "predict")):
         samples = []
         for index in range(args.runs):
-            chunk = later[index * 10 % len(later):][:10] if name == "suggest" else later[(index * 10 + 150) % len(later):][:10]
+            chunk = later[(offset * args.runs + index) * 10:][:10]
             path = os.path.join(args.out, "live-new.jsonl")
             with open(path, "w") as f:
                 f.write("\n".join(chunk) + "\n")
-            run([p, "import", "--progress", "none", path], env)
+            elapsed, done = run([p, "import", "--progress", "none", path], env)
+            if "10 stored" not in done.stderr:
+                sys.exit(f"live-latency: the import did not store 10 new donations: {done.stderr.strip()}")
+            imports.append(elapsed)
             samples.append(run([p, name] + query, env)[0])
         results[name + "_after_import"] = summary(samples)
         results[name + "_after_import"]["new_donations_per_run"] = 10
+    results["import_10_new"] = summary(imports)
 
     # donate: one donation per run, a minute apart after everything imported (in time order).
     base = datetime.datetime.fromisoformat(json.loads(later[-1])["date"].replace("Z", "+00:00"))
