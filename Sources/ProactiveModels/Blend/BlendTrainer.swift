@@ -15,7 +15,8 @@ import ProactiveCore
 ///    not move its weight).
 /// 3. The prior: with several users (`prepare(population:)`), the blend weights that
 ///    maximise every user's rows' log-likelihood together (the population); for one
-///    user, the fixed defaults (the plain profile).
+///    user, the fixed defaults (the plain profile). Only each user's `Sample` of the
+///    walk is held until the prior is known; the user is walked again to be fitted.
 /// 4. The guard (`WeightGuard`): the user's own weights are fitted by L-BFGS, pulled
 ///    toward the prior (L2, so a user with few rows stays near it); the most recent
 ///    rows, held out, decide how far they are shrunk toward the simple model that
