@@ -114,7 +114,7 @@ struct TrainCommand: AsyncParsableCommand {
             }
         }
         prepared.sort { $0.user < $1.user }
-        let prior = prepared.count > 1 || user == nil ? Engine.population(of: prepared) : nil
+        let prior = prepared.count > 1 || user == nil ? Engine.population(of: &prepared) : nil
         if !quiet, let prior { printError("prior: \(prior.name)") }
         // Pass 2: fit each user toward the prior and save.
         done = 0

@@ -211,13 +211,15 @@ public struct Engine: Sendable {
     /// `finishTraining`; `train` runs those steps in parallel with progress).
     @discardableResult
     public func train(users: [String], _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> [LiveModel] {
-        let prepared = try users.map { try prepareTraining(user: $0, choice) }
-        let prior = Self.population(of: prepared)
+        var prepared = try users.map { try prepareTraining(user: $0, choice) }
+        let prior = Self.population(of: &prepared)
         return try prepared.map { try finishTraining($0, prior: prior, now: now) }
     }
 
     /// One user's training before the prior is known: the inputs, the donations, and for the
-    /// blend the walk over them (the costly part, whose rows also teach the population prior).
+    /// blend what its walk over them gives the population prior (`BlendTrainer.Sample`: the most
+    /// recent rows and the early logistic fit; the walk itself is walked again when fitting, so
+    /// memory does not hold every user's walk at once).
     public struct UserTraining: Sendable {
         public let user: String
         public var choice: ModelChoice { inputs.choice }
@@ -226,7 +228,7 @@ public struct Engine: Sendable {
         let erasureMark: Int64
         let prepared: [Donation]
         let training: TrainingSet
-        let walk: BlendTrainer.Walk?
+        var sample: BlendTrainer.Sample?
     }
 
     /// Step 1 of training a user (any thread).
@@ -235,30 +237,36 @@ public struct Engine: Sendable {
         try prepareTraining(try inputs(for: user, choice))
     }
 
-    /// Step 1 with the user's inputs already read.
-    func prepareTraining(_ inputs: UserInputs) throws -> UserTraining {
+    /// Step 1 with the user's inputs already read; without `sampling`, no walk (a user fitted alone walks once, in `fit`).
+    func prepareTraining(_ inputs: UserInputs, sampling: Bool = true) throws -> UserTraining {
         let snapshot = try states.snapshot(ofUser: inputs.user)
         guard !snapshot.donations.isEmpty else {
             throw EngineError(.noDonations, "user \(inputs.user) has no donations")
         }
         let prepared = snapshot.donations.map { inputs.prepare($0.donation) }
         let training = TrainingSet(donations: prepared, resolver: inputs.resolver)
-        var walk: BlendTrainer.Walk?
-        if let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
-            do { walk = try trainer.walk(training) } catch {
+        var sample: BlendTrainer.Sample?
+        if sampling, let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
+            do { sample = trainer.sample(of: try trainer.walk(training)) } catch {
                 throw EngineError(.fitFailed, "user \(inputs.user): the \(inputs.choice.name) model could not be fitted: \(error)")
             }
         }
         return UserTraining(user: inputs.user, inputs: inputs, highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
-                            prepared: prepared, training: training, walk: walk)
+                            prepared: prepared, training: training, sample: sample)
     }
 
     /// Step 2: the population prior of the prepared users (the fixed prior for fewer than two blends).
-    public static func population(of trainings: [UserTraining]) -> BlendTrainer.Prior {
-        let walks = trainings.compactMap(\.walk)
-        guard let first = trainings.first(where: { $0.walk != nil }),
+    /// The samples' rows move into the pool (the trainings keep what fitting needs), so memory holds one copy.
+    public static func population(of trainings: inout [UserTraining]) -> BlendTrainer.Prior {
+        guard let first = trainings.first(where: { $0.sample != nil }),
               let trainer = LiveModels.blendTrainer(first.inputs.choice.name, zone: first.inputs.zoneName) else { return BlendTrainer.fixedPrior }
-        return trainer.population(of: walks)
+        var samples: [BlendTrainer.Sample] = []
+        for index in trainings.indices {
+            guard let sample = trainings[index].sample else { continue }
+            samples.append(sample)
+            trainings[index].sample = sample.withoutRows
+        }
+        return trainer.population(pooling: &samples)
     }
 
     /// Step 3: fits the prepared user with `prior` and saves the state.
@@ -277,15 +285,15 @@ public struct Engine: Sendable {
     }
 
     func fit(_ inputs: UserInputs, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {
-        try fit(try prepareTraining(inputs), prior: prior, now: now)
+        try fit(try prepareTraining(inputs, sampling: false), prior: prior, now: now)
     }
 
     func fit(_ training: UserTraining, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {
         let inputs = training.inputs
         let model: any LiveLearningModel
         do {
-            if let walk = training.walk, let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
-                model = try trainer.finish(walk, prior: prior)
+            if let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
+                model = try trainer.finish(trainer.walk(training.training, reusing: training.sample), prior: prior)
             } else {
                 model = try LiveModels.fit(inputs.choice.name, training.training, zone: inputs.zoneName)
             }

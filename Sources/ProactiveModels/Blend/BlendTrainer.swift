@@ -15,7 +15,8 @@ import ProactiveCore
 ///    not move its weight).
 /// 3. The prior: with several users (`prepare(population:)`), the blend weights that
 ///    maximise every user's rows' log-likelihood together (the population); for one
-///    user, the fixed defaults (the plain profile).
+///    user, the fixed defaults (the plain profile). Only each user's `Sample` of the
+///    walk is held until the prior is known; the user is walked again to be fitted.
 /// 4. The guard (`WeightGuard`): the user's own weights are fitted by L-BFGS, pulled
 ///    toward the prior (L2, so a user with few rows stays near it); the most recent
 ///    rows, held out, decide how far they are shrunk toward the simple model that
@@ -56,6 +57,12 @@ public struct BlendTrainer: ModelTrainer {
 
     /// Step 2: the walk over one user's events.
     public func walk(_ training: TrainingSet) throws -> Walk {
+        try walk(training, reusing: nil)
+    }
+
+    /// The walk again after `sample` was taken from it: the logistic fit before the held-back share
+    /// is the sample's (the same events give the same fit), so a second walk costs the profile's pass only.
+    public func walk(_ training: TrainingSet, reusing sample: Sample?) throws -> Walk {
         try configuration.validate()
         let full = ProfileModel(configuration: configuration.profile, events: training.events)
         let events = full.log.events.map { full.event(from: $0) }
@@ -69,12 +76,57 @@ public struct BlendTrainer: ModelTrainer {
         let logisticTrainer = LogisticTrainer(configuration: configuration.logistic)
         for (position, event) in events.enumerated() {
             if configuration.includeLogistic, position == holdStart, position > 0 {
-                early = try logisticTrainer.fit(TrainingSet(events: Array(events[..<position])))
+                early = try sample.map { $0.early } ?? logisticTrainer.fit(TrainingSet(events: Array(events[..<position])))
                 walker.logistic = early
             }
             walker.learn(event, collectRow: position >= rowStart)
         }
         return Walk(full: full, events: events, walker: walker, early: early)
+    }
+
+    /// What one user's walk gives the population prior, kept small so that every user's can be held
+    /// at once: the walk's most recent rows (at most `populationRowsPerUser`, fewer when the pool is
+    /// already full, see `SampleLimit`) and the logistic fit a second walk reuses
+    /// (`walk(_:reusing:)`); `finish` needs the whole walk, which is walked again then.
+    public struct Sample: Sendable {
+        var rows: BlendRows
+        var early: LogisticModel?
+        /// Rows the walk kept (the user contributes to the population when it is above 0).
+        public let rowCount: Int
+
+        /// The sample without its rows (once the prior is known, only the logistic fit is reused).
+        public var withoutRows: Sample { Sample(rows: BlendRows(), early: early, rowCount: rowCount) }
+    }
+
+    /// The sample of a walk, its rows limited to `rowLimit` (the most recent).
+    public func sample(of walk: Walk, rowLimit: Int = BlendTrainer.populationRowsPerUser) -> Sample {
+        Sample(rows: walk.walker.rows.suffix(min(rowLimit, Self.populationRowsPerUser)), early: walk.early,
+               rowCount: walk.walker.rows.count)
+    }
+
+    /// The most rows a user's sample may need while users are still being walked: the pool takes
+    /// `min(populationRowsPerUser, populationRowLimit / contributing users)` rows of each, and
+    /// contributing users only grow, so the users counted so far bound it from above. Samples taken
+    /// with this limit hold every row the pool will take (the same prior as keeping every walk), at
+    /// most about (1 + ln(users / 200)) x `populationRowLimit` rows in all instead of every user's.
+    public final class SampleLimit: @unchecked Sendable {
+        private let lock = NSLock()
+        private var contributing = 0
+
+        public init() {}
+
+        /// Counts a user with `rowCount` rows and returns the rows its sample must keep.
+        public func count(rowCount: Int) -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            if rowCount > 0 { contributing += 1 }
+            return BlendTrainer.populationRowsPerUser(contributing: max(1, contributing))
+        }
+    }
+
+    /// Rows each of `contributing` users gives the pool.
+    static func populationRowsPerUser(contributing: Int) -> Int {
+        min(populationRowsPerUser, max(1, populationRowLimit / contributing))
     }
 
     /// The prior weights and their name (see `population(of:)`).
@@ -89,7 +141,7 @@ public struct BlendTrainer: ModelTrainer {
     public static let fixedPrior = Prior(weights: BlendFeature.defaultWeights, name: "fixed")
 
     /// Rows of one user that enter the population fit (the most recent ones).
-    static let populationRowsPerUser = 200
+    public static let populationRowsPerUser = 200
     /// Pooled rows at most (users' rows are thinned evenly beyond this).
     static let populationRowLimit = 40_000
 
@@ -97,35 +149,49 @@ public struct BlendTrainer: ModelTrainer {
     /// recent rows, recent rows weighing more as in a user's own fit), pulled toward the fixed
     /// defaults. Fewer than two users with rows: the fixed prior.
     public func population(of walks: [Walk]) -> Prior {
-        let contributing = walks.filter { $0.walker.rows.count > 0 }
-        guard contributing.count >= 2 else { return Self.fixedPrior }
-        let perUser = min(Self.populationRowsPerUser, max(1, Self.populationRowLimit / contributing.count))
+        var samples = walks.map { sample(of: $0) }
+        return population(pooling: &samples)
+    }
+
+    /// Step 3 from the users' samples (`sample(of:)`), the same prior as from their walks. The samples'
+    /// rows are moved into the pool one user at a time (left empty), so memory holds one copy of them.
+    public func population(pooling samples: inout [Sample]) -> Prior {
+        let contributingCount = samples.count { $0.rowCount > 0 }
+        guard contributingCount >= 2 else { return Self.fixedPrior }
+        let perUser = Self.populationRowsPerUser(contributing: contributingCount)
         // All kept rows, and the same split in time per user: the first 70 % to fit, the rest held out.
-        var (all, early, late) = (BlendRows(), BlendRows(), BlendRows())
+        var all = BlendRows()
+        var (early, late) = ([Range<Int>](), [Range<Int>]())
         var (allWeights, earlyWeights) = ([Double](), [Double]())
-        for walk in contributing {
-            let rows = walk.walker.rows
-            let kept = rows.slice(max(0, rows.count - perUser) ..< rows.count)
+        let pooledCounts = samples.filter { $0.rowCount > 0 }.map { $0.rows.candidateCounts.suffix(perUser) }
+        all.reserveCapacity(rows: pooledCounts.reduce(0) { $0 + $1.count },
+                            values: pooledCounts.reduce(0) { $0 + $1.reduce(0, +) } * BlendFeature.count)
+        for index in samples.indices where samples[index].rowCount > 0 {
+            let kept = samples[index].rows.suffix(perUser)
+            precondition(kept.count == min(perUser, samples[index].rowCount), "a sample lost rows the pool needs")
+            samples[index].rows = BlendRows()
+            let start = all.count
             all.append(contentsOf: kept)
             allWeights += BlendRows.recencyWeights(count: kept.count, halfLife: configuration.rowHalfLife)
             let split = Int((Double(kept.count) * (1 - configuration.validationShare)).rounded(.down))
-            early.append(contentsOf: kept.slice(0 ..< split))
+            early.append(start ..< start + split)
             earlyWeights += BlendRows.recencyWeights(count: split, halfLife: configuration.rowHalfLife)
-            late.append(contentsOf: kept.slice(split ..< kept.count))
+            late.append(start + split ..< start + kept.count)
         }
-        func fit(_ rows: BlendRows, _ weights: [Double]) -> [Double] {
-            rows.fitWeights(start: BlendFeature.defaultWeights, prior: BlendFeature.defaultWeights, l2: configuration.weightL2,
-                            explicitWeights: weights)
+        func fit(_ ranges: [Range<Int>]?, _ weights: [Double]) -> [Double] {
+            all.fitWeights(start: BlendFeature.defaultWeights, prior: BlendFeature.defaultWeights, l2: configuration.weightL2,
+                           explicitWeights: weights, ranges: ranges)
         }
-        let fitted = fit(all, allWeights)
-        let name = "population (\(contributing.count) users)"
-        guard late.count >= configuration.guardMinimumRows, early.count > 0 else { return Prior(weights: fitted, name: name) }
+        let fitted = fit(nil, allWeights)
+        let name = "population (\(contributingCount) users)"
+        let (earlyCount, lateCount) = (early.reduce(0) { $0 + $1.count }, late.reduce(0) { $0 + $1.count })
+        guard lateCount >= configuration.guardMinimumRows, earlyCount > 0 else { return Prior(weights: fitted, name: name) }
         // The population's own guard: with thousands of held-out rows, ranking (mean reciprocal rank)
         // is measured precisely, so the mix of the pooled fit and the best simple model that ranks
         // the held-out rows best is the prior (log-likelihood breaks ties).
         let earlyFit = fit(early, earlyWeights)
         func score(_ weights: [Double]) -> (mrr: Double, logLikelihood: Double) {
-            let results = late.evaluate(weights: weights)
+            let results = all.evaluate(weights: weights, ranges: late)
             let n = Double(results.count)
             return (results.reduce(0) { $0 + 1 / Double($1.rank) } / n, results.reduce(0) { $0 + $1.logLikelihood } / n)
         }
@@ -165,13 +231,22 @@ public struct BlendTrainer: ModelTrainer {
     }
 
     /// Prepares every user: the walks (users in parallel, at most `workers` at once, BLAS on one
-    /// thread) and the population prior from all of them now; each user's guard and components when
-    /// `PopulationFits.fit(_:)` asks (`evaluate` fits inside its workers). The results do not depend
-    /// on `workers`.
+    /// thread), of which only each user's sample is kept (`sample(of:)`, limited by `SampleLimit`),
+    /// and the population prior from all of them now; each user is walked again and fitted (guard
+    /// and components) when `PopulationFits.fit(_:)` asks (`evaluate` fits inside its workers), so
+    /// memory holds the samples and the users being fitted, not every walk. The results do not
+    /// depend on `workers`, and equal fitting every user from one walk.
     public func prepare(population trainings: [TrainingSet], workers: Int? = nil) throws -> PopulationFits {
-        let walks = try parallelMap(trainings, workers: workers) { try walk($0) }
-        let prior = population(of: walks)
-        return PopulationFits(walks.map { walk in { try finish(walk, prior: prior) } })
+        let limit = SampleLimit()
+        var samples = try parallelMap(trainings, workers: workers) { training in
+            let walked = try walk(training)
+            return sample(of: walked, rowLimit: limit.count(rowCount: walked.rowCount))
+        }
+        let prior = population(pooling: &samples)
+        return PopulationFits(zip(trainings, samples).map { training, sample in
+            let early = sample.withoutRows
+            return { try finish(walk(training, reusing: early), prior: prior) }
+        })
     }
 }
 

@@ -119,6 +119,11 @@ struct BlendRows: Sendable, Equatable {
                          labels: Array(labels[range]))
     }
 
+    /// The last `count` rows (all of them when there are fewer).
+    func suffix(_ count: Int) -> BlendRows {
+        slice(max(0, self.count - count) ..< self.count)
+    }
+
     /// Appends every row of `other` (pooling users' rows; no limits apply).
     mutating func append(contentsOf other: BlendRows) {
         values += other.values
@@ -126,14 +131,43 @@ struct BlendRows: Sendable, Equatable {
         labels += other.labels
     }
 
-    /// Per row: the log-probability of its label and the label's rank (1 = first; ties count against it)
-    /// under `weights`.
-    func evaluate(weights: [Double]) -> [(logLikelihood: Double, rank: Int)] {
+    /// Reserves room for `rows` more rows holding `values` more values (pooling without regrowth).
+    mutating func reserveCapacity(rows: Int, values count: Int) {
+        values.reserveCapacity(values.count + count)
+        candidateCounts.reserveCapacity(candidateCounts.count + rows)
+        labels.reserveCapacity(labels.count + rows)
+    }
+
+    /// Every row of `ranges` (nil: every row) in order, with its position among them and the offset of its first value.
+    /// - Precondition: the ranges are in increasing order and do not overlap.
+    private func forEachRow(in ranges: [Range<Int>]?, _ body: (_ position: Int, _ row: Int, _ offset: Int) -> Void) {
         let features = BlendFeature.count
-        var offset = 0
+        var (position, row, offset) = (0, 0, 0)
+        for range in ranges ?? [0 ..< count] {
+            precondition(range.lowerBound >= row, "row ranges must be in order")
+            for skipped in row ..< range.lowerBound { offset += candidateCounts[skipped] * features }
+            for current in range {
+                body(position, current, offset)
+                position += 1
+                offset += candidateCounts[current] * features
+            }
+            row = range.upperBound
+        }
+    }
+
+    /// Rows in `ranges` (nil: every row).
+    private func rowCount(in ranges: [Range<Int>]?) -> Int {
+        ranges.map { $0.reduce(0) { $0 + $1.count } } ?? count
+    }
+
+    /// Per row (of `ranges`, in order; nil: every row): the log-probability of its label and the label's
+    /// rank (1 = first; ties count against it) under `weights`.
+    func evaluate(weights: [Double], ranges: [Range<Int>]? = nil) -> [(logLikelihood: Double, rank: Int)] {
+        let features = BlendFeature.count
         var results: [(logLikelihood: Double, rank: Int)] = []
-        results.reserveCapacity(labels.count)
-        for (row, candidates) in candidateCounts.enumerated() {
+        results.reserveCapacity(rowCount(in: ranges))
+        forEachRow(in: ranges) { _, row, offset in
+            let candidates = candidateCounts[row]
             var scores = [Double](repeating: 0, count: candidates)
             for c in 0 ..< candidates {
                 var score = 0.0
@@ -143,7 +177,6 @@ struct BlendRows: Sendable, Equatable {
             let label = labels[row]
             let normaliser = Softmax.logSumExp(scores)
             results.append((scores[label] - normaliser, 1 + scores.indices.filter { $0 != label && scores[$0] >= scores[label] }.count))
-            offset += candidates * features
         }
         return results
     }
@@ -154,10 +187,14 @@ struct BlendRows: Sendable, Equatable {
     /// `start`, where r_row = 2^(−(rows after it) / `rowHalfLife`) (1 for every row when `nil`): recent
     /// rows count more, so a changed habit moves the weights within a few refits.
     /// Each row costs two `sgemv` (scores F·w, expected signals Fᵀ·p). Returns `start` when there are no rows.
-    /// - Parameter explicitWeights: per-row weights to use instead of the half-life's (pooled rows of many users).
-    func fitWeights(start: [Double], prior: [Double], l2: Double, rowHalfLife: Double? = nil, explicitWeights: [Double]? = nil) -> [Double] {
-        guard !labels.isEmpty else { return start }
-        let rowWeights = explicitWeights ?? Self.recencyWeights(count: labels.count, halfLife: rowHalfLife)
+    /// - Parameters:
+    ///   - explicitWeights: per-row weights (of the selected rows) to use instead of the half-life's (pooled rows of many users).
+    ///   - ranges: the rows to fit on, in order (nil: every row), so parts of pooled rows need no copy.
+    func fitWeights(start: [Double], prior: [Double], l2: Double, rowHalfLife: Double? = nil, explicitWeights: [Double]? = nil,
+                    ranges: [Range<Int>]? = nil) -> [Double] {
+        let selected = rowCount(in: ranges)
+        guard selected > 0 else { return start }
+        let rowWeights = explicitWeights ?? Self.recencyWeights(count: selected, halfLife: rowHalfLife)
         let features = BlendFeature.count
         let largest = candidateCounts.max() ?? 0
         var weights = [Float](repeating: 0, count: features)
@@ -171,9 +208,9 @@ struct BlendRows: Sendable, Equatable {
                 gradient[f] = l2 * d
                 weights[f] = Float(w[f])
             }
-            var offset = 0
             values.withUnsafeBufferPointer { all in
-                for (row, candidates) in candidateCounts.enumerated() {
+                forEachRow(in: ranges) { position, row, offset in
+                    let candidates = candidateCounts[row]
                     let block = UnsafeBufferPointer(rebasing: all[offset ..< offset + candidates * features])
                     weights.withUnsafeBufferPointer { x in
                         scores.withUnsafeMutableBufferPointer { y in
@@ -188,7 +225,7 @@ struct BlendRows: Sendable, Equatable {
                         total += scores[c]
                     }
                     let label = labels[row]
-                    let rowWeight = rowWeights[row]
+                    let rowWeight = rowWeights[position]
                     loss -= rowWeight * Double(Foundation.log(scores[label] / total))
                     for c in 0 ..< candidates { scores[c] /= total }
                     scores.withUnsafeBufferPointer { p in
@@ -198,7 +235,6 @@ struct BlendRows: Sendable, Equatable {
                     }
                     let labelBase = offset + label * features
                     for f in 0 ..< features { gradient[f] += rowWeight * Double(expected[f] - all[labelBase + f]) }
-                    offset += candidates * features
                 }
             }
             return loss

@@ -89,43 +89,20 @@ public struct WeightGuard: Sendable, Equatable {
         let count = rows.count
         let prior = WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 0,
                                 heldOutRows: 0, rowsAtChoice: rows.count, validation: [])
-        guard count >= configuration.guardMinimumRows else { return prior }
+        guard count >= configuration.guardMinimumRows else {
+            return count >= 2 ? chooseFixed(rows: rows, center: center, centerName: centerName, trustPrior: trustPrior) : prior
+        }
         let split = max(1, Int((Double(count) * (1 - configuration.validationShare)).rounded(.down)))
         guard split < count else { return prior }
         let heldOut = rows.slice(split ..< count)
         let fitted = fit(rows.slice(0 ..< split))
-        struct Scored {
-            var name: String
-            var weights: [Double]
-            var rows: [(logLikelihood: Double, rank: Int)]
-            var candidate: Candidate
-        }
-        func score(_ name: String, _ weights: [Double]) -> Scored {
-            let results = heldOut.evaluate(weights: weights)
-            let n = Double(results.count)
-            return Scored(name: name, weights: weights, rows: results,
-                          candidate: Candidate(name: name, logLikelihood: results.reduce(0) { $0 + $1.logLikelihood } / n,
-                                               meanReciprocalRank: results.reduce(0) { $0 + 1 / Double($1.rank) } / n))
-        }
-        /// The mean paired gain of `challenger` over `holder`, when it clears the margin.
-        func significantGain(_ challenger: Scored, over holder: Scored) -> Double? {
-            let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
-            let n = Double(gains.count)
-            let mean = gains.reduce(0, +) / n
-            let variance = gains.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / max(1, n - 1)
-            return mean > margin * (variance / n).squareRoot() && mean > 0 ? mean : nil
-        }
+        func score(_ name: String, _ weights: [Double]) -> Scored { Scored(name, weights, on: heldOut) }
         let base = score(centerName, center)
         var validation = [base.candidate]
         let simple = simpleModels(center: center, centerName: centerName).filter { $0.name != centerName }.map { model -> Scored in
             let scored = score(model.name, model.weights)
             validation.append(scored.candidate)
             return scored
-        }
-        /// The challenger with the largest significant gain over `holder`, if any.
-        func strongest(_ challengers: [Scored], over holder: Scored) -> Scored? {
-            challengers.compactMap { challenger in significantGain(challenger, over: holder).map { (challenger, $0) } }
-                .max { $0.1 < $1.1 }?.0
         }
         func mixes(of anchor: Scored) -> [(share: Double, scored: Scored)] {
             shares.filter { $0 > 0 }.map { share in
@@ -166,11 +143,72 @@ public struct WeightGuard: Sendable, Equatable {
                            share: share, heldOutRows: heldOut.count, rowsAtChoice: count, validation: validation)
     }
 
+    /// Too few rows to fit weights and check the fit (fewer than `guardMinimumRows`), but enough to
+    /// compare models that fit nothing: the prior and the simple models. Each row was scored before
+    /// its event was learned, and their weights were not fitted on any row, so every row is a held-out
+    /// row for them (prequential). A population prior holds unless a simple model beats it by `margin`
+    /// standard errors, as in the full guard; the fixed prior, only a starting point, gives way to the
+    /// model with the highest mean log-likelihood on the rows (the choice with the most evidence
+    /// among models that fitted nothing; a tie keeps the prior). The user's own fit gets no share.
+    /// - Precondition: at least two rows (a standard error needs two).
+    static func chooseFixed(rows: BlendRows, center: [Double], centerName: String, trustPrior: Bool) -> WeightGuard {
+        let base = Scored(centerName, center, on: rows)
+        let simple = simpleModels(center: center, centerName: centerName).filter { $0.name != centerName }
+            .map { Scored($0.name, $0.weights, on: rows) }
+        let kept: Scored
+        if trustPrior {
+            kept = strongest(simple, over: base) ?? base
+        } else {
+            kept = simple.reduce(base) { best, next in next.candidate.logLikelihood > best.candidate.logLikelihood ? next : best }
+        }
+        let validation = [base.candidate] + simple.map(\.candidate)
+            + [Candidate(name: "chosen", logLikelihood: kept.candidate.logLikelihood, meanReciprocalRank: kept.candidate.meanReciprocalRank)]
+        return WeightGuard(center: center, centerName: centerName, anchor: kept.weights, anchorName: kept.name, share: 0,
+                           heldOutRows: rows.count, rowsAtChoice: rows.count, validation: validation)
+    }
+
+    /// A candidate's weights scored on held-out rows: per row, and as means.
+    struct Scored {
+        var name: String
+        var weights: [Double]
+        var rows: [(logLikelihood: Double, rank: Int)]
+        var candidate: Candidate
+
+        init(_ name: String, _ weights: [Double], on heldOut: BlendRows) {
+            let results = heldOut.evaluate(weights: weights)
+            let n = Double(results.count)
+            self.name = name
+            self.weights = weights
+            rows = results
+            candidate = Candidate(name: name, logLikelihood: results.reduce(0) { $0 + $1.logLikelihood } / n,
+                                  meanReciprocalRank: results.reduce(0) { $0 + 1 / Double($1.rank) } / n)
+        }
+    }
+
+    /// The mean paired gain of `challenger` over `holder`, when it clears the margin.
+    static func significantGain(_ challenger: Scored, over holder: Scored) -> Double? {
+        let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
+        let n = Double(gains.count)
+        let mean = gains.reduce(0, +) / n
+        let variance = gains.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / max(1, n - 1)
+        return mean > margin * (variance / n).squareRoot() && mean > 0 ? mean : nil
+    }
+
+    /// The challenger with the largest significant gain over `holder`, if any.
+    static func strongest(_ challengers: [Scored], over holder: Scored) -> Scored? {
+        challengers.compactMap { challenger in significantGain(challenger, over: holder).map { (challenger, $0) } }
+            .max { $0.1 < $1.1 }?.0
+    }
+
     /// One line for `train --report`: what earned weight.
     public var summary: String {
         guard heldOutRows > 0 else {
             return share == 0 ? "too few rows to hold any out: the \(centerName) weights as they are"
                 : "no guard: own fit pulled toward the \(centerName) weights"
+        }
+        if heldOutRows == rowsAtChoice, let chosen = validation.last, chosen.name == "chosen" {
+            return "too few rows to fit (\(rowsAtChoice)): \(anchorName), the best model that fits nothing on every row "
+                + String(format: "(log-lik %.3f, mrr %.3f); prior: \(centerName)", chosen.logLikelihood, chosen.meanReciprocalRank)
         }
         let kept = share == 1 ? "own fit kept whole" : share == 0 ? "own fit dropped" : "own fit x \(share)"
         let fit = validation.first { $0.name == "fit" }

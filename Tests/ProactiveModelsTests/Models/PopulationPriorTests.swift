@@ -1,0 +1,124 @@
+import Foundation
+@testable import ProactiveModels
+import Testing
+
+// MARK: - The population prior from samples, not walks
+
+/// `BlendTrainer.prepare(population:)` keeps only each user's sample of the walk while the prior is
+/// learned and walks each user again when fitting it; these tests hold it to the same numbers as
+/// fitting every user from one walk kept in memory.
+@Suite("Population prior")
+struct PopulationPriorTests {
+    /// Four users with different routines (seeds) and lengths.
+    static let trainings: [TrainingSet] = [(7, 40), (8, 55), (9, 30), (10, 70)].map { seed, days in
+        TrainingSet(events: Fixtures.routine(days: days, seed: seed, noise: 0.4))
+    }
+
+    @Test func samplesGiveThePriorOfTheWalks() throws {
+        let trainer = BlendTrainer()
+        let walks = try Self.trainings.map { try trainer.walk($0) }
+        let fromWalks = trainer.population(of: walks)
+        #expect(!fromWalks.isFixed)
+        // Samples limited as users arrive (here in reverse), as `prepare(population:)` takes them.
+        let limit = BlendTrainer.SampleLimit()
+        var samples = walks.reversed().map { trainer.sample(of: $0, rowLimit: limit.count(rowCount: $0.rowCount)) }.reversed() as [BlendTrainer.Sample]
+        #expect(trainer.population(pooling: &samples) == fromWalks)
+        #expect(samples.allSatisfy { $0.rows.count == 0 })  // the rows moved into the pool
+    }
+
+    @Test func preparedFitsEqualFitsFromOneWalk() throws {
+        let trainer = BlendTrainer()
+        let walks = try Self.trainings.map { try trainer.walk($0) }
+        let prior = trainer.population(of: walks)
+        let prepared = try trainer.prepare(population: Self.trainings, workers: 2)
+        for (index, walk) in walks.enumerated() {
+            let expected = try trainer.finish(walk, prior: prior)
+            let fitted = try #require(try prepared.fit(index) as? BlendModel)
+            #expect(fitted.weights == expected.weights)
+            #expect(fitted.weightGuard == expected.weightGuard)
+            #expect(fitted.rows == expected.rows)
+            for moment in Fixtures.probeMoments {
+                #expect(fitted.logScores(at: moment) == expected.logScores(at: moment))
+            }
+        }
+    }
+
+    @Test func theSampleLimitNeverDropsRowsThePoolTakes() {
+        let limit = BlendTrainer.SampleLimit()
+        var previous = Int.max
+        for user in 0 ..< 1000 {
+            let bound = limit.count(rowCount: user % 10 == 0 ? 0 : 150)  // every tenth user has no rows
+            #expect(bound <= previous)
+            previous = bound
+        }
+        // 900 users contribute: the pool takes 40,000 / 900 = 44 rows of each, and the last bound says so.
+        #expect(previous == BlendTrainer.populationRowsPerUser(contributing: 900))
+        #expect(previous == 44)
+    }
+
+    @Test func rowRangesFitAndScoreLikeCopies() {
+        let rows = BlendWeightsTests.changedHabitRows()
+        let ranges = [5 ..< 30, 30 ..< 31, 60 ..< 95]
+        var copy = BlendRows()
+        for range in ranges { copy.append(contentsOf: rows.slice(range)) }
+        let zeros = [Double](repeating: 0, count: BlendFeature.count)
+        let weights = BlendRows.recencyWeights(count: copy.count, halfLife: 7)
+        let fromRanges = rows.fitWeights(start: zeros, prior: zeros, l2: 1, explicitWeights: weights, ranges: ranges)
+        #expect(fromRanges == copy.fitWeights(start: zeros, prior: zeros, l2: 1, explicitWeights: weights))
+        #expect(fromRanges != rows.fitWeights(start: zeros, prior: zeros, l2: 1, explicitWeights: BlendRows.recencyWeights(count: rows.count, halfLife: 7)))
+        let scored = rows.evaluate(weights: fromRanges, ranges: ranges)
+        let scoredCopy = copy.evaluate(weights: fromRanges)
+        #expect(scored.map(\.logLikelihood) == scoredCopy.map(\.logLikelihood) && scored.map(\.rank) == scoredCopy.map(\.rank))
+    }
+}
+
+// MARK: - The guard with too few rows to fit
+
+@Suite("Weight guard, few rows")
+struct SmallSampleGuardTests {
+    /// Rows of two candidates (the label first). `markovRight` rows: the previous target points to the
+    /// label and the profile to the other candidate; otherwise the reverse.
+    static func rows(_ pattern: [Bool]) -> BlendRows {
+        var rows = BlendRows()
+        let features = BlendFeature.count
+        for markovRight in pattern {
+            var values = [Double](repeating: 0, count: 2 * features)
+            values[BlendFeature.profilePrior.rawValue] = markovRight ? -2 : 0
+            values[BlendFeature.transitionRecent.rawValue] = markovRight ? 0 : -3
+            values[features + BlendFeature.profilePrior.rawValue] = markovRight ? 0 : -2
+            values[features + BlendFeature.transitionRecent.rawValue] = markovRight ? -3 : 0
+            rows.append(features: values, candidates: 2, label: 0, maxRows: 1000, maxValues: 1_000_000)
+        }
+        return rows
+    }
+
+    static func choose(_ rows: BlendRows, population: Bool) -> WeightGuard {
+        WeightGuard.choose(rows: rows, center: BlendFeature.defaultWeights, centerName: population ? "population (2 users)" : "fixed",
+                           trustPrior: population, configuration: BlendConfiguration()) { _ in
+            Issue.record("too few rows: nothing is fitted")
+            return BlendFeature.defaultWeights
+        }
+    }
+
+    @Test func theFixedPriorGivesWayToTheSimpleModelTheRowsFavour() throws {
+        let chosen = Self.choose(Self.rows(Array(repeating: true, count: 8)), population: false)
+        #expect(chosen.anchorName == "markov")
+        #expect(chosen.share == 0 && chosen.heldOutRows == 8 && chosen.rowsAtChoice == 8)
+        #expect(chosen.combine(BlendFeature.defaultWeights) == chosen.anchor)
+        let best = try #require(chosen.validation.dropLast().max { $0.logLikelihood < $1.logLikelihood })
+        #expect(best.name == "markov" && chosen.validation.last?.name == "chosen")
+        #expect(chosen.summary.hasPrefix("too few rows to fit (8): markov"))
+    }
+
+    @Test func aPopulationPriorHoldsOnWeakEvidence() {
+        let mixed = Self.rows([true, false, true, false, true, false, true, false, true, false])
+        #expect(Self.choose(mixed, population: true).anchorName == "population (2 users)")
+        #expect(Self.choose(mixed, population: false).anchorName != "fixed")  // the best on the rows, by any margin
+        #expect(Self.choose(Self.rows(Array(repeating: true, count: 8)), population: true).anchorName == "markov")
+    }
+
+    @Test func oneRowKeepsThePrior() {
+        let chosen = Self.choose(Self.rows([true]), population: false)
+        #expect(chosen.anchorName == "fixed" && chosen.heldOutRows == 0 && chosen.anchor == BlendFeature.defaultWeights)
+    }
+}
