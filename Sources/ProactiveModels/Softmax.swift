@@ -76,14 +76,15 @@ public enum Softmax {
 
     /// Probabilities of `logScores` paired with `targets` (same order), highest first,
     /// ties broken by target key.
-    public static func ranked(logScores: [Double], targets: [TargetKey]) -> [ScoredTarget] {
+    public static func ranked(logScores: consuming [Double], targets: [TargetKey]) -> [ScoredTarget] {
         var probabilities = logScores
         normalize(&probabilities)
         return rank(probabilities: probabilities, targets: targets)
     }
 
     /// Probabilities of `logScores` (one per target of `space`, index order), unsorted.
-    public static func distribution(logScores: [Double], space: FeatureSpace) -> TargetDistribution {
+    /// Normalises in place when the caller hands over its only reference (no copy).
+    public static func distribution(logScores: consuming [Double], space: FeatureSpace) -> TargetDistribution {
         var probabilities = logScores
         normalize(&probabilities)
         return TargetDistribution(targets: space.targets, probabilities: probabilities, positions: space.positions)

@@ -72,16 +72,27 @@ public struct TargetDistribution: Sendable {
             @inline(__always) func before(_ i: Int, _ j: Int) -> Bool { Self.ranksBefore(i, j, p, targets) }
             // The k-th best probability so far: most targets fail this one comparison.
             var threshold = -Double.infinity
-            for i in 0 ..< p.count {
+            let n = p.count
+            var i = 0
+            while i < n {
                 if best.count == k {
+                    // Four at a time while none can enter (each alone would fail the cheap reject).
+                    while i + 4 <= n, all(SIMD4(p[i], p[i + 1], p[i + 2], p[i + 3]) .< threshold) {
+                        i += 4
+                    }
+                    guard i < n else { break }
                     // Cheap reject on the probability alone (ties go to the full comparison).
-                    if p[i] < threshold || !before(i, best[k - 1]) { continue }
+                    if p[i] < threshold || !before(i, best[k - 1]) {
+                        i += 1
+                        continue
+                    }
                     best.removeLast()
                 }
                 var position = best.count
                 while position > 0, before(i, best[position - 1]) { position -= 1 }
                 best.insert(i, at: position)
                 if best.count == k { threshold = p[best[k - 1]] }
+                i += 1
             }
         }
         return best

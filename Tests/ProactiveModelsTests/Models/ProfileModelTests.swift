@@ -77,6 +77,30 @@ struct ProfileModelTests {
         }
     }
 
+    /// The hot path's probabilities (`distribution(at:)`: in-place softmax with the polynomial
+    /// exponential) equal a plain softmax of the log-scores with `Foundation.exp`, and its
+    /// selection equals sorting every target.
+    @Test func distributionEqualsAPlainSoftmax() throws {
+        let model = try ProfileTrainer().fit(TrainingSet(events: Self.a + Self.b))
+        let recent = [Fixtures.event("gym", day: 22, hour: 17.9)]
+        for moment in Fixtures.probeMoments + [Fixtures.moment(day: 22, hour: 18, context: ["place": "gym"], recent: recent)] {
+            let scores = model.logScores(at: moment)
+            let maximum = scores.max()!
+            let exponentials = scores.map { Foundation.exp($0 - maximum) }
+            let total = exponentials.reduce(0, +)
+            let reference = exponentials.map { $0 / total }
+            let distribution = model.distribution(at: moment)
+            #expect(distribution.targets == model.space.targets)
+            for (p, q) in zip(distribution.probabilities, reference) { #expect(abs(p - q) <= 1e-13 * q + 1e-300) }
+            let order = reference.indices.sorted {
+                reference[$0] != reference[$1] ? reference[$0] > reference[$1] : model.space.targets[$0] < model.space.targets[$1]
+            }
+            for k in [1, 4, model.space.targetCount] {
+                #expect(distribution.topIndices(k) == Array(order.prefix(k)), "k=\(k)")
+            }
+        }
+    }
+
     @Test func removingAWholeTargetIsBitExact() throws {
         // When every event of B's only targets goes, the model is rebuilt from the log: bit for bit A.
         let onlyB = [Fixtures.event("gym", day: 2, hour: 18, context: ["place": "gym"]),
