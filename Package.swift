@@ -36,6 +36,8 @@ let package = Package(
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
+        // The softmax's exponentials four lanes at a time where the CPU has AVX2 (bit-identical to the Swift loop).
+        .target(name: "CSoftmax"),
 
         // MARK: Engine
         .target(name: "ProactiveCore"),
@@ -46,7 +48,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),  // raw binding on the import path
             ]
         ),
-        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra"]),
+        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CSoftmax"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.

@@ -175,7 +175,7 @@ import Testing
             ranker.rank(shuffled, moment: moment, k: 4)
             #expect(ranker.ranked.map(\.target) == Self.bruteForce(base, shuffled, moment: moment, k: 4, previous: SuggestionState()), "round \(round)")
             for (slot, key) in base.adjustedTargets.enumerated() {
-                #expect(base.targetSignals(adjusted: slot, probability: 0.01, moment: moment) == base.targetSignals(key, probability: 0.01, moment: moment))
+                #expect(base.targetSignals(adjusted: slot, probability: 0.01, moment: moment, focus: moment.context["focus"]) == base.targetSignals(key, probability: 0.01, moment: moment))
             }
         }
     }

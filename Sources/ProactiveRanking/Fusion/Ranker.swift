@@ -120,15 +120,16 @@ public struct Ranker: Sendable {
 
     /// The signals of an intent suggestion with model probability `probability`.
     public func targetSignals(_ key: TargetKey, probability: Double, moment: Moment) -> RelevanceSignals {
-        targetSignals(lookup(key), probability: probability, moment: moment)
+        targetSignals(lookup(key), probability: probability, moment: moment, focus: moment.context["focus"])
     }
 
-    /// `targetSignals(adjustedTargets[slot], probability:moment:)` without hashing the key.
-    public func targetSignals(adjusted slot: Int, probability: Double, moment: Moment) -> RelevanceSignals {
-        targetSignals(adjustedLookups[slot], probability: probability, moment: moment)
+    /// `targetSignals(adjustedTargets[slot], probability:moment:)` without hashing the key;
+    /// `focus` is `moment.context["focus"]` (looked up once per moment by the caller).
+    public func targetSignals(adjusted slot: Int, probability: Double, moment: Moment, focus: String?) -> RelevanceSignals {
+        targetSignals(adjustedLookups[slot], probability: probability, moment: moment, focus: focus)
     }
 
-    private func targetSignals(_ target: TargetLookup, probability: Double, moment: Moment) -> RelevanceSignals {
+    private func targetSignals(_ target: TargetLookup, probability: Double, moment: Moment, focus: String?) -> RelevanceSignals {
         var signals = RelevanceSignals(probability: probability)
         let key = target.key
         let app = target.app
@@ -138,8 +139,8 @@ public struct Ranker: Sendable {
             signals.block = .never(rule)
             return signals
         }
-        if !focusGate.allows(FocusCandidate(app: app, target: key), focus: moment.context["focus"], context: moment.context) {
-            signals.block = .focus(moment.context["focus"])
+        if !focusGate.allows(FocusCandidate(app: app, target: key), focus: focus, context: moment.context) {
+            signals.block = .focus(focus)
             return signals
         }
         if let shortcuts = target.shortcuts {

@@ -132,9 +132,10 @@ public struct SuggestionRanker: Sendable {
         adjustedIndex.removeAll(keepingCapacity: true)
         sticky.removeAll(keepingCapacity: true)
         if indexHints.count != staticAdjusted { indexHints = [Int?](repeating: nil, count: staticAdjusted) }
+        let focus = moment.context["focus"]
         for (slot, key) in adjusted.enumerated() {
             if slot < staticAdjusted {
-                adjustedSignals.append(ranker.targetSignals(adjusted: slot, probability: 0, moment: moment))
+                adjustedSignals.append(ranker.targetSignals(adjusted: slot, probability: 0, moment: moment, focus: focus))
                 let index: Int?
                 if let hint = indexHints[slot], hint < distribution.count, distribution.targets[hint] == key {
                     index = hint

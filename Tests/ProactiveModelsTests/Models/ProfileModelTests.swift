@@ -101,6 +101,27 @@ struct ProfileModelTests {
         }
     }
 
+    /// The previous target of a moment (one lookup when the latest event is known) equals a
+    /// forward scan over every recent event: unknown targets, equal dates and future events mixed.
+    @Test func previousTargetEqualsAForwardScan() throws {
+        let model = try ProfileTrainer().fit(TrainingSet(events: Self.a))
+        let names = model.space.targets.map(\.rawValue) + ["unknown1", "unknown2"]
+        var random = SeededGenerator(seed: 21)
+        for _ in 0 ..< 300 {
+            let recent = (0 ..< random.integer(in: 0 ... 5)).map { _ in
+                Fixtures.event(names[random.integer(in: 0 ... names.count - 1)], day: 22, hour: Double(random.integer(in: 8 ... 11)))
+            }
+            let moment = Fixtures.moment(day: 22, hour: 10, recent: recent)
+            var expected: (target: TargetIndex, date: Date)?
+            for event in recent where event.date <= moment.date {
+                guard let index = model.space.index(of: event.target) else { continue }
+                if expected == nil || event.date >= expected!.date { expected = (index, event.date) }
+            }
+            let found = MomentEncoder.previous(of: moment, in: model.space)
+            #expect(found?.target == expected?.target && found?.date == expected?.date)
+        }
+    }
+
     @Test func removingAWholeTargetIsBitExact() throws {
         // When every event of B's only targets goes, the model is rebuilt from the log: bit for bit A.
         let onlyB = [Fixtures.event("gym", day: 2, hour: 18, context: ["place": "gym"]),
