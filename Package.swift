@@ -36,7 +36,7 @@ let package = Package(
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
-        // The softmax's exponentials four lanes at a time where the CPU has AVX2 (bit-identical to the Swift loop).
+        // The softmax's exponentials eight or four lanes at a time where the CPU has AVX-512 or AVX2 (bit-identical to the Swift loop).
         .target(name: "CSoftmax"),
 
         // MARK: Engine

@@ -41,8 +41,17 @@ static void exp_shifted_avx2(double *restrict s, size_t count, double maximum) {
     for (size_t i = 0; i < count; i++) s[i] = exp_non_positive(s[i] - maximum);
 }
 
+__attribute__((target("avx512f,avx512dq")))
+static void exp_shifted_avx512(double *restrict s, size_t count, double maximum) {
+    for (size_t i = 0; i < count; i++) s[i] = exp_non_positive(s[i] - maximum);
+}
+
 int proactive_exp_shifted(double *s, size_t count, double maximum) {
 #if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+        exp_shifted_avx512(s, count, maximum);
+        return 1;
+    }
     if (__builtin_cpu_supports("avx2")) {
         exp_shifted_avx2(s, count, maximum);
         return 1;

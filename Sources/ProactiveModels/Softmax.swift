@@ -34,8 +34,8 @@ public enum Softmax {
         }
     }
 
-    /// s[i] = expNonPositive(s[i] - maximum), bit for bit: four lanes at a time in C where
-    /// the CPU has AVX2 (the build targets plain x86-64, whose two-lane SSE2 loop is the
+    /// s[i] = expNonPositive(s[i] - maximum), bit for bit: eight or four lanes at a time in C where
+    /// the CPU has AVX-512 or AVX2 (the build targets plain x86-64, whose two-lane SSE2 loop is the
     /// softmax's largest cost), this loop otherwise.
     static func exponentials(_ s: UnsafeMutableBufferPointer<Double>, shiftedBy maximum: Double, allowingKernel: Bool = true) {
         guard let base = s.baseAddress else { return }
