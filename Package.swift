@@ -36,6 +36,9 @@ let package = Package(
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
+        // The softmax's exponentials eight or four lanes at a time where the CPU has AVX-512 or AVX2 (bit-identical to the Swift loop).
+        // DWARF 4 debug info, as the Swift objects have: valgrind 3.19 (the profiles in BENCHMARKS.md) cannot read clang's DWARF 5.
+        .target(name: "CSoftmax", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
 
         // MARK: Engine
         .target(name: "ProactiveCore"),
@@ -46,7 +49,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),  // raw binding on the import path
             ]
         ),
-        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra"]),
+        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CSoftmax"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.

@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 import LinearAlgebra
+import CSoftmax
 
 // MARK: - Softmax and ranking
 
@@ -10,13 +11,13 @@ public enum Softmax {
     /// An empty input stays empty.
     /// - Complexity: O(n): one `expNonPositive` per score, a branch-free loop the compiler vectorises.
     public static func normalize(_ scores: inout [Double]) {
-        guard let maximum = scores.max(), maximum.isFinite else {
+        guard let maximum = largest(scores), maximum.isFinite else {
             if !scores.isEmpty { scores = [Double](repeating: 1 / Double(scores.count), count: scores.count) }
             return
         }
         scores.withUnsafeMutableBufferPointer { s in
             // Three simple loops, each vectorised: exponentials, a sum in four lanes, the scaling.
-            for i in 0 ..< s.count { s[i] = expNonPositive(s[i] - maximum) }
+            exponentials(s, shiftedBy: maximum)
             var lanes = SIMD4<Double>()
             var i = 0
             while i + 4 <= s.count {
@@ -30,6 +31,39 @@ public enum Softmax {
             }
             let inverse = 1 / total
             for i in 0 ..< s.count { s[i] *= inverse }
+        }
+    }
+
+    /// s[i] = expNonPositive(s[i] - maximum), bit for bit: eight or four lanes at a time in C where
+    /// the CPU has AVX-512 or AVX2 (the build targets plain x86-64, whose two-lane SSE2 loop is the
+    /// softmax's largest cost), this loop otherwise.
+    static func exponentials(_ s: UnsafeMutableBufferPointer<Double>, shiftedBy maximum: Double, allowingKernel: Bool = true) {
+        guard let base = s.baseAddress else { return }
+        if allowingKernel, proactive_exp_shifted(base, s.count, maximum) != 0 { return }
+        for i in 0 ..< s.count { s[i] = expNonPositive(s[i] - maximum) }
+    }
+
+    /// `scores.max()`, the same value, in four lanes that start from the first score and each
+    /// follow `max()`'s rule (replace when smaller, so a NaN never enters and a leading NaN
+    /// stays), then are combined by it.
+    @inline(__always)
+    static func largest(_ scores: [Double]) -> Double? {
+        guard scores.count >= 8 else { return scores.max() }
+        return scores.withUnsafeBufferPointer { s in
+            var lanes = SIMD4(repeating: s[0])
+            var i = 1
+            while i + 4 <= s.count {
+                let next = SIMD4(s[i], s[i + 1], s[i + 2], s[i + 3])
+                lanes.replace(with: next, where: lanes .< next)
+                i += 4
+            }
+            var result = lanes[0]
+            for lane in 1 ..< 4 where result < lanes[lane] { result = lanes[lane] }
+            while i < s.count {
+                if result < s[i] { result = s[i] }
+                i += 1
+            }
+            return result
         }
     }
 
@@ -76,14 +110,15 @@ public enum Softmax {
 
     /// Probabilities of `logScores` paired with `targets` (same order), highest first,
     /// ties broken by target key.
-    public static func ranked(logScores: [Double], targets: [TargetKey]) -> [ScoredTarget] {
+    public static func ranked(logScores: consuming [Double], targets: [TargetKey]) -> [ScoredTarget] {
         var probabilities = logScores
         normalize(&probabilities)
         return rank(probabilities: probabilities, targets: targets)
     }
 
     /// Probabilities of `logScores` (one per target of `space`, index order), unsorted.
-    public static func distribution(logScores: [Double], space: FeatureSpace) -> TargetDistribution {
+    /// Normalises in place when the caller hands over its only reference (no copy).
+    public static func distribution(logScores: consuming [Double], space: FeatureSpace) -> TargetDistribution {
         var probabilities = logScores
         normalize(&probabilities)
         return TargetDistribution(targets: space.targets, probabilities: probabilities, positions: space.positions)

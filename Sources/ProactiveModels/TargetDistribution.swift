@@ -66,25 +66,42 @@ public struct TargetDistribution: Sendable {
     public func topIndices(_ k: Int) -> [Int] {
         let k = min(max(0, k), count)
         guard k > 0 else { return [] }
-        var best: [Int] = []
-        best.reserveCapacity(k + 1)
-        probabilities.withUnsafeBufferPointer { p in
-            @inline(__always) func before(_ i: Int, _ j: Int) -> Bool { Self.ranksBefore(i, j, p, targets) }
-            // The k-th best probability so far: most targets fail this one comparison.
-            var threshold = -Double.infinity
-            for i in 0 ..< p.count {
-                if best.count == k {
-                    // Cheap reject on the probability alone (ties go to the full comparison).
-                    if p[i] < threshold || !before(i, best[k - 1]) { continue }
-                    best.removeLast()
+        // The best so far, sorted, in the result's own storage (shifted by hand: no array insert).
+        return [Int](unsafeUninitializedCapacity: k) { best, filled in
+            var count = 0
+            probabilities.withUnsafeBufferPointer { p in
+                @inline(__always) func before(_ i: Int, _ j: Int) -> Bool { Self.ranksBefore(i, j, p, targets) }
+                // The k-th best probability so far: most targets fail this one comparison.
+                var threshold = -Double.infinity
+                let n = p.count
+                var i = 0
+                while i < n {
+                    if count == k {
+                        // Four at a time while none can enter (each alone would fail the cheap reject).
+                        while i + 4 <= n, all(SIMD4(p[i], p[i + 1], p[i + 2], p[i + 3]) .< threshold) {
+                            i += 4
+                        }
+                        guard i < n else { break }
+                        // Cheap reject on the probability alone (ties go to the full comparison).
+                        if p[i] < threshold || !before(i, best[k - 1]) {
+                            i += 1
+                            continue
+                        }
+                        count -= 1
+                    }
+                    var position = count
+                    while position > 0, before(i, best[position - 1]) {
+                        best[position] = best[position - 1]
+                        position -= 1
+                    }
+                    best[position] = i
+                    count += 1
+                    if count == k { threshold = p[best[k - 1]] }
+                    i += 1
                 }
-                var position = best.count
-                while position > 0, before(i, best[position - 1]) { position -= 1 }
-                best.insert(i, at: position)
-                if best.count == k { threshold = p[best[k - 1]] }
             }
+            filled = count
         }
-        return best
     }
 
     /// The `k` best targets with their probabilities, best first.

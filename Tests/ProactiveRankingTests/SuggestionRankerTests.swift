@@ -149,4 +149,34 @@ import Testing
             previous = ranker.state
         }
     }
+
+    /// One `SuggestionRanker` fed the same probabilities in changing target orders (its
+    /// remembered positions of the adjusted targets go stale) and a distribution missing a
+    /// declared target: every call equals the brute force.
+    @Test func reorderedDistributionsMatchBruteForce() throws {
+        let (scores, targets) = Self.catalogue(300)
+        var declarations = Declarations()
+        for index in [7, 150, 299] {
+            let target = targets[scores[index].target]!
+            declarations.shortcuts.replace(RelevantShortcutSet(app: target.app, shortcuts: [
+                RelevantShortcut(widget: WidgetID(app: target.app, kind: "w\(index)", configuration: WidgetConfiguration(intent: "Do", parameters: target.parameters)),
+                                 providers: [.date(start: Day.at(9), end: Day.at(10))]),
+            ], declaredAt: Day.at(0)))
+        }
+        let events = [try FeedbackEvent.make(date: Day.at(8), kind: .dismiss, scope: .target(scores[1].target), app: targets[scores[1].target]!.app)]
+        let base = Ranker(declarations: declarations, feedback: FeedbackIndex(events), targets: targets)
+        #expect(base.adjustedTargets.count >= 4)
+        var ranker = SuggestionRanker(ranker: base)
+        var random = SeededGenerator(seed: 12)
+        let moment = Day.moment(9, context: [:])
+        for round in 0 ..< 6 {
+            var shuffled = scores.shuffled(using: &random)
+            if round == 3 { shuffled.removeAll { $0.target == scores[150].target } }
+            ranker.rank(shuffled, moment: moment, k: 4)
+            #expect(ranker.ranked.map(\.target) == Self.bruteForce(base, shuffled, moment: moment, k: 4, previous: SuggestionState()), "round \(round)")
+            for (slot, key) in base.adjustedTargets.enumerated() {
+                #expect(base.targetSignals(adjusted: slot, probability: 0.01, moment: moment, focus: moment.context["focus"]) == base.targetSignals(key, probability: 0.01, moment: moment))
+            }
+        }
+    }
 }

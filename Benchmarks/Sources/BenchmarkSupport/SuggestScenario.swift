@@ -117,27 +117,50 @@ public struct SuggestScenario: Sendable {
 
 /// `cblas_sgemv` of a `rows` x `columns` single-precision matrix: the floor
 /// the scoring step is compared with.
-public struct RawGemv: Sendable {
+public typealias RawGemv = RawProduct<Float>
+/// `cblas_dgemv` of the same shape in double precision: the product the
+/// profile model actually computes (its log-profile matrix is `Double`).
+public typealias RawDgemv = RawProduct<Double>
+
+/// A scalar type with a BLAS matrix-vector product.
+public protocol GemvScalar: BinaryFloatingPoint, Sendable {
+    static func gemv(rows: Int, columns: Int, a: UnsafeBufferPointer<Self>, x: UnsafeBufferPointer<Self>, y: UnsafeMutableBufferPointer<Self>)
+}
+
+extension Float: GemvScalar {
+    public static func gemv(rows: Int, columns: Int, a: UnsafeBufferPointer<Float>, x: UnsafeBufferPointer<Float>, y: UnsafeMutableBufferPointer<Float>) {
+        BLASKernels.sgemv(rows: rows, columns: columns, a: a, x: x, y: y)
+    }
+}
+
+extension Double: GemvScalar {
+    public static func gemv(rows: Int, columns: Int, a: UnsafeBufferPointer<Double>, x: UnsafeBufferPointer<Double>, y: UnsafeMutableBufferPointer<Double>) {
+        BLASKernels.dgemv(rows: rows, columns: columns, a: a, x: x, y: y)
+    }
+}
+
+/// y = A x for a seeded `rows` x `columns` matrix (entries in -0.5 ..< 0.5, x in 0 ..< 1).
+public struct RawProduct<Scalar: GemvScalar>: Sendable {
     public let rows: Int
     public let columns: Int
-    let matrix: [Float]
-    let x: [Float]
+    @usableFromInline let matrix: [Scalar]
+    @usableFromInline let x: [Scalar]
 
     public init(rows: Int, columns: Int, seed: UInt64 = 11) {
         self.rows = rows
         self.columns = columns
         var random = SeededGenerator(seed: seed)
-        matrix = (0 ..< rows * columns).map { _ in Float(random.unit() - 0.5) }
-        x = (0 ..< columns).map { _ in Float(random.unit()) }
+        matrix = (0 ..< rows * columns).map { _ in Scalar(random.unit() - 0.5) }
+        x = (0 ..< columns).map { _ in Scalar(random.unit()) }
     }
 
-    /// y = A x (y must hold `rows` values).
-    @inline(__always)
-    public func run(into y: inout [Float]) {
+    /// y = A x (y must hold `rows` values). Inlinable: specialised where it is timed.
+    @inlinable
+    public func run(into y: inout [Scalar]) {
         matrix.withUnsafeBufferPointer { a in
             x.withUnsafeBufferPointer { xBuffer in
                 y.withUnsafeMutableBufferPointer { yBuffer in
-                    BLASKernels.sgemv(rows: rows, columns: columns, a: a, x: xBuffer, y: yBuffer)
+                    Scalar.gemv(rows: rows, columns: columns, a: a, x: xBuffer, y: yBuffer)
                 }
             }
         }

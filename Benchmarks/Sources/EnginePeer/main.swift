@@ -16,7 +16,8 @@ import ProactiveStore
 //
 // 1. For each target count: p50/p99 of one full `suggest`, of the raw
 //    `sgemv` of the same targets x features shape, and of the raw `sgemv` of
-//    the dense part alone (the shape the engine multiplies), plus the shapes
+//    the dense part alone (the shape the engine multiplies) and its `dgemv`
+//    (the precision the engine multiplies in), plus the shapes
 //    and the number of timed calls (the peer uses the same).
 // 2. Fits the logistic model on the training problem (100,000 donations x
 //    200 targets), times it, and exports the design matrix, labels and
@@ -83,6 +84,13 @@ for targets in targetCounts {
         let top = scenario.suggest(with: &ranker)
         precondition(!top.isEmpty, "suggest returned nothing")
     }
+    // Its parts: the log-scores (the products), the distribution (plus the softmax), the ranking alone.
+    let logScores = LatencySamples.measure(iterations: iterations) { precondition(!scenario.model.logScores(at: scenario.moment).isEmpty) }
+    let distributionOnly = LatencySamples.measure(iterations: iterations) { precondition(scenario.model.distribution(at: scenario.moment).count == targets) }
+    let distribution = scenario.model.distribution(at: scenario.moment)
+    let rankingOnly = LatencySamples.measure(iterations: iterations) {
+        precondition(!ranker.suggest(distribution, moment: scenario.moment, k: 4).isEmpty)
+    }
     let shape = scenario.scoringShape
     let gemv = RawGemv(rows: shape.rows, columns: shape.columns)
     var y = [Float](repeating: 0, count: shape.rows)
@@ -90,13 +98,21 @@ for targets in targetCounts {
     let dense = scenario.denseShape
     let denseGemv = RawGemv(rows: dense.rows, columns: dense.columns)
     let rawDense = LatencySamples.measure(iterations: iterations) { denseGemv.run(into: &y) }
+    let denseDgemv = RawDgemv(rows: dense.rows, columns: dense.columns)
+    var yDouble = [Double](repeating: 0, count: shape.rows)
+    let rawDenseDouble = LatencySamples.measure(iterations: iterations) { denseDgemv.run(into: &yDouble) }
     BenchmarkEnvironment.note("targets \(targets): suggest p50 \(suggest.percentile(50)) us, sgemv p50 \(raw.percentile(50)) us, "
-        + "dense-part sgemv (\(dense.rows) x \(dense.columns)) p50 \(rawDense.percentile(50)) us")
+        + "dense-part sgemv (\(dense.rows) x \(dense.columns)) p50 \(rawDense.percentile(50)) us, "
+        + "dense-part dgemv p50 \(rawDenseDouble.percentile(50)) us; parts: log-scores p50 \(logScores.percentile(50)) us, "
+        + "distribution p50 \(distributionOnly.percentile(50)) us, ranking p50 \(rankingOnly.percentile(50)) us")
     shapes.append([
         "targets": shape.rows, "columns": shape.columns, "dense_columns": dense.columns, "iterations": iterations,
         "suggest_p50_us": suggest.percentile(50), "suggest_p99_us": suggest.percentile(99),
         "sgemv_p50_us": raw.percentile(50), "sgemv_p99_us": raw.percentile(99),
         "sgemv_dense_p50_us": rawDense.percentile(50), "sgemv_dense_p99_us": rawDense.percentile(99),
+        "dgemv_dense_p50_us": rawDenseDouble.percentile(50), "dgemv_dense_p99_us": rawDenseDouble.percentile(99),
+        "log_scores_p50_us": logScores.percentile(50), "distribution_p50_us": distributionOnly.percentile(50),
+        "ranking_p50_us": rankingOnly.percentile(50),
     ])
 }
 

@@ -182,6 +182,11 @@ public struct MomentEncoder: Sendable, Hashable {
 
     /// The latest event of `moment.recent` at or before the moment whose target the space knows.
     public static func previous(of moment: Moment, in space: FeatureSpace) -> (target: TargetIndex, date: Date)? {
+        // Usually the latest event (the last of equal dates) has a known target: one lookup.
+        var latest: Event?
+        for event in moment.recent where event.date <= moment.date && (latest == nil || event.date >= latest!.date) { latest = event }
+        guard let latest else { return nil }
+        if let index = space.index(of: latest.target) { return (index, latest.date) }
         var best: (target: TargetIndex, date: Date)?
         for event in moment.recent where event.date <= moment.date {
             guard let index = space.index(of: event.target) else { continue }

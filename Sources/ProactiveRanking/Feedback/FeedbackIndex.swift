@@ -48,7 +48,7 @@ public struct FeedbackIndex: Sendable {
     /// The product over dismissals at or before `t` of `1 - strength * 2^(-age / halfLife)`,
     /// and the latest dismissal's date. Dismissals older than 16 half-lives are ignored (< 2e-5).
     public func dismissalFactor(_ scope: FeedbackScope, at t: Date, strength: Double, halfLife: TimeInterval) -> (factor: Double, last: Date?) {
-        guard let dates = dismissals[scope], halfLife > 0 else { return (1, nil) }
+        guard !dismissals.isEmpty, let dates = dismissals[scope], halfLife > 0 else { return (1, nil) }
         var factor = 1.0
         var last: Date?
         let end = Self.countAtOrBefore(dates, t)
@@ -66,7 +66,7 @@ public struct FeedbackIndex: Sendable {
     /// Impressions of `scope` in `(max(last tap, t - window), t]`: shown again
     /// and again without being used.
     public func unansweredImpressions(_ scope: FeedbackScope, at t: Date, window: TimeInterval) -> Int {
-        guard let dates = impressions[scope] else { return 0 }
+        guard !impressions.isEmpty, let dates = impressions[scope] else { return 0 }
         var from = t.addingTimeInterval(-window)
         if let tap = lastTap(scope, atOrBefore: t), tap > from { from = tap }
         let end = Self.countAtOrBefore(dates, t)
@@ -78,7 +78,7 @@ public struct FeedbackIndex: Sendable {
 
     /// The latest engagement with `scope` at or before `t`.
     public func lastTap(_ scope: FeedbackScope, atOrBefore t: Date) -> Date? {
-        guard let dates = taps[scope] else { return nil }
+        guard !taps.isEmpty, let dates = taps[scope] else { return nil }   // no hashing when nothing was tapped
         let end = Self.countAtOrBefore(dates, t)
         return end > 0 ? dates[end - 1] : nil
     }
@@ -95,7 +95,7 @@ public struct FeedbackIndex: Sendable {
     /// The first rule among `scopes` active at `t` whose context conditions hold in `context`.
     public func activeNeverRule(for scopes: [FeedbackScope], context: [String: String], at t: Date) -> NeverRule? {
         for scope in scopes {
-            guard let rules = rulesByScope[scope] else { continue }
+            guard !rulesByScope.isEmpty, let rules = rulesByScope[scope] else { continue }
             for rule in rules where rule.applies(in: context) && isActive(rule, at: t) { return rule }
         }
         return nil

@@ -34,6 +34,19 @@ public struct Ranker: Sendable {
     /// Targets whose score is more than `modelWeight · p`: declared by a shortcut,
     /// ineligible, or with feedback of their own. Sorted by key.
     public private(set) var adjustedTargets: [TargetKey] = []
+    /// What `targetSignals` looks up by key, resolved once per adjusted target (same order
+    /// as `adjustedTargets`), so `targetSignals(adjusted:)` hashes no key.
+    private var adjustedLookups: [TargetLookup] = []
+
+    /// The key-dependent parts of `targetSignals`: the target's app, whether it is
+    /// ineligible, the shortcuts carrying its intent, whether it has feedback of its own.
+    private struct TargetLookup: Sendable {
+        let key: TargetKey
+        let app: String
+        let isIneligible: Bool
+        let shortcuts: [(shortcut: RelevantShortcut, declaredAt: Date)]?
+        let hasFeedback: Bool
+    }
 
     /// - Parameters:
     ///   - targets: the targets the model knows (`TrainingSet.targets`).
@@ -80,6 +93,12 @@ public struct Ranker: Sendable {
         adjusted.formUnion(ineligible)
         for scope in feedback.itemScopes { if case let .target(key) = scope { adjusted.insert(key) } }
         adjustedTargets = adjusted.sorted()
+        adjustedLookups = adjustedTargets.map(lookup)
+    }
+
+    private func lookup(_ key: TargetKey) -> TargetLookup {
+        TargetLookup(key: key, app: app(of: key), isIneligible: ineligible.contains(key), shortcuts: shortcutsByTarget[key],
+                     hasFeedback: feedback.itemScopes.contains(.target(key)))
     }
 
     /// The configuration target of a widget (nil for a static widget).
@@ -101,23 +120,34 @@ public struct Ranker: Sendable {
 
     /// The signals of an intent suggestion with model probability `probability`.
     public func targetSignals(_ key: TargetKey, probability: Double, moment: Moment) -> RelevanceSignals {
+        targetSignals(lookup(key), probability: probability, moment: moment, focus: moment.context["focus"])
+    }
+
+    /// `targetSignals(adjustedTargets[slot], probability:moment:)` without hashing the key;
+    /// `focus` is `moment.context["focus"]` (looked up once per moment by the caller).
+    public func targetSignals(adjusted slot: Int, probability: Double, moment: Moment, focus: String?) -> RelevanceSignals {
+        targetSignals(adjustedLookups[slot], probability: probability, moment: moment, focus: focus)
+    }
+
+    private func targetSignals(_ target: TargetLookup, probability: Double, moment: Moment, focus: String?) -> RelevanceSignals {
         var signals = RelevanceSignals(probability: probability)
-        let app = app(of: key)
+        let key = target.key
+        let app = target.app
         let scope = FeedbackScope.target(key)
-        if ineligible.contains(key) { signals.block = .ineligible; return signals }
+        if target.isIneligible { signals.block = .ineligible; return signals }
         if feedback.hasRules, let rule = feedback.activeNeverRule(for: [scope, .app(app)], context: moment.context, at: moment.date) {
             signals.block = .never(rule)
             return signals
         }
-        if !focusGate.allows(FocusCandidate(app: app, target: key), focus: moment.context["focus"], context: moment.context) {
-            signals.block = .focus(moment.context["focus"])
+        if !focusGate.allows(FocusCandidate(app: app, target: key), focus: focus, context: moment.context) {
+            signals.block = .focus(focus)
             return signals
         }
-        if let shortcuts = shortcutsByTarget[key] {
+        if let shortcuts = target.shortcuts {
             // Used through the suggestion itself or through the shortcut's widget.
             applyShortcuts(shortcuts, usedBy: scope, or: { .widget($0.widget) }, app: app, moment: moment, to: &signals)
         }
-        applyFeedback(scope, at: moment.date, to: &signals)
+        if target.hasFeedback { applyFeedback(scope, at: moment.date, to: &signals) }
         return signals
     }
 

@@ -24,7 +24,13 @@ import ProactiveModels
 ///   case (one selection pass and a hash lookups); when hidden targets use up
 ///   the selection, another pass selects four times as many.
 public struct SuggestionRanker: Sendable {
-    public var ranker: Ranker
+    public var ranker: Ranker {
+        didSet {
+            adjusted = ranker.adjustedTargets
+            staticAdjusted = adjusted.count
+            indexHints = []
+        }
+    }
     /// The ranked entries of the last `rank` call, best first.
     public private(set) var ranked: [RankedTarget] = []
     private var adjusted: [TargetKey] = []
@@ -35,6 +41,9 @@ public struct SuggestionRanker: Sendable {
     private var sticky: [Bool] = []
     /// Slots before this index are the ranker's; later ones are last time's shown items.
     private var staticAdjusted: Int = 0
+    /// Last call's model index of each of the ranker's adjusted targets: checked
+    /// (`targets[hint] == key`, keys are unique) before a hash lookup is spent.
+    private var indexHints: [Int?] = []
 
     public init(ranker: Ranker) {
         self.ranker = ranker
@@ -122,9 +131,23 @@ public struct SuggestionRanker: Sendable {
         adjustedSignals.removeAll(keepingCapacity: true)
         adjustedIndex.removeAll(keepingCapacity: true)
         sticky.removeAll(keepingCapacity: true)
-        for key in adjusted {
-            adjustedSignals.append(ranker.targetSignals(key, probability: 0, moment: moment))
-            adjustedIndex.append(distribution.index(of: key))
+        if indexHints.count != staticAdjusted { indexHints = [Int?](repeating: nil, count: staticAdjusted) }
+        let focus = moment.context["focus"]
+        for (slot, key) in adjusted.enumerated() {
+            if slot < staticAdjusted {
+                adjustedSignals.append(ranker.targetSignals(adjusted: slot, probability: 0, moment: moment, focus: focus))
+                let index: Int?
+                if let hint = indexHints[slot], hint < distribution.count, distribution.targets[hint] == key {
+                    index = hint
+                } else {
+                    index = distribution.index(of: key)
+                    indexHints[slot] = index
+                }
+                adjustedIndex.append(index)
+            } else {
+                adjustedSignals.append(ranker.targetSignals(key, probability: 0, moment: moment))
+                adjustedIndex.append(distribution.index(of: key))
+            }
             sticky.append(previous.shown.contains(key))
         }
         adjustedSorted.removeAll(keepingCapacity: true)

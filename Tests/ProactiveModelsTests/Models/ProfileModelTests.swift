@@ -77,6 +77,51 @@ struct ProfileModelTests {
         }
     }
 
+    /// The hot path's probabilities (`distribution(at:)`: in-place softmax with the polynomial
+    /// exponential) equal a plain softmax of the log-scores with `Foundation.exp`, and its
+    /// selection equals sorting every target.
+    @Test func distributionEqualsAPlainSoftmax() throws {
+        let model = try ProfileTrainer().fit(TrainingSet(events: Self.a + Self.b))
+        let recent = [Fixtures.event("gym", day: 22, hour: 17.9)]
+        for moment in Fixtures.probeMoments + [Fixtures.moment(day: 22, hour: 18, context: ["place": "gym"], recent: recent)] {
+            let scores = model.logScores(at: moment)
+            let maximum = scores.max()!
+            let exponentials = scores.map { Foundation.exp($0 - maximum) }
+            let total = exponentials.reduce(0, +)
+            let reference = exponentials.map { $0 / total }
+            let distribution = model.distribution(at: moment)
+            #expect(distribution.targets == model.space.targets)
+            for (p, q) in zip(distribution.probabilities, reference) { #expect(abs(p - q) <= 1e-13 * q + 1e-300) }
+            let order = reference.indices.sorted {
+                reference[$0] != reference[$1] ? reference[$0] > reference[$1] : model.space.targets[$0] < model.space.targets[$1]
+            }
+            for k in [1, 4, model.space.targetCount] {
+                #expect(distribution.topIndices(k) == Array(order.prefix(k)), "k=\(k)")
+            }
+        }
+    }
+
+    /// The previous target of a moment (one lookup when the latest event is known) equals a
+    /// forward scan over every recent event: unknown targets, equal dates and future events mixed.
+    @Test func previousTargetEqualsAForwardScan() throws {
+        let model = try ProfileTrainer().fit(TrainingSet(events: Self.a))
+        let names = model.space.targets.map(\.rawValue) + ["unknown1", "unknown2"]
+        var random = SeededGenerator(seed: 21)
+        for _ in 0 ..< 300 {
+            let recent = (0 ..< random.integer(in: 0 ... 5)).map { _ in
+                Fixtures.event(names[random.integer(in: 0 ... names.count - 1)], day: 22, hour: Double(random.integer(in: 8 ... 11)))
+            }
+            let moment = Fixtures.moment(day: 22, hour: 10, recent: recent)
+            var expected: (target: TargetIndex, date: Date)?
+            for event in recent where event.date <= moment.date {
+                guard let index = model.space.index(of: event.target) else { continue }
+                if expected == nil || event.date >= expected!.date { expected = (index, event.date) }
+            }
+            let found = MomentEncoder.previous(of: moment, in: model.space)
+            #expect(found?.target == expected?.target && found?.date == expected?.date)
+        }
+    }
+
     @Test func removingAWholeTargetIsBitExact() throws {
         // When every event of B's only targets goes, the model is rebuilt from the log: bit for bit A.
         let onlyB = [Fixtures.event("gym", day: 2, hour: 18, context: ["place": "gym"]),

@@ -25,6 +25,24 @@ struct TargetDistributionTests {
         #expect(distribution.topIndices(-3).isEmpty)
     }
 
+    /// Seeded continuous probabilities with some exact ties, any length (the four-at-a-time scan's
+    /// tail included): the one-pass selection equals a plain sort of every target.
+    @Test(arguments: [5, 1_000, 1_003, 10_007])
+    func selectionEqualsASortOfSeededProbabilities(count: Int) {
+        var random = SeededGenerator(seed: UInt64(count) &* 31)
+        let keys = (0 ..< count).map { TargetKey(rawValue: "app:r\($0)") }
+        var probabilities = keys.indices.map { _ in random.unit() }
+        for i in stride(from: 0, to: count, by: 97) { probabilities[i] = probabilities[count / 2] }   // exact ties
+        let distribution = TargetDistribution(targets: keys, probabilities: probabilities,
+                                              positions: Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }))
+        let reference = keys.indices.sorted {
+            probabilities[$0] != probabilities[$1] ? probabilities[$0] > probabilities[$1] : keys[$0] < keys[$1]
+        }
+        for k in [1, 4, 24, 100, count] {
+            #expect(distribution.topIndices(k) == Array(reference.prefix(k)), "k=\(k)")
+        }
+    }
+
     @Test func lookupsByKey() {
         let distribution = TargetDistribution(ranked: [ScoredTarget(target: TargetKey(rawValue: "a:x"), probability: 0.7),
                                                        ScoredTarget(target: TargetKey(rawValue: "a:y"), probability: 0.3)])
