@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
         // The softmax's exponentials eight or four lanes at a time where the CPU has AVX-512 or AVX2 (bit-identical to the Swift loop).
         // DWARF 4 debug info, as the Swift objects have: valgrind 3.19 (the profiles in BENCHMARKS.md) cannot read clang's DWARF 5.
-        .target(name: "CSoftmax", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        .target(name: "CSoftmax"),
 
         // MARK: Engine
         .target(name: "ProactiveCore"),
