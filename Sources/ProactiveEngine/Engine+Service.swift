@@ -37,6 +37,15 @@ extension Engine {
         live.unlearned = 0
     }
 
+    /// Saves held models in one transaction (each as `save` does) and starts their counts anew.
+    public func save(_ lives: inout [LiveModel], now: Date = Date()) throws {
+        try states.save(lives.map { $0.saved(now: now) })
+        for index in lives.indices {
+            lives[index].folded = 0
+            lives[index].unlearned = 0
+        }
+    }
+
     /// What ranking needs for the user of a model already loaded.
     public func rankingSession(_ live: LiveModel) throws -> RankingSession {
         rankingSession(live, inputs: try rankingInputs(user: live.user))
