@@ -87,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "proactive.serve")
         umask(0o077)  // the socket, credential files and the store are the owner's alone
         let database = try storeOptions.openDatabase()
+        try database.tuneForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
         let credentials = CredentialStore(storePath: storeOptions.path)
         if try credentials.ensureOwnerCredential().created {
             logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
