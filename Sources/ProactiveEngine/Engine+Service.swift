@@ -92,7 +92,8 @@ extension Engine {
         let timeline = try focusTimeline().timeline
         let store = AppScopedDonationStore(donations, access: access)
         let enriched = batch.map(timeline.enrich)
-        let results = try store.inOneTransaction { appender in try appender.appendEach(enriched) }
+        let prepared = PreparedDonations(enriched)  // encoded before the write lock: concurrent batches hold it only to insert
+        let results = try store.inOneTransaction { appender in try appender.appendEach(prepared: prepared) }
         return zip(enriched, results).map { donation, result in
             switch result {
             case let .success(stored): return stored ? .stored(donation) : .duplicate

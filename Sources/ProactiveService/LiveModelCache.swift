@@ -166,7 +166,8 @@ public actor LiveModelCache {
         return await saveDirty(now: now, until: started + budget, background: false)
     }
 
-    /// How many models one save transaction writes (their bytes are held until it commits).
+    /// How many models one save transaction writes at shutdown (their bytes are held until it
+    /// commits); periodic saves write one a transaction, so donations wait behind one model's bytes at most.
     static let savesPerTransaction = 16
 
     /// Saves the dirty held models in transactions of `savesPerTransaction`, most unsaved donations
@@ -176,10 +177,11 @@ public actor LiveModelCache {
             .sorted { ($0.value.live.folded, $0.key) > ($1.value.live.folded, $1.key) }.map(\.key)
         var saved = 0
         var start = 0
+        let step = background ? 1 : Self.savesPerTransaction
         while start < dirty.count {
             if let deadline, ContinuousClock.now >= deadline { break }
-            let chunk = dirty[start..<min(start + Self.savesPerTransaction, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
-            start += Self.savesPerTransaction
+            let chunk = dirty[start..<min(start + step, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
+            start += step
             let held = chunk.compactMap { entries[$0]?.live }
             if held.isEmpty { continue }
             let engine = engine
