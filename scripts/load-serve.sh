@@ -18,8 +18,16 @@
 # 4. runs wrk for SECONDS per route against each, one after the other, with the
 #    same scripts, users and connections, timing wrk's own CPU (on 2 cores the
 #    load generator competes with the server).
-# Prints requests/s, p50/p99 latency and donations/s for both and writes them to
-# $LOAD_OUT/serve.json (default out/bench/serve) for scripts/benchmarks-report.py.
+# 5. sends the engine SIGTERM with every model held and times its exit (held
+#    models saved within `serve --shutdown-save`).
+# Prints requests/s, p50/p99 latency, donations/s, each server's own CPU per
+# request and per donation (read from /proc: what an answer costs whatever else
+# runs), and the SIGTERM time, and writes them to $LOAD_OUT/serve.json (default
+# out/bench/serve) for scripts/benchmarks-report.py.
+# The issue's shape (1,000 users x 1,000 targets in memory) is not offered: a
+# blend model of 1,000 targets and 5,000 donations saves 40-47 MB (its weight-fit
+# rows are candidates x signals per event, capped at 8M floats) and trains in
+# about 96 s, so 1,000 such users would need ~45 GB and over a day to prepare.
 # Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer.
 set -euo pipefail
 users="${1:-200}"
@@ -136,33 +144,48 @@ end
 LUA
 }
 
-run_load() {  # $1 side (engine|peer), $2 port
+cpu_ticks() {  # CPU time (user + system, clock ticks) of a process and its children so far (the peer's workers)
+  local total=0 pid
+  for pid in $1 $(pgrep -P "$1" || true); do
+    [ -r "/proc/$pid/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+  done
+  echo "$total"
+}
+
+run_load() {  # $1 side (engine|peer), $2 port, $3 server pid
   for route in suggestions donations; do
     local lua="$work/$1-$route.lua" result="$work/$1-$route.json" clients="$connections"
     [ "$route" = donations ] && clients=4
     write_lua "$route" "$result" > "$lua"
     echo "== $1 $route: ${seconds}s, $clients connections" >&2
+    local before; before="$(cpu_ticks "$3")"
     /usr/bin/time -f '{"user_s": %U, "system_s": %S, "wall_s": %e}' -o "$work/$1-$route.cpu.json" \
       wrk -t 1 -c "$clients" -d "${seconds}s" --latency -s "$lua" "http://127.0.0.1:$2" >&2
+    echo "{\"ticks\": $(( $(cpu_ticks "$3") - before )), \"hz\": $(getconf CLK_TCK)}" > "$work/$1-$route.server.json"
   done
 }
 
 start_engine
-run_load engine "$port"
+run_load engine "$port" "$server"
 engine_stored="$(sqlite3 "$store" "select count(*) from donation where app = 'com.example.load'")"
 curl -fsS -H "Authorization: Bearer $owner" "http://127.0.0.1:$port/metrics" | grep -E '^proactive_(models_in_memory|refits_total|donations_stored_total)' >&2 || true
+# Shutdown with every model held and the donations above folded or pending: how long SIGTERM takes.
+term_started="$(date +%s.%N)"
 kill -TERM "$server"; wait "$server"; server=""
+sigterm_s="$(python3 -c "import sys, time; print(round(time.time() - float(sys.argv[1]), 2))" "$term_started")"
+echo "== engine: SIGTERM to exit took ${sigterm_s}s" >&2
+grep -E "saved the held models" "$work/serve.log" >&2 || true
 peer_stored=0
 if [ "${PEER:-1}" = 1 ]; then
   start_peer
-  run_load peer "$peer_port"
+  run_load peer "$peer_port" "$peer"
   peer_stored="$(sqlite3 "$work/peer.sqlite" "select count(*) from donation")"
   kill -TERM "$peer"; wait "$peer" || true; peer=""
 fi
 
-python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" <<'EOF'
+python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" <<'EOF'
 import datetime, json, os, sys
-work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores = sys.argv[1:]
+work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores, sigterm_s = sys.argv[1:]
 batch = int(batch)
 report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
@@ -170,6 +193,8 @@ for side in ("engine", "peer"):
     if not os.path.exists(os.path.join(work, f"{side}-suggestions.json")):
         continue
     entry = {"stored": int(engine_stored if side == "engine" else peer_stored)}
+    if side == "engine":
+        entry["sigterm_s"] = float(sigterm_s)
     for route in ("suggestions", "donations"):
         result = json.load(open(os.path.join(work, f"{side}-{route}.json")))
         cpu = json.load(open(os.path.join(work, f"{side}-{route}.cpu.json")))
@@ -178,14 +203,20 @@ for side in ("engine", "peer"):
                         "p99_ms": result["p99_us"] / 1000, "max_ms": result["max_us"] / 1000,
                         "errors": result["errors"], "non2xx": result["non2xx"],
                         "wrk_cpu": (cpu["user_s"] + cpu["system_s"]) / max(cpu["wall_s"], 1e-9)}
+        server = json.load(open(os.path.join(work, f"{side}-{route}.server.json")))
+        # The server's own CPU per request (and per donation): what one answer costs, whatever else runs on the machine.
+        entry[route]["server_cpu_us_per_request"] = server["ticks"] / server["hz"] * 1e6 / max(result["requests"], 1)
         if route == "donations":
             entry[route]["donations_per_s"] = rate * batch
+            entry[route]["server_cpu_us_per_donation"] = entry[route]["server_cpu_us_per_request"] / batch
     report["sides"][side] = entry
 json.dump(report, open(path, "w"), indent=1)
 for side, entry in report["sides"].items():
     s, d = entry["suggestions"], entry["donations"]
     print(f"{side}: suggestions {s['requests_per_s']:,.0f}/s p50 {s['p50_ms']:.2f} ms p99 {s['p99_ms']:.2f} ms "
-          f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx); donations {d['donations_per_s']:,.0f}/s "
-          f"p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx), {entry['stored']:,} stored")
+          f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx, server CPU {s['server_cpu_us_per_request']:.0f} us a request); "
+          f"donations {d['donations_per_s']:,.0f}/s p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx, server CPU "
+          f"{d['server_cpu_us_per_donation']:.1f} us a donation), {entry['stored']:,} stored"
+          + (f"; SIGTERM {entry['sigterm_s']:.1f} s" if "sigterm_s" in entry else ""))
 print(f"written to {path}")
 EOF

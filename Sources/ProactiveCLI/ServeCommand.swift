@@ -57,6 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between saves of the held models.")
     var saveEvery = 30
 
+    @Option(help: ArgumentHelp("""
+        Seconds that saving held models may take on shutdown (SIGTERM, SIGINT); models not saved \
+        by then catch up from the stored donations when next read.
+        """, valueName: "seconds"))
+    var shutdownSave = 20
+
     func validate() throws {
         if storeOptions.asApp != nil { throw ValidationError("serve acts for every credential; --as-app does not apply") }
         if socket != nil, port != nil { throw ValidationError("give --socket or --port, not both") }
@@ -66,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
         guard saveEvery >= 1 else { throw ValidationError("--save-every must be at least 1 second") }
+        guard shutdownSave >= 0 else { throw ValidationError("--shutdown-save must be 0 or more seconds") }
         _ = try Self.size(maxBody, option: "--max-body")
         _ = try Self.size(memoryBudget, option: "--memory-budget")
     }
@@ -80,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "proactive.serve")
         umask(0o077)  // the socket, credential files and the store are the owner's alone
         let database = try storeOptions.openDatabase()
+        try database.tuneForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
         let credentials = CredentialStore(storePath: storeOptions.path)
         if try credentials.ensureOwnerCredential().created {
             logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
@@ -100,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             address = .unixDomainSocket(path: path)
             socketPath = path
         }
-        let keeper = ModelKeeper(models: service.models, interval: .seconds(saveEvery), logger: logger)
+        let keeper = ModelKeeper(models: service.models, interval: .seconds(saveEvery), shutdownBudget: .seconds(shutdownSave), logger: logger)
         let app = Application(
             router: service.router(),
             configuration: ApplicationConfiguration(address: address, serverName: "proactive"),

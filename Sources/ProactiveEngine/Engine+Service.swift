@@ -38,6 +38,15 @@ extension Engine {
         live.unlearned = 0
     }
 
+    /// Saves held models in one transaction (each as `save` does) and starts their counts anew.
+    public func save(_ lives: inout [LiveModel], now: Date = Date()) throws {
+        try states.save(lives.map { $0.saved(now: now) })
+        for index in lives.indices {
+            lives[index].folded = 0
+            lives[index].unlearned = 0
+        }
+    }
+
     /// What ranking needs for the user of a model already loaded.
     public func rankingSession(_ live: LiveModel) throws -> RankingSession {
         rankingSession(live, inputs: try rankingInputs(user: live.user))
@@ -84,7 +93,8 @@ extension Engine {
         let timeline = try focusTimeline().timeline
         let store = AppScopedDonationStore(donations, access: access)
         let enriched = batch.map(timeline.enrich)
-        let results = try store.inOneTransaction { appender in try appender.appendEach(enriched) }
+        let prepared = PreparedDonations(enriched)  // encoded before the write lock: concurrent batches hold it only to insert
+        let results = try store.inOneTransaction { appender in try appender.appendEach(prepared: prepared) }
         return zip(enriched, results).map { donation, result in
             switch result {
             case let .success(stored): return stored ? .stored(donation) : .duplicate

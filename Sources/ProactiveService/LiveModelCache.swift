@@ -50,6 +50,10 @@ public actor LiveModelCache {
     /// Users whose donations changed since their model was last refreshed.
     private var stale: Set<String> = []
     public private(set) var bytesInMemory = 0
+    /// Set on shutdown: the background fold stops taking users.
+    private var stopping = false
+    /// Where folds and periodic saves run: below the requests' priority.
+    private static let background = LowPriorityThread()
 
     public init(engine: Engine, budget: Int, metrics: ServiceMetrics? = nil, logger: Logger = Logger(label: "proactive.models")) {
         self.engine = engine
@@ -125,16 +129,100 @@ public actor LiveModelCache {
         for task in Array(saving.values) { _ = await task.value }
     }
 
-    /// Folds pending donations into the held models and saves those that learned something.
-    public func flush(now: Date = Date()) async {
+    /// Folds pending donations into the held models and saves those that learned something;
+    /// stops early when `stop` says so (shutdown: what is left is saved by `saveForShutdown`).
+    public func flush(now: Date = Date(), stop: @Sendable () -> Bool = { false }) async {
         for task in Array(refreshing.values) { _ = try? await task.value }
-        for user in Array(stale) where entries[user] != nil { try? await fold(user, now: now) }
+        for user in Array(stale) where entries[user] != nil {
+            if stop() || stopping { return }
+            try? await fold(user, now: now)
+        }
+        if stop() || stopping { return }
         await saveAll(now: now)
     }
 
     /// Saves every held model that learned something since its last save.
     public func saveAll(now: Date = Date()) async {
-        for user in Array(entries.keys) { await save(user, now: now) }
+        _ = await saveDirty(now: now, until: nil, background: true)
+    }
+
+    /// Shutting down: folds the donations still pending into the held models for up to half of
+    /// `budget` (at normal priority: no request is left to serve), then saves the models that
+    /// learned something since their last save, those with the most unsaved donations first, in
+    /// a few transactions, until `budget` has passed. What is not folded or saved by then is
+    /// stored all the same: the next read of a model catches its saved state up with it (as after
+    /// a restart without this save), so a flood of donations just before shutdown cannot hold it
+    /// past a service manager's timeout.
+    /// - Returns: the models saved, and those left unsaved (caught up from the store on next read).
+    public func saveForShutdown(budget: Duration, now: Date = Date()) async -> (saved: Int, left: Int) {
+        stopping = true
+        let started = ContinuousClock.now
+        for task in Array(refreshing.values) { _ = try? await task.value }
+        for user in Array(stale) where entries[user] != nil {
+            if ContinuousClock.now - started >= budget / 2 { break }
+            try? await fold(user, now: now, background: false)
+        }
+        for task in Array(saving.values) { _ = await task.value }
+        return await saveDirty(now: now, until: started + budget, background: false)
+    }
+
+    /// How many models one save transaction writes at shutdown (their bytes are held until it
+    /// commits); periodic saves write one a transaction, so donations wait behind one model's bytes at most.
+    static let savesPerTransaction = 16
+
+    /// Saves the dirty held models in transactions of `savesPerTransaction`, most unsaved donations
+    /// first, off this actor (`background`: on the low-priority thread); stops starting new ones at `deadline`.
+    private func saveDirty(now: Date, until deadline: ContinuousClock.Instant?, background: Bool) async -> (saved: Int, left: Int) {
+        let dirty = entries.filter { saving[$0.key] == nil && Self.needsSave($0.value) }
+            .sorted { ($0.value.live.folded, $0.key) > ($1.value.live.folded, $1.key) }.map(\.key)
+        var saved = 0
+        var start = 0
+        let step = background ? 1 : Self.savesPerTransaction
+        while start < dirty.count {
+            if let deadline, ContinuousClock.now >= deadline { break }
+            let chunk = dirty[start..<min(start + step, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
+            start += step
+            let held = chunk.compactMap { entries[$0]?.live }
+            if held.isEmpty { continue }
+            let engine = engine
+            let started = generation
+            let task = Task.detached { () -> [LiveModel]? in
+                let write: @Sendable () throws -> [LiveModel] = {
+                    var lives = held
+                    try engine.save(&lives, now: now)
+                    return lives
+                }
+                return try? await (background ? Self.background.run(write) : write())
+            }
+            let each = Task<LiveModel?, Never> {  // what `dropAll` and `save` wait for
+                _ = await task.value
+                return nil
+            }
+            for user in chunk { saving[user] = each }
+            let result = await task.value
+            for user in chunk { saving[user] = nil }
+            guard let result else {
+                logger.warning("could not save held models", metadata: ["models": "\(held.count)"])
+                continue
+            }
+            saved += result.count
+            guard started == generation else { continue }
+            for live in result { installSaved(live) }
+        }
+        return (saved, dirty.count - saved)
+    }
+
+    /// Whether a held model learned something since its last save.
+    private static func needsSave(_ entry: Entry) -> Bool {
+        entry.live.key.highWater != entry.savedHighWater || entry.live.folded > 0 || entry.live.unlearned > 0
+    }
+
+    /// Records that `saved` was written: its counters start anew unless a fold came meanwhile (saved next time).
+    private func installSaved(_ saved: LiveModel) {
+        guard var current = entries[saved.user] else { return }
+        if current.live.key.highWater == saved.key.highWater { current.live = saved }
+        current.savedHighWater = saved.key.highWater
+        entries[saved.user] = current
     }
 
     /// How many models are held.
@@ -145,14 +233,21 @@ public actor LiveModelCache {
     /// Catches the held model of `user` up with the store in a task off this actor (one at a time per user):
     /// waits for a fold in flight, then folds again if donations came since it started. A fold's task
     /// installs its result before it ends, so whoever awaits it then reads the caught-up model.
-    private func fold(_ user: String, now: Date, priority: TaskPriority? = nil) async throws {
+    private func fold(_ user: String, now: Date, priority: TaskPriority? = nil, background: Bool = true) async throws {
         if let pending = refreshing[user] { _ = try? await pending.value }
         guard stale.remove(user) != nil, let held = entries[user]?.live else { return }
         let engine = engine
         let started = generation
         let task = Task.detached(priority: priority) { () throws -> LiveModel in
-            var live = held
-            do { try engine.refresh(&live, now: now) } catch {
+            let live: LiveModel
+            do {
+                let refresh: @Sendable () throws -> LiveModel = {
+                    var live = held
+                    try engine.refresh(&live, now: now)
+                    return live
+                }
+                live = try await background ? Self.background.run(refresh) : refresh()
+            } catch {
                 await self.foldFailed(user, generation: started, error: error)
                 throw error
             }
@@ -181,7 +276,7 @@ public actor LiveModelCache {
 
     /// Folds the users marked stale, one after the other, until none is left that is held and not being folded.
     private func drain() async {
-        while let user = stale.first(where: { entries[$0] != nil && refreshing[$0] == nil }) {
+        while !stopping, let user = stale.first(where: { entries[$0] != nil && refreshing[$0] == nil }) {
             try? await fold(user, now: Date(), priority: .background)
         }
         drainer = nil
@@ -189,8 +284,7 @@ public actor LiveModelCache {
 
     /// Saves a held model that learned something since its last save, in a task off this actor.
     private func save(_ user: String, now: Date) async {
-        guard saving[user] == nil, let entry = entries[user],
-              entry.live.key.highWater != entry.savedHighWater || entry.live.folded > 0 else { return }
+        guard saving[user] == nil, let entry = entries[user], Self.needsSave(entry) else { return }
         let engine = engine
         let started = generation
         let held = entry.live
@@ -206,11 +300,8 @@ public actor LiveModelCache {
             logger.warning("could not save a held model", metadata: ["user_models": "\(entries.count)"])
             return
         }
-        guard started == generation, var current = entries[user] else { return }
-        // The saved copy's counters start anew; a fold that came meanwhile keeps its own (it is saved next time).
-        if current.live.key.highWater == saved.key.highWater { current.live = saved }
-        current.savedHighWater = saved.key.highWater
-        entries[user] = current
+        guard started == generation else { return }
+        installSaved(saved)
     }
 
     private func drop(_ user: String) {

@@ -22,6 +22,8 @@ public struct ProactiveService: Sendable {
         /// How long declarations, feedback and Focus filters read for a question are reused
         /// (the service's own writes of them take effect at once; another process's within this).
         public var inputsLifetime: Duration = .seconds(1)
+        /// How often retention is applied after donations none of which is already past its window (`RetentionSweeper`).
+        public var retentionInterval: Duration = .seconds(60)
         public init() {}
     }
 
@@ -42,6 +44,8 @@ public struct ProactiveService: Sendable {
     public let models: LiveModelCache
     /// Users' declarations, feedback and the Focus filters, held for `Configuration.inputsLifetime`.
     public let inputs: RankingInputsCache
+    /// When retention is applied after donations (at once for a donation past its window, else periodically).
+    public let retention: RetentionSweeper
     public let metrics: ServiceMetrics
     public let configuration: Configuration
     public let logger: Logger
@@ -55,6 +59,7 @@ public struct ProactiveService: Sendable {
         self.logger = logger
         models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
         inputs = RankingInputsCache(lifetime: configuration.inputsLifetime)
+        retention = RetentionSweeper(interval: configuration.retentionInterval)
     }
 
     /// The router with every route and the middleware (errors as JSON, metrics, credentials).
@@ -137,7 +142,7 @@ public struct ProactiveService: Sendable {
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
                 await models.donated(users: [stored.user])
-                try await applyRetention(now: now)
+                try await applyRetention(now: now, after: [stored])
                 return Response.json(text: DonationLineCodec.encode(stored), status: .created)
             case let .array(items):
                 decoded = items.enumerated().map { index, item in
@@ -158,6 +163,8 @@ public struct ProactiveService: Sendable {
         var stored = 0, duplicates = 0, rejected = 0
         var next = outcomes.makeIterator()
         var users = Set<String>()
+        var storedDonations: [Donation] = []
+        storedDonations.reserveCapacity(good.count)
         for entry in decoded {
             var members: [(String, JSONValue)] = [("line", .int(entry.line))]
             switch entry.result {
@@ -170,6 +177,7 @@ public struct ProactiveService: Sendable {
                 case let .stored(donation):
                     stored += 1
                     users.insert(donation.user)
+                    storedDonations.append(donation)
                     members.append(("status", .string("stored")))
                 case .duplicate:
                     duplicates += 1
@@ -184,15 +192,18 @@ public struct ProactiveService: Sendable {
         metrics.donationsStored.increment(by: stored)
         metrics.donationsRejected.increment(by: rejected)
         await models.donated(users: users)
-        if stored > 0 { try await applyRetention(now: now) }
+        if stored > 0 { try await applyRetention(now: now, after: storedDonations) }
         return Response.json(.object([
             ("stored", .int(stored)), ("duplicates", .int(duplicates)), ("rejected", .int(rejected)), ("results", .array(results)),
         ]))
     }
 
-    /// Erases what the retention policy no longer keeps (as `donate` and `import` do), and drops held models if anything went.
-    func applyRetention(now: Date) async throws {
-        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
+    /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
+    /// after `donations`), and drops held models if anything went.
+    func applyRetention(now: Date, after donations: [Donation]) async throws {
+        let privacy = SQLitePrivacyStore(database: database)
+        guard retention.isDue(after: donations, policy: try privacy.retentionPolicy(), now: now) else { return }
+        let report = try privacy.applyRetention(now: now, bulk: false)
         guard !report.isEmpty else { return }
         inputs.invalidate()
         await models.dropAll()

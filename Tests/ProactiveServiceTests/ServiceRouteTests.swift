@@ -299,13 +299,18 @@ struct ServiceQueryTests {
 
 @Suite("Service: held models")
 struct LiveModelCacheTests {
+    /// Stores three simulated users' two weeks; their names, sorted.
+    static func storeSimulatedUsers(_ fixture: ServiceFixture) throws -> [String] {
+        let log = Simulation(SimulationConfiguration(users: 3, days: 14, seed: 3)).donations()
+        try SQLiteDonationStore(database: fixture.database).append(log, duplicates: .fail)
+        return Array(Set(log.map(\.user))).sorted()
+    }
+
     @Test("over the budget the least recently used model is saved and evicted")
     func eviction() async throws {
         let fixture = try ServiceFixture()
         let engine = Engine(database: fixture.database)
-        let log = Simulation(SimulationConfiguration(users: 3, days: 14, seed: 3)).donations()
-        try SQLiteDonationStore(database: fixture.database).append(log, duplicates: .fail)
-        let users = Array(Set(log.map(\.user))).sorted()
+        let users = try Self.storeSimulatedUsers(fixture)
         let cache = LiveModelCache(engine: engine, budget: 1)  // room for the one just read
         for user in users { _ = try await cache.live(user: user) }
         #expect(await cache.count == 1)
@@ -355,6 +360,76 @@ struct LiveModelCacheTests {
         await cache.flush()
         let saved = try #require(try engine.savedModels().first { $0.user == "me" })
         #expect(saved.donationCount == loaded.key.donationCount + 1)
+    }
+
+    @Test("shutdown folds what is pending and saves the models that learned something, within its budget; a zero budget saves none")
+    func shutdownSaves() async throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        let users = try Self.storeSimulatedUsers(fixture)
+        let cache = LiveModelCache(engine: engine, budget: 1 << 30)
+        var counts: [String: Int] = [:]
+        for user in users { counts[user] = try await cache.live(user: user).key.donationCount }
+        func donate(_ user: String, minute: Int) throws {
+            try engine.donate(Donation(user: user, app: "com.example.coffee", intent: "OrderCoffeeIntent",
+                                       date: Date(timeIntervalSince1970: 1_795_000_000 + Double(minute) * 60)))
+        }
+        // users[0] learns one donation (folded); users[1] gets one not folded yet; users[2] nothing.
+        try donate(users[0], minute: 0)
+        await cache.donated(users: [users[0]])
+        _ = try await cache.live(user: users[0], waiting: true)
+        try donate(users[1], minute: 1)
+        #expect(await cache.saveForShutdown(budget: .zero) == (saved: 0, left: 1))
+        #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 1, left: 0))
+        let saved = Dictionary(uniqueKeysWithValues: try engine.savedModels().map { ($0.user, $0.donationCount) })
+        #expect(saved[users[0]] == counts[users[0]]! + 1)
+        #expect(saved[users[1]] == counts[users[1]])  // its new donation is caught up from the store when next read
+        #expect(saved[users[2]] == counts[users[2]])
+        #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 0, left: 0))  // nothing left to save
+        let reread = LiveModelCache(engine: engine, budget: 1 << 30)
+        #expect(try await reread.live(user: users[1]).key.donationCount == counts[users[1]]! + 1)
+        // Donations announced but not folded yet are folded at shutdown (within half the budget), then saved.
+        try donate(users[2], minute: 2)
+        await cache.donated(users: [users[2]])  // shutting down: no background fold takes it
+        #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 1, left: 0))
+        #expect(try engine.savedModels().first { $0.user == users[2] }?.donationCount == counts[users[2]]! + 1)
+    }
+}
+
+@Suite("Service: retention after donations")
+struct RetentionSweeperTests {
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+    func donation(daysAgo: Double, app: String = "com.example.coffee") -> Donation {
+        Donation(user: "me", app: app, intent: "OrderCoffeeIntent", date: now.addingTimeInterval(-daysAgo * 86_400))
+    }
+
+    @Test("keeping everything is never due; a donation past its window is due at once; otherwise once per interval")
+    func due() {
+        let sweeper = RetentionSweeper(interval: .seconds(3600))
+        #expect(!sweeper.isDue(after: [donation(daysAgo: 400)], policy: RetentionPolicy(), now: now))
+        let policy = RetentionPolicy(defaultWindow: .days(30), byApp: ["com.example.notes": .days(7)])
+        #expect(sweeper.isDue(after: [donation(daysAgo: 1)], policy: policy, now: now))  // the first sweep
+        #expect(!sweeper.isDue(after: [donation(daysAgo: 1)], policy: policy, now: now))  // within the interval
+        #expect(!sweeper.isDue(after: [donation(daysAgo: 10)], policy: policy, now: now))  // inside the default 30 days
+        #expect(sweeper.isDue(after: [donation(daysAgo: 10, app: "com.example.notes")], policy: policy, now: now))  // past 7 days
+        #expect(sweeper.isDue(after: [donation(daysAgo: 31)], policy: policy, now: now))
+    }
+
+    @Test("a batch line already past its window is acknowledged and erased at once")
+    func batchPastWindow() async throws {
+        let fixture = try ServiceFixture()
+        try SQLitePrivacyStore(database: fixture.database).setRetention(.days(30))
+        try await fixture.test { client in
+            let recent = Date().timeIntervalSince1970 - 86_400
+            let lines = [
+                #"{"user":"me","app":"com.example.coffee","intent":"OrderCoffeeIntent","date":\#(recent)}"#,
+                #"{"user":"me","app":"com.example.coffee","intent":"OrderCoffeeIntent","date":\#(recent - 40 * 86_400)}"#,
+            ].joined(separator: "\n")
+            let response = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: lines,
+                                                 contentType: "application/x-ndjson")
+            #expect(response.status == .ok)
+        }
+        #expect(try fixture.storedCount() == 1)
     }
 }
 

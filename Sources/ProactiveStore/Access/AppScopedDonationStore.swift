@@ -63,6 +63,11 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
             return try base.appendEach(donations)
         }
 
+        func appendEach(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try store.check(apps: prepared.donations.lazy.map(\.app))
+            return try base.appendEach(prepared: prepared)
+        }
+
         func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
             try store.check(apps: records.lazy.map(\.app))
             return try base.append(records: records, duplicates: duplicates)

@@ -20,6 +20,18 @@ extension ProactiveDatabase {
     /// checkpoint writes a hot page once for several batches.
     public static let bulkCheckpointPages = 10_000
 
+    /// Tunes the write connection for bulk work for as long as it is open
+    /// (`bulkCacheKiB`, `bulkCheckpointPages`): for a long-running writer that
+    /// stores batches many times a second (`proactive serve`). Durability and
+    /// crash safety are as without it.
+    public func tuneForSustainedWrites() throws(StoreError) {
+        try StoreError.wrap("tuning the write connection") {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA wal_autocheckpoint = \(Self.bulkCheckpointPages)")
+            }
+        }
+    }
+
     /// Runs `body` with the write connection tuned for bulk work
     /// (`bulkCacheKiB`, `bulkCheckpointPages`), then restores its settings
     /// and checkpoints what was left in the WAL without waiting for readers

@@ -20,9 +20,31 @@ public protocol DonationAppender {
     /// donations are kept): per donation, true when stored, false when a
     /// duplicate, or why it was refused (`.invalidDonation`). Other errors throw.
     func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>]
+
+    /// `appendEach` of donations encoded and checked before the transaction (`PreparedDonations`).
+    func appendEach(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>]
+}
+
+/// Donations encoded and checked ahead of a write (for `DonationAppender.appendEach(prepared:)`):
+/// the per-donation work of storing done before the write lock is taken, so concurrent
+/// batches (the service's) hold it only for the inserts.
+public struct PreparedDonations: Sendable {
+    public let donations: [Donation]
+    /// Per donation: its record, or why the store refuses it (`.invalidDonation`).
+    let encoded: [Result<DonationRecord, StoreError>]
+
+    public init(_ donations: [Donation]) {
+        self.donations = donations
+        encoded = donations.map { donation in Result { () throws(StoreError) in try DonationRecord(donation) } }
+    }
 }
 
 extension DonationAppender {
+    /// `appendEach` of the donations (stores without a cheaper path encode them again).
+    public func appendEach(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>] {
+        try appendEach(prepared.donations)
+    }
+
     /// One `append` per donation.
     public func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>] {
         var outcomes: [Result<Bool, StoreError>] = []

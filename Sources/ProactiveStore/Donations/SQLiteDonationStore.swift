@@ -78,16 +78,23 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         /// Without a savepoint per donation: a refused one is refused before SQLite sees it, and a
         /// duplicate is skipped by the statement (`ON CONFLICT DO NOTHING`).
         func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try appendEach(prepared: PreparedDonations(donations))
+        }
+
+        func appendEach(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>] {
             var records: [DonationRecord] = []
             var outcomes: [Result<Bool, StoreError>?] = []
-            records.reserveCapacity(donations.count)
-            outcomes.reserveCapacity(donations.count)
-            for donation in donations {
-                do {
-                    records.append(try DonationRecord(donation))
+            records.reserveCapacity(prepared.encoded.count)
+            outcomes.reserveCapacity(prepared.encoded.count)
+            for encoded in prepared.encoded {
+                switch encoded {
+                case let .success(record):
+                    records.append(record)
                     outcomes.append(nil)
-                } catch where error.code == .invalidDonation {
+                case let .failure(error) where error.code == .invalidDonation:
                     outcomes.append(.failure(error))
+                case let .failure(error):
+                    throw error
                 }
             }
             let inserted = try StoreError.wrap("appending \(records.count) donations") {

@@ -127,6 +127,16 @@ public struct SQLiteModelStateStore: Sendable {
         }
     }
 
+    /// Saves several states in one transaction, each as `save(_:)` does.
+    /// - Returns: per state, whether it was written.
+    @discardableResult
+    public func save(_ states: [SavedModelState]) throws(StoreError) -> [Bool] {
+        if states.isEmpty { return [] }
+        return try StoreError.wrap("saving \(states.count) model states") {
+            try database.writer.write { db in try states.map { try Self.save($0, db) } }
+        }
+    }
+
     static func save(_ state: SavedModelState, _ db: Database) throws -> Bool {
         if let row = try Row.fetchOne(db, sql: """
             SELECT high_water, erasure_mark, definitions_digest, focus_digest, options FROM model_state WHERE user = ? AND name = ?

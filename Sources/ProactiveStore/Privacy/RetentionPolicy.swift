@@ -70,6 +70,9 @@ public struct RetentionPolicy: Sendable, Hashable {
 
     /// The window that applies to `app`'s donations.
     public func window(for app: String) -> RetentionWindow { byApp[app] ?? defaultWindow }
+
+    /// Whether no window erases anything (the default and every app keep everything).
+    public var keepsEverything: Bool { defaultWindow == .keepAll && byApp.values.allSatisfy { $0 == .keepAll } }
 }
 
 // MARK: - Reports

@@ -114,33 +114,35 @@ public struct SQLitePrivacyStore: Sendable {
     /// Erases donations and feedback older than their app's window at `now`
     /// (one transaction, with the write connection tuned for bulk work: an
     /// import of old logs may leave a million rows to erase), then erases
-    /// their traces from the write-ahead log.
-    public func applyRetention(now: Date) throws(StoreError) -> RetentionReport {
+    /// their traces from the write-ahead log. A policy that keeps everything
+    /// writes nothing. `bulk` false skips the tuning (and the checkpoint it ends
+    /// with): for a caller that applies it often, such as the service after a batch.
+    public func applyRetention(now: Date, bulk: Bool = true) throws(StoreError) -> RetentionReport {
         let policy = try retentionPolicy()
-        let report = try StoreError.wrap("applying the retention policy") {
-            try database.bulkTuned {
-                try writer.write { db in
-                    var report = RetentionReport()
-                    for (app, window) in policy.byApp {
-                        guard let cutoff = window.cutoff(now: now).map(\.millisecondsSince1970) else { continue }
-                        try db.execute(sql: "DELETE FROM donation WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
-                        if db.changesCount > 0 { report.donationsByApp[app] = db.changesCount }
-                        try db.execute(sql: "DELETE FROM feedback WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
-                        report.feedback += db.changesCount
-                    }
-                    if let cutoff = policy.defaultWindow.cutoff(now: now).map(\.millisecondsSince1970) {
-                        let others = "date_ms < ? AND app NOT IN (SELECT app FROM app_retention)"
-                        for row in try Row.fetchAll(db, sql: "SELECT app, COUNT(*) FROM donation WHERE \(others) GROUP BY app", arguments: [cutoff]) {
-                            report.donationsByApp[row[0]] = row[1]
-                        }
-                        try db.execute(sql: "DELETE FROM donation WHERE \(others)", arguments: [cutoff])
-                        try db.execute(sql: "DELETE FROM feedback WHERE \(others)", arguments: [cutoff])
-                        report.feedback += db.changesCount
-                    }
-                    return report
+        if policy.keepsEverything { return RetentionReport() }
+        let erase = { () throws -> RetentionReport in
+            try writer.write { db in
+                var report = RetentionReport()
+                for (app, window) in policy.byApp {
+                    guard let cutoff = window.cutoff(now: now).map(\.millisecondsSince1970) else { continue }
+                    try db.execute(sql: "DELETE FROM donation WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
+                    if db.changesCount > 0 { report.donationsByApp[app] = db.changesCount }
+                    try db.execute(sql: "DELETE FROM feedback WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
+                    report.feedback += db.changesCount
                 }
+                if let cutoff = policy.defaultWindow.cutoff(now: now).map(\.millisecondsSince1970) {
+                    let others = "date_ms < ? AND app NOT IN (SELECT app FROM app_retention)"
+                    for row in try Row.fetchAll(db, sql: "SELECT app, COUNT(*) FROM donation WHERE \(others) GROUP BY app", arguments: [cutoff]) {
+                        report.donationsByApp[row[0]] = row[1]
+                    }
+                    try db.execute(sql: "DELETE FROM donation WHERE \(others)", arguments: [cutoff])
+                    try db.execute(sql: "DELETE FROM feedback WHERE \(others)", arguments: [cutoff])
+                    report.feedback += db.changesCount
+                }
+                return report
             }
         }
+        let report = try StoreError.wrap("applying the retention policy") { bulk ? try database.bulkTuned(erase) : try erase() }
         if !report.isEmpty { try eraseTraces() }
         return report
     }
