@@ -221,6 +221,9 @@ class Report:
                                  f"{engine[route][key]:,.0f} vs {peer[route][key]:,.0f} /s = {ratio:.2f}x", ratio >= 5, short(ratio, 5)))
                     rows.append((f"serve: {label} p99 ≤ the Python peer's", f"{engine[route]['p99_ms']:.2f} vs {peer[route]['p99_ms']:.2f} ms",
                                  engine[route]["p99_ms"] <= peer[route]["p99_ms"], over(engine[route]["p99_ms"], peer[route]["p99_ms"])))
+            if "sigterm_s" in engine:
+                rows.append(("serve: SIGTERM with every model held exits within systemd's 90 s stop timeout",
+                             f"{engine['sigterm_s']:.1f} s", engine["sigterm_s"] <= 90, over(engine["sigterm_s"], 90)))
         return rows
 
     def targets(self):
@@ -456,13 +459,17 @@ class Report:
                   "(precomputed: no feature encoding, no blend with the profile model, no declarations, feedback or Focus "
                   "filters), then top 4 by argpartition; donations are parsed and checked per line and inserted in one "
                   "transaction (INSERT OR IGNORE on app + identifier). \"wrk CPU\" is the load generator's own CPU time "
-                  "over the run's wall time (1.0 = one of the two cores)."
+                  "over the run's wall time (1.0 = one of the two cores); \"server CPU\" is the server's own CPU time "
+                  "(user + system, all its processes) over the run, per request and per donation."
+                  + (f" SIGTERM with every model held and the donations above folded or pending: the engine exited "
+                     f"{serve['sides']['engine']['sigterm_s']:.1f} s after the signal."
+                     if "sigterm_s" in serve["sides"].get("engine", {}) else "")
                   + (f" The issue's shape is 1,000 users x 1,000 targets; `proactive simulate` gives each user about "
                      f"{shape['targets_mean']:,.0f}, so the per-user models here are that much smaller."
                      if shape["targets_mean"] < 1000 else ""))
         self.emit()
-        self.emit("| side | route | requests/s | donations/s | p50 | p90 | p99 | max | non-2xx | wrk CPU |")
-        self.emit("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        self.emit("| side | route | requests/s | donations/s | p50 | p90 | p99 | max | non-2xx | wrk CPU | server CPU |")
+        self.emit("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for side in ("engine", "peer"):
             entry = serve["sides"].get(side)
             if not entry:
@@ -471,8 +478,18 @@ class Report:
                 r = entry[route]
                 donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
                 self.emit(f"| {side} | {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
-                          f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} |")
+                          f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} | "
+                          f"{Report.server_cpu(r)} |")
         self.emit()
+
+    @staticmethod
+    def server_cpu(route):
+        """The server's CPU per request (and per donation for batches), or blank when not measured."""
+        if "server_cpu_us_per_donation" in route:
+            return f"{route['server_cpu_us_per_donation']:.1f} µs a donation"
+        if "server_cpu_us_per_request" in route:
+            return f"{route['server_cpu_us_per_request']:.0f} µs a request"
+        return ""
 
     def render(self):
         self.header()
