@@ -153,6 +153,7 @@ extension EventLog {
             let columnCount = Int(try reader.read(UInt32.self, "log.context"))
             guard columnCount <= space.contextCount else { throw .invalid(field: "log.context", reason: "too many values") }
             var columns: [ContextColumn] = []
+            columns.reserveCapacity(columnCount)
             for _ in 0 ..< columnCount {
                 let column = Int(try reader.read(Int32.self, "log.context.column"))
                 guard (0 ..< space.contextCount).contains(column) else {
@@ -162,8 +163,10 @@ extension EventLog {
             }
             let weight = try reader.readDouble("log.weight")
             guard weight.isFinite, weight > 0 else { throw .invalid(field: "log.weight", reason: "must be positive") }
+            // Written sorted (a logged event's context always is): checked, sorted (a copy) only if not.
+            if columns.indices.dropFirst().contains(where: { columns[$0] < columns[$0 - 1] }) { columns.sort() }
             events.append(LoggedEvent(target: TargetIndex(target), time: time, utcOffset: hasOffset ? offset : nil,
-                                      context: columns.sorted(), weight: weight))
+                                      context: columns, weight: weight))
         }
         // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
         for position in events.indices.dropFirst() where EventLog.precedes(events[position], events[position - 1], space) {
