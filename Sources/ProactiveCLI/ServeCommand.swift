@@ -22,7 +22,10 @@ struct ServeCommand: AsyncParsableCommand {
             `proactive apps add BUNDLE_ID` mints an app credential, which acts as --as-app does. \
             Users' live models stay in memory within --memory-budget (least recently used saved \
             and evicted) and are saved every --save-every seconds and on SIGTERM or SIGINT, \
-            after in-flight requests finish; then the exit status is 0.
+            after in-flight requests finish, within --shutdown-save seconds (what is left is \
+            stored and caught up when next read); then the exit status is 0. The retention \
+            window is applied after donations at once when one is already past it, otherwise \
+            at most once a minute.
 
             Example:
               proactive serve --store ~/p.sqlite
