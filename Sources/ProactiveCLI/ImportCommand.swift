@@ -154,9 +154,7 @@ struct ImportCommand: ParsableCommand {
             modelsUpdate = update
         }
         if json {
-            var summary = Self.json(total, files: perFile, retention: retention, seconds: seconds)
-            if case let .object(members) = summary, let modelsUpdate { summary = .object(members + [("models", Self.json(modelsUpdate))]) }
-            print(JSONWriter.string(summary))
+            print(JSONWriter.string(Self.json(total, files: perFile, retention: retention, seconds: seconds, models: modelsUpdate)))
         }
         if total.aborted {
             ImportProgressPrinter.writeError("stopped (--strict): \(total.abortedBy!); nothing from that file was stored\n")
@@ -213,7 +211,7 @@ struct ImportCommand: ParsableCommand {
 
     /// `--json`: the totals, then one object per file.
     static func json(_ total: ImportSummary, files: [(file: String, summary: ImportSummary)], retention: ImportRetention,
-                     seconds: Double) -> JSONValue {
+                     seconds: Double, models: Engine.SavedModelsUpdate? = nil) -> JSONValue {
         func number(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
         func counts(_ summary: ImportSummary) -> [(String, JSONValue)] {
             var members: [(String, JSONValue)] = [
@@ -231,7 +229,7 @@ struct ImportCommand: ParsableCommand {
             ("seconds", .number(seconds, integer: nil)),
             ("retention_days", .object(windows)),
             ("files", .array(files.map { .object([("file", .string($0.file))] + counts($0.summary)) })),
-        ])
+        ] + (models.map { [("models", json($0))] } ?? []))
     }
 
     /// The saved models' update, for a person: nothing when no saved model was behind.

@@ -20,9 +20,7 @@ extension Engine {
     public func refresh(_ live: inout LiveModel, now: Date = Date()) throws {
         live.acknowledgeLoad()
         var engine = self
-        engine.persistAfter = Int.max
-        engine.persistAfterMilliseconds = 3_600_000  // the holder saves (`save`)
-        engine.persistAfterRefit = false
+        engine.savesFoldedStates = false  // the holder saves (`save`)
         let before = live.key
         try engine.catchUp(&live, now: now)
         if live.unlearned > 0 { live.unlearned = 0 }  // catchUp saved it

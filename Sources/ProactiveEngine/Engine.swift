@@ -25,8 +25,9 @@ import ProactiveStore
 /// learned in id order (as `evaluate --online` learns a test log), deleted
 /// ones unlearned (`model_erasure` journals them in the deleting
 /// transaction). Only a change of definitions, Focus timeline or options
-/// refits. A caught-up state is saved again when it folded `persistAfter`
-/// donations or unlearned any, so deleted values do not stay in saved bytes.
+/// refits. A caught-up state is saved again when it unlearned any (so deleted
+/// values do not stay in saved bytes) and, unless its holder saves it, when
+/// folding did work the next reader would repeat (see `catchUp`).
 public struct Engine: Sendable {
     public let database: ProactiveDatabase
     /// Who acts: the device owner, or one app (which sees and changes only its own data).
@@ -37,7 +38,9 @@ public struct Engine: Sendable {
     /// folding ran a scheduled refit, or when folding took longer than `persistAfterMilliseconds`.
     public var persistAfter = 64
     public var persistAfterMilliseconds = 25
-    public var persistAfterRefit = true
+    /// False when the caller holds the model and decides itself when to save it (the service):
+    /// then a catch-up saves only after unlearning.
+    public var savesFoldedStates = true
     /// How many of the user's previous donations a moment carries.
     public var recentLimit = 16
     /// Told about each stored declaration or feedback event that no longer
@@ -148,17 +151,16 @@ public struct Engine: Sendable {
 
     /// What `updateSavedModels` did.
     public struct SavedModelsUpdate: Sendable, Equatable {
-        /// States caught up and saved: user, model name, donations folded in.
-        public var updated: [(user: String, name: String, folded: Int)] = []
-        /// States left behind (their next query catches them up): more donations pending than the
-        /// limit, or saved under other definitions, Focus schedules or options (their next query refits).
-        public var deferred: [(user: String, name: String, pending: Int, reason: String)] = []
-
-        public static func == (a: Self, b: Self) -> Bool {
-            a.updated.map { "\($0.user) \($0.name) \($0.folded)" } == b.updated.map { "\($0.user) \($0.name) \($0.folded)" }
-                && a.deferred.map { "\($0.user) \($0.name) \($0.pending) \($0.reason)" }
-                == b.deferred.map { "\($0.user) \($0.name) \($0.pending) \($0.reason)" }
+        /// A state caught up and saved, with the donations folded in.
+        public struct Updated: Sendable, Equatable {
+            public var user: String, name: String, folded: Int
         }
+        /// A state left behind: its next query catches it up (or refits it, when saved under other inputs).
+        public struct Deferred: Sendable, Equatable {
+            public var user: String, name: String, pending: Int, reason: String
+        }
+        public var updated: [Updated] = []
+        public var deferred: [Deferred] = []
     }
 
     /// Brings every saved state that new donations left behind up to date and saves it, so the
@@ -166,30 +168,29 @@ public struct Engine: Sendable {
     /// A state with more than `maxPending` new donations is left for its next query (folding
     /// them here would make a large import pay every refit on their schedule); so is one saved
     /// under other inputs, which its next query refits. Never refits.
-    /// - Parameter progress: called after each state with (done, total).
-    public func updateSavedModels(maxPending: Int = 1_000, now: Date = Date(),
-                                  progress: (Int, Int) -> Void = { _, _ in }) throws -> SavedModelsUpdate {
+    public func updateSavedModels(maxPending: Int = 1_000, now: Date = Date()) throws -> SavedModelsUpdate {
         var engine = self
         engine.persistAfter = 1
         var update = SavedModelsUpdate()
-        let behind = try states.behind()
-        for (index, state) in behind.enumerated() {
-            defer { progress(index + 1, behind.count) }
+        for state in try states.behind() {
             guard state.pending <= maxPending else {
-                update.deferred.append((state.user, state.name, state.pending, "more than \(maxPending) new donations"))
+                update.deferred.append(.init(user: state.user, name: state.name, pending: state.pending,
+                                             reason: "more than \(maxPending) new donations"))
                 continue
             }
             let inputs = try inputs(for: state.user, ModelChoice(name: state.name, timeZoneOverride: nil))
             guard let saved = try states.load(user: state.user, name: state.name) else { continue }
             guard saved.key.isCompatible(with: inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)) else {
-                update.deferred.append((state.user, state.name, state.pending, "saved under other inputs; its next query refits"))
+                update.deferred.append(.init(user: state.user, name: state.name, pending: state.pending,
+                                             reason: "saved under other inputs; its next query refits"))
                 continue
             }
             do {
                 let live = try engine.caughtUp(saved, inputs: inputs, now: now)
-                update.updated.append((state.user, state.name, live.folded))
+                update.updated.append(.init(user: state.user, name: state.name, folded: live.folded))
             } catch {
-                update.deferred.append((state.user, state.name, state.pending, "not updated (\(error)); its next query rebuilds it"))
+                update.deferred.append(.init(user: state.user, name: state.name, pending: state.pending,
+                                             reason: "not updated (\(error)); its next query rebuilds it"))
             }
         }
         return update
@@ -332,9 +333,12 @@ public struct Engine: Sendable {
                 live.catalogue = TargetCatalogue(donations: remaining.map { live.inputs.prepare($0.donation) }, resolver: live.inputs.resolver)
             }
         }
-        let refitsBefore = live.refitMarks
-        for stored in changes.added { live.learn(live.inputs.prepare(stored.donation)) }
-        let refittedWhileFolding = !changes.added.isEmpty && live.refitMarks != refitsBefore
+        var refittedWhileFolding = false
+        if !changes.added.isEmpty {
+            let refitsBefore = live.refitMarks
+            for stored in changes.added { live.learn(live.inputs.prepare(stored.donation)) }
+            refittedWhileFolding = live.refitMarks != refitsBefore
+        }
         live.key.highWater = changes.highWater
         live.key.erasureMark = changes.erasureMark
         if !changes.added.isEmpty || !learnedErasures.isEmpty {
@@ -346,8 +350,8 @@ public struct Engine: Sendable {
         // repeats them in well under a millisecond. Saving never changes the model.
         let costly = clock.now - started > .milliseconds(persistAfterMilliseconds)
         // Consuming journal entries (even of donations never learned) is saved too, so the journal empties.
-        if live.unlearned > 0 || !changes.erased.isEmpty || live.folded >= persistAfter || (refittedWhileFolding && persistAfterRefit)
-            || (live.folded > 0 && costly) {
+        let foldingWorthSaving = live.folded >= persistAfter || refittedWhileFolding || (live.folded > 0 && costly)
+        if live.unlearned > 0 || !changes.erased.isEmpty || (savesFoldedStates && foldingWorthSaving) {
             try persist(live, now: now)
         }
     }
