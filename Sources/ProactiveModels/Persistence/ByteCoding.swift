@@ -38,19 +38,30 @@ struct ByteWriter: Sendable {
 
     mutating func write(_ values: [Double]) {
         write(UInt64(values.count))
-        bytes.reserveCapacity(bytes.count + values.count * 8)
-        for value in values { write(value.bitPattern) }
+        writeBlock(values) { $0.bitPattern }
     }
 
     mutating func write(_ values: [Float]) {
         write(UInt64(values.count))
-        bytes.reserveCapacity(bytes.count + values.count * 4)
-        for value in values { write(value.bitPattern) }
+        writeBlock(values) { $0.bitPattern }
     }
 
     mutating func write(_ values: [Int]) {
         write(UInt64(values.count))
-        for value in values { write(Int64(value)) }
+        writeBlock(values) { Int64($0) }
+    }
+
+    /// The values' bytes as one block on a little-endian host (where `pattern(value)` has the
+    /// value's own bytes: a bit pattern, or `Int` as `Int64`), `pattern(value)` one by one elsewhere.
+    private mutating func writeBlock<T: BitwiseCopyable, P: FixedWidthInteger>(_ values: [T], pattern: (T) -> P) {
+        #if _endian(little)
+        if MemoryLayout<T>.size == MemoryLayout<P>.size {
+            values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+            return
+        }
+        #endif
+        bytes.reserveCapacity(bytes.count + values.count * MemoryLayout<P>.size)
+        for value in values { write(pattern(value)) }
     }
 
     mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
@@ -80,10 +91,31 @@ struct ByteReader: Sendable {
     }
 
     mutating func read<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(ModelFormatError) -> T {
-        let slice = try take(MemoryLayout<T>.size, field)
-        var value: T = 0
-        for (shift, byte) in slice.enumerated() { value |= T(truncatingIfNeeded: byte) << (8 * shift) }
-        return value
+        let size = MemoryLayout<T>.size
+        guard size <= remaining else { throw .truncated(field: field, offset: offset) }
+        defer { offset += size }
+        return bytes.withUnsafeBytes { raw in T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+
+    /// `count` values stored little-endian, `MemoryLayout<T>.size` bytes each, as one block: a
+    /// copy on a little-endian host, `element(raw, offset)` per value elsewhere. The caller has
+    /// checked the count against the bytes left.
+    private mutating func readBlock<T: BitwiseCopyable>(count: Int, _ field: String,
+                                                        element: (UnsafeRawBufferPointer, Int) -> T) throws(ModelFormatError) -> [T] {
+        let size = count * MemoryLayout<T>.size
+        guard size <= remaining else { throw .truncated(field: field, offset: offset) }
+        defer { offset += size }
+        let start = offset
+        return bytes.withUnsafeBytes { raw in
+            [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                #if _endian(little)
+                if count > 0 { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start ..< start + size])) }
+                #else
+                for index in 0 ..< count { buffer[index] = element(raw, start + index * MemoryLayout<T>.size) }
+                #endif
+                initialized = count
+            }
+        }
     }
 
     mutating func readBool(_ field: String) throws(ModelFormatError) -> Bool {
@@ -126,26 +158,17 @@ struct ByteReader: Sendable {
 
     mutating func readDoubles(_ field: String) throws(ModelFormatError) -> [Double] {
         let count = try readCount(field, elementSize: 8)
-        var values = [Double]()
-        values.reserveCapacity(count)
-        for _ in 0 ..< count { values.append(Double(bitPattern: try read(UInt64.self, field))) }
-        return values
+        return try readBlock(count: count, field) { raw, at in Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
     }
 
     mutating func readFloats(_ field: String) throws(ModelFormatError) -> [Float] {
         let count = try readCount(field, elementSize: 4)
-        var values = [Float]()
-        values.reserveCapacity(count)
-        for _ in 0 ..< count { values.append(Float(bitPattern: try read(UInt32.self, field))) }
-        return values
+        return try readBlock(count: count, field) { raw, at in Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
     }
 
     mutating func readInts(_ field: String) throws(ModelFormatError) -> [Int] {
         let count = try readCount(field, elementSize: 8)
-        var values = [Int]()
-        values.reserveCapacity(count)
-        for _ in 0 ..< count { values.append(Int(try read(Int64.self, field))) }
-        return values
+        return try readBlock(count: count, field) { raw, at in Int(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int64.self))) }
     }
 }
 

@@ -123,36 +123,69 @@ extension FeatureSpace {
 }
 
 extension EventLog {
+    /// Writes the count, then one record per event. A saved head is written as
+    /// it was read (its bytes are exactly the records it was read from).
     func encode(into writer: inout ByteWriter) {
         writer.write(UInt64(count))
-        for event in events {
-            writer.write(Int32(event.target.rawValue))
-            writer.write(event.time)
-            writer.write(event.utcOffset != nil)
-            writer.write(Int32(event.utcOffset ?? 0))
-            writer.write(UInt32(event.context.count))
-            for column in event.context { writer.write(Int32(column.rawValue)) }
-            writer.write(event.weight)
-        }
+        if let savedRecords { writer.append(savedRecords) }
+        for event in decodedTail { Self.encode(event, into: &writer) }
     }
 
-    /// Reads a log and checks every index against `space` and the canonical order.
+    private static func encode(_ event: LoggedEvent, into writer: inout ByteWriter) {
+        writer.write(Int32(event.target.rawValue))
+        writer.write(event.time)
+        writer.write(event.utcOffset != nil)
+        writer.write(Int32(event.utcOffset ?? 0))
+        writer.write(UInt32(event.context.count))
+        for column in event.context { writer.write(Int32(column.rawValue)) }
+        writer.write(event.weight)
+    }
+
+    /// Reads a log and checks every index against `space` and the canonical
+    /// order, in one scan that builds no events: the records are kept as read
+    /// and decoded on first use (`SavedEvents`).
     init(reader: inout ByteReader, space: FeatureSpace) throws(ModelFormatError) {
         let count = try reader.readCount("log", elementSize: 29)
-        var events: [LoggedEvent] = []
-        events.reserveCapacity(count)
-        for _ in 0 ..< count {
-            let target = Int(try reader.read(Int32.self, "log.target"))
-            guard (0 ..< space.targetCount).contains(target) else {
-                throw .invalid(field: "log.target", reason: "index \(target) outside 0..<\(space.targetCount)")
+        let start = reader.offset
+        var targetCounts = [Int](repeating: 0, count: space.targetCount)
+        var columnUses = [Int](repeating: 0, count: space.contextCount)
+        var previous: LoggedEvent?
+        for position in 0 ..< count {
+            let event = try Self.readRecord(&reader, space: space)
+            targetCounts[event.target.rawValue] += 1
+            for column in event.context { columnUses[column.rawValue] += 1 }
+            // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
+            if let previous, EventLog.precedes(event, previous, space) {
+                throw .invalid(field: "log", reason: "events are not in canonical order (at \(position))")
             }
-            let time = try reader.readDouble("log.time")
-            guard time.isFinite else { throw .invalid(field: "log.time", reason: "not finite") }
-            let hasOffset = try reader.readBool("log.utcOffset")
-            let offset = Int(try reader.read(Int32.self, "log.utcOffset"))
-            let columnCount = Int(try reader.read(UInt32.self, "log.context"))
-            guard columnCount <= space.contextCount else { throw .invalid(field: "log.context", reason: "too many values") }
-            var columns: [ContextColumn] = []
+            previous = event
+        }
+        guard let last = previous else {
+            self.init()
+            return
+        }
+        let records = Array(reader.bytes[start ..< reader.offset])
+        self.init(saved: SavedEvents(records: records, count: count, last: last, targetCounts: targetCounts, columnUses: columnUses) { records, count in
+            // Checked when read: decoding the same bytes again cannot fail.
+            var again = ByteReader(records)
+            return (0 ..< count).map { _ in try! Self.readRecord(&again, space: space) }
+        })
+    }
+
+    /// One record, its indices checked against `space`.
+    private static func readRecord(_ reader: inout ByteReader, space: FeatureSpace) throws(ModelFormatError) -> LoggedEvent {
+        let target = Int(try reader.read(Int32.self, "log.target"))
+        guard (0 ..< space.targetCount).contains(target) else {
+            throw .invalid(field: "log.target", reason: "index \(target) outside 0..<\(space.targetCount)")
+        }
+        let time = try reader.readDouble("log.time")
+        guard time.isFinite else { throw .invalid(field: "log.time", reason: "not finite") }
+        let hasOffset = try reader.readBool("log.utcOffset")
+        let offset = Int(try reader.read(Int32.self, "log.utcOffset"))
+        let columnCount = Int(try reader.read(UInt32.self, "log.context"))
+        guard columnCount <= space.contextCount else { throw .invalid(field: "log.context", reason: "too many values") }
+        var columns: [ContextColumn] = []
+        if columnCount > 0 {
             columns.reserveCapacity(columnCount)
             for _ in 0 ..< columnCount {
                 let column = Int(try reader.read(Int32.self, "log.context.column"))
@@ -161,18 +194,12 @@ extension EventLog {
                 }
                 columns.append(ContextColumn(column))
             }
-            let weight = try reader.readDouble("log.weight")
-            guard weight.isFinite, weight > 0 else { throw .invalid(field: "log.weight", reason: "must be positive") }
-            // Written sorted (a logged event's context always is): checked, sorted (a copy) only if not.
+            // Written sorted (a logged event's context always is): checked, sorted only if not.
             if columns.indices.dropFirst().contains(where: { columns[$0] < columns[$0 - 1] }) { columns.sort() }
-            events.append(LoggedEvent(target: TargetIndex(target), time: time, utcOffset: hasOffset ? offset : nil,
-                                      context: columns, weight: weight))
         }
-        // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
-        for position in events.indices.dropFirst() where EventLog.precedes(events[position], events[position - 1], space) {
-            throw .invalid(field: "log", reason: "events are not in canonical order (at \(position))")
-        }
-        self.init(canonical: events)
+        let weight = try reader.readDouble("log.weight")
+        guard weight.isFinite, weight > 0 else { throw .invalid(field: "log.weight", reason: "must be positive") }
+        return LoggedEvent(target: TargetIndex(target), time: time, utcOffset: hasOffset ? offset : nil, context: columns, weight: weight)
     }
 }
 

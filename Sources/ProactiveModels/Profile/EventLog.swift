@@ -42,24 +42,72 @@ extension FeatureSpace {
 
 /// A user's learned events in a canonical order: by time, then target key,
 /// context and weight, so the same events in any insertion order give the same log.
+///
+/// A log read from a saved model keeps its events as saved (`SavedEvents`)
+/// and decodes them only when something reads them one by one: a refit,
+/// an explanation, forgetting, an event inserted before the newest one. A
+/// query at the newest moment and learning a newer event (the usual fold)
+/// need only the last event and the counts the reading scan took, so loading
+/// a heavy user's state does not build an array of tens of thousands of events.
 public struct EventLog: Sendable, Equatable {
-    public private(set) var events: [LoggedEvent] = []
+    /// Saved events not decoded into `tail`, all before it in canonical order.
+    private var saved: SavedEvents?
+    /// Decoded events: all of them when `saved` is nil, else those learned after it.
+    private var tail: [LoggedEvent] = []
 
     public init() {}
 
     public init(events: [LoggedEvent], space: FeatureSpace) {
-        self.events = events.sorted { Self.precedes($0, $1, space) }
+        tail = events.sorted { Self.precedes($0, $1, space) }
     }
 
     /// Events already in canonical order (checked by the caller).
     init(canonical events: [LoggedEvent]) {
-        self.events = events
+        tail = events
     }
 
-    public var count: Int { events.count }
-    public var isEmpty: Bool { events.isEmpty }
-    public var last: LoggedEvent? { events.last }
-    public subscript(position: Int) -> LoggedEvent { events[position] }
+    /// Saved events, decoded on first use.
+    init(saved: SavedEvents) {
+        self.saved = saved.count > 0 ? saved : nil
+    }
+
+    /// The events in canonical order. Decodes a saved log (once, shared by its copies).
+    public var events: Events { Events(head: saved?.decoded() ?? [], tail: tail) }
+
+    public var count: Int { (saved?.count ?? 0) + tail.count }
+    /// Whether saved events are held as read, not yet decoded (what a plain load and newer folds leave).
+    var holdsUndecodedEvents: Bool { saved.map { !$0.isDecoded } ?? false }
+    public var isEmpty: Bool { count == 0 }
+    public var last: LoggedEvent? { tail.last ?? saved?.last }
+
+    public subscript(position: Int) -> LoggedEvent {
+        guard let saved else { return tail[position] }
+        if position >= saved.count { return tail[position - saved.count] }
+        return position == saved.count - 1 ? saved.last : saved.decoded()[position]
+    }
+
+    /// How many events each target has and how many use each context column
+    /// (`targets` and `columns` long), without decoding a saved log.
+    func uses(targets: Int, columns: Int) -> (events: [Int], context: [Int]) {
+        var events = [Int](repeating: 0, count: targets)
+        var context = [Int](repeating: 0, count: columns)
+        if let saved {
+            for (target, n) in saved.targetCounts.enumerated() { events[target] += n }
+            for (column, n) in saved.columnUses.enumerated() { context[column] += n }
+        }
+        for event in tail {
+            events[event.target.rawValue] += 1
+            for column in event.context { context[column.rawValue] += 1 }
+        }
+        return (events, context)
+    }
+
+    /// Decodes a saved head into the array every other mutation works on.
+    private mutating func materialize() {
+        guard let saved else { return }
+        tail = saved.decoded() + tail
+        self.saved = nil
+    }
 
     /// The canonical order.
     public static func precedes(_ a: LoggedEvent, _ b: LoggedEvent, _ space: FeatureSpace) -> Bool {
@@ -75,25 +123,28 @@ public struct EventLog: Sendable, Equatable {
     }
 
     /// Inserts `event` at its canonical position. - Returns: the position.
-    /// - Complexity: O(log n) to find, O(n) to shift (O(1) when appending in time order).
+    /// - Complexity: O(1) when appending in time order (a saved log stays undecoded);
+    ///   else O(log n) to find and O(n) to shift.
     @discardableResult
     public mutating func insert(_ event: LoggedEvent, space: FeatureSpace) -> Int {
-        if let last = events.last, !Self.precedes(event, last, space) {
-            events.append(event)
-            return events.count - 1
+        if let last, !Self.precedes(event, last, space) {
+            tail.append(event)
+            return count - 1
         }
+        materialize()
         var low = 0
-        var high = events.count
+        var high = tail.count
         while low < high {
             let mid = (low + high) / 2
-            if Self.precedes(events[mid], event, space) || events[mid] == event { low = mid + 1 } else { high = mid }
+            if Self.precedes(tail[mid], event, space) || tail[mid] == event { low = mid + 1 } else { high = mid }
         }
-        events.insert(event, at: low)
+        tail.insert(event, at: low)
         return low
     }
 
     /// The position of an event equal to `event` (time, target, context, weight), if any.
     public func position(of event: LoggedEvent) -> Int? {
+        let events = events
         var low = 0
         var high = events.count
         while low < high {
@@ -111,12 +162,26 @@ public struct EventLog: Sendable, Equatable {
         return nil
     }
 
-    public mutating func remove(at position: Int) { events.remove(at: position) }
+    public mutating func remove(at position: Int) {
+        materialize()
+        tail.remove(at: position)
+    }
 
     /// The latest event at or before `date` (a moment's previous target when it carries none).
-    /// - Complexity: O(log n).
+    /// - Complexity: O(1) for a moment at or after the newest event, else O(log n)
+    ///   (plus decoding a saved log once when the event is in it).
     public func latest(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
         let time = date.timeIntervalSince1970
+        if let last, last.time <= time { return (last.target, last.date) }
+        if let first = tail.first, first.time <= time || saved == nil {
+            return Self.latest(in: tail, atOrBefore: time)
+        }
+        guard let saved else { return nil }
+        if saved.last.time <= time { return (saved.last.target, saved.last.date) }
+        return Self.latest(in: saved.decoded(), atOrBefore: time)
+    }
+
+    private static func latest(in events: [LoggedEvent], atOrBefore time: Double) -> (target: TargetIndex, date: Date)? {
         var low = 0
         var high = events.count
         while low < high {
@@ -129,12 +194,81 @@ public struct EventLog: Sendable, Equatable {
 
     /// Rewrites every event's indices (after the space shrank); events mapped to nil are dropped.
     public mutating func remap(targets targetMap: [Int?], columns columnMap: [Int?]) {
-        events = events.compactMap { event in
+        materialize()
+        tail = tail.compactMap { event in
             guard let target = targetMap[event.target.rawValue] else { return nil }
             var copy = event
             copy.target = TargetIndex(target)
             copy.context = event.context.compactMap { columnMap[$0.rawValue].map(ContextColumn.init) }.sorted()
             return copy
         }
+    }
+
+    public static func == (lhs: EventLog, rhs: EventLog) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.saved === rhs.saved { return lhs.tail == rhs.tail }
+        return lhs.events.elementsEqual(rhs.events)
+    }
+
+    /// For encoding: the saved head's records as read (nil when there is none) and the decoded events after it.
+    var savedRecords: [UInt8]? { saved?.records }
+    var decodedTail: [LoggedEvent] { tail }
+
+    // MARK: Events
+
+    /// A log's events in canonical order: a decoded saved head, then the events learned after it.
+    public struct Events: RandomAccessCollection, Sendable {
+        let head: [LoggedEvent]
+        let tail: [LoggedEvent]
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { head.count + tail.count }
+        public subscript(position: Int) -> LoggedEvent {
+            position < head.count ? head[position] : tail[position - head.count]
+        }
+    }
+}
+
+// MARK: - Saved events
+
+/// A saved log's records as read, checked (indices, values, canonical order)
+/// by one scan that also counted each target's events, each context column's
+/// uses and kept the newest event; decoded into `LoggedEvent`s on first use.
+/// Shared by every copy of the log (a reference), so it is decoded at most once.
+final class SavedEvents: @unchecked Sendable {
+    /// The records (`EventLog` coding, without the leading count).
+    let records: [UInt8]
+    let count: Int
+    let last: LoggedEvent
+    let targetCounts: [Int]
+    let columnUses: [Int]
+    private let decode: @Sendable ([UInt8], Int) -> [LoggedEvent]
+    private let lock = NSLock()
+    private var cache: [LoggedEvent]?
+
+    init(records: [UInt8], count: Int, last: LoggedEvent, targetCounts: [Int], columnUses: [Int],
+         decode: @escaping @Sendable ([UInt8], Int) -> [LoggedEvent]) {
+        self.records = records
+        self.count = count
+        self.last = last
+        self.targetCounts = targetCounts
+        self.columnUses = columnUses
+        self.decode = decode
+    }
+
+    var isDecoded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cache != nil
+    }
+
+    /// Every event, decoded once.
+    func decoded() -> [LoggedEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cache { return cache }
+        let events = decode(records, count)
+        cache = events
+        return events
     }
 }

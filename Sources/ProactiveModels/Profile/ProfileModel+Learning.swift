@@ -134,12 +134,7 @@ extension ProfileModel {
     }
 
     mutating func recountUses() {
-        eventCounts = [Int](repeating: 0, count: space.targetCount)
-        contextUses = [Int](repeating: 0, count: space.contextCount)
-        for event in log.events {
-            eventCounts[event.target.rawValue] += 1
-            for column in event.context { contextUses[column.rawValue] += 1 }
-        }
+        (eventCounts, contextUses) = log.uses(targets: space.targetCount, columns: space.contextCount)
     }
 
     // MARK: Vocabulary changes

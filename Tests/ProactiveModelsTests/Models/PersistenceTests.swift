@@ -61,6 +61,43 @@ struct PersistenceTests {
         }
     }
 
+    /// A loaded model keeps its saved events undecoded through queries at the newest moment and
+    /// folds of newer events, and behaves exactly like the model it was saved from: same
+    /// probabilities and bytes after the same folds, after an out-of-order event and after forgetting.
+    @Test func loadedLogIsDecodedOnlyWhenNeeded() throws {
+        let events = Fixtures.routine(days: 21)
+        let cut = events.count * 3 / 4
+        var original = try BlendTrainer().fit(TrainingSet(events: Array(events[..<cut])))
+        var loaded = try BlendModel(serialized: original.serialized())
+        #expect(loaded.profile.log.holdsUndecodedEvents)
+        #expect(loaded.profile.log.count == original.profile.log.count)
+        func same(_ label: String) {
+            let at = Moment(date: loaded.profile.log.last!.date.addingTimeInterval(600), utcOffset: 0, context: ["place": "home"])
+            #expect(loaded.distribution(at: at).probabilities == original.distribution(at: at).probabilities, "\(label)")
+            #expect(loaded.serialized() == original.serialized(), "\(label)")
+        }
+        same("loaded")
+        for event in events[cut...] {
+            original.update(with: event)
+            loaded.update(with: event)
+        }
+        #expect(loaded.profile.log.holdsUndecodedEvents, "folding newer events decodes nothing")
+        same("after folding newer events")
+        let late = events[cut / 2]
+        var early = late
+        early.date = late.date.addingTimeInterval(-60)
+        original.update(with: early)
+        loaded.update(with: early)
+        #expect(!loaded.profile.log.holdsUndecodedEvents)
+        same("after an out-of-order event")
+        var reloaded = try BlendModel(serialized: loaded.serialized())
+        #expect(original.remove(events[10]) && reloaded.remove(events[10]))
+        loaded = reloaded
+        same("after forgetting")
+        let again = try BlendModel(serialized: original.serialized())
+        #expect(again.profile.log.events.elementsEqual(original.profile.log.events))
+    }
+
     @Test func fnvKnownValues() {
         #expect(FNV1a64.hash([UInt8]()) == 0xcbf2_9ce4_8422_2325)
         #expect(FNV1a64.hash(Array("a".utf8)) == 0xaf63_dc4c_8601_ec8c)
