@@ -24,7 +24,7 @@ public enum ModelFormatError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .notAModel: return "not a Proactive model file (bad magic)"
         case let .unsupportedVersion(found, supported):
-            return "model format version \(found) is not supported (this build reads version \(supported)); retrain"
+            return "model format version \(found) is not supported (this build reads versions \(ModelArchive.oldestReadableVersion) to \(supported)); retrain"
         case let .truncated(field, offset): return "model file truncated in \(field) at byte \(offset)"
         case let .checksumMismatch(stored, computed):
             return "model file corrupt: checksum \(String(stored, radix: 16)) stored, \(String(computed, radix: 16)) computed"
@@ -59,25 +59,32 @@ protocol ArchivedModel: PersistentModel {
 /// The model file format:
 ///
 ///     "PRXM" | format version (UInt16) | kind (UInt32 length + UTF-8) |
-///     payload length (UInt64) | payload | checksum of everything before it (UInt64, `FNV1a64.hash`)
+///     payload length (UInt64) | payload | checksum of everything before it (UInt64)
 ///
+/// The checksum is `FNV1a64.laneHash` from version 6 on, `FNV1a64.hash` in
+/// version 5 (whose payload is the same, so version-5 states still load).
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     public static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 5
+    public static let formatVersion = 6
+    public static let oldestReadableVersion = 5
+
+    static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {
+        version >= 6 ? FNV1a64.laneHash(bytes) : FNV1a64.hash(bytes)
+    }
 
     /// The bytes of `model`, ready to be written to a file.
-    static func encode<Model: ArchivedModel>(_ model: Model) -> [UInt8] {
+    static func encode<Model: ArchivedModel>(_ model: Model, version: Int = formatVersion) -> [UInt8] {
         var payload = ByteWriter()
         model.encodePayload(into: &payload)
         var writer = ByteWriter()
         writer.append(magic)
-        writer.write(UInt16(formatVersion))
+        writer.write(UInt16(version))
         writer.write(Model.kind)
         writer.write(UInt64(payload.bytes.count))
         writer.append(payload.bytes)
-        writer.write(FNV1a64.hash(writer.bytes))
+        writer.write(checksum(writer.bytes[...], version: version))
         return writer.bytes
     }
 
@@ -87,7 +94,9 @@ public enum ModelArchive {
         guard bytes.count >= magic.count, Array(bytes[0 ..< magic.count]) == magic else { throw .notAModel }
         var reader = ByteReader(bytes, offset: magic.count)
         let version = Int(try reader.read(UInt16.self, "format version"))
-        guard version == formatVersion else { throw .unsupportedVersion(found: version, supported: formatVersion) }
+        guard (oldestReadableVersion ... formatVersion).contains(version) else {
+            throw .unsupportedVersion(found: version, supported: formatVersion)
+        }
         let kind = try reader.readString("kind")
         let length = try reader.read(UInt64.self, "payload length")
         guard length <= UInt64(reader.remaining), reader.remaining - Int(length) >= 8 else {
@@ -97,7 +106,7 @@ public enum ModelArchive {
         let payloadEnd = payloadStart + Int(length)
         var trailer = ByteReader(bytes, offset: payloadEnd)
         let stored = try trailer.read(UInt64.self, "checksum")
-        let computed = FNV1a64.hash(bytes[0 ..< payloadEnd])
+        let computed = checksum(bytes[0 ..< payloadEnd], version: version)
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
         guard trailer.remaining == 0 else { throw .invalid(field: "file", reason: "\(trailer.remaining) bytes after the checksum") }
         return (kind, ByteReader(bytes, offset: payloadStart, end: payloadEnd))

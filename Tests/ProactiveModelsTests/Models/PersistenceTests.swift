@@ -56,7 +56,7 @@ struct PersistenceTests {
             writer.write("profile")
             writer.write(UInt64(size))
             writer.append((0 ..< size).map { _ in UInt8(truncatingIfNeeded: random.next()) })
-            writer.write(FNV1a64.hash(writer.bytes))
+            writer.write(ModelArchive.checksum(writer.bytes[...], version: ModelArchive.formatVersion))
             #expect(throws: ModelFormatError.self) { try ProfileModel(serialized: writer.bytes) }
         }
     }
@@ -96,6 +96,31 @@ struct PersistenceTests {
         same("after forgetting")
         let again = try BlendModel(serialized: original.serialized())
         #expect(again.profile.log.events.elementsEqual(original.profile.log.events))
+    }
+
+    /// States saved by the previous format (same payload, one-lane checksum) still load, to the same model.
+    @Test func versionFiveStatesStillLoad() throws {
+        let model = try BlendModel(serialized: Self.bytes)
+        let old = ModelArchive.encode(model, version: 5)
+        #expect(old[4] == 5)
+        #expect(try BlendModel(serialized: old).serialized() == Self.bytes)
+        var corrupt = old
+        corrupt[40] ^= 1
+        #expect(throws: ModelFormatError.self) { try BlendModel(serialized: corrupt) }
+    }
+
+    @Test func laneHashSeesEveryByte() {
+        var random = SeededGenerator(seed: 5)
+        for size in [0, 7, 31, 32, 33, 100, 1000] {
+            let bytes = (0 ..< size).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let base = FNV1a64.laneHash(bytes)
+            #expect(FNV1a64.laneHash(bytes[...]) == base)
+            for position in 0 ..< size {
+                var flipped = bytes
+                flipped[position] ^= 0x01
+                #expect(FNV1a64.laneHash(flipped) != base, "a flip at \(position) of \(size) went unseen")
+            }
+        }
     }
 
     @Test func fnvKnownValues() {
