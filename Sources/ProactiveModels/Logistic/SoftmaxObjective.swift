@@ -3,13 +3,29 @@ import LinearAlgebra
 
 // MARK: - Design matrix
 
-/// Encoded training events: one row per event (Float, row-major), its target and weight.
+/// Encoded training events: one row per event, its target and weight.
+///
+/// The previous-target block (one column per target) holds at most one
+/// non-zero per row, so a row is stored as its dense part (every other
+/// column, Float, row-major) plus that one entry. The products then cost
+/// rows x targets x (about 50 dense columns) instead of x (50 + targets):
+/// 16x fewer multiplications for a user with 760 targets.
 public struct DesignMatrix: Sendable {
     public let rows: Int
+    /// The full row width (`FeatureLayout.dimension`).
     public let columns: Int
-    public var values: [Float]
+    /// The previous-target block (`FeatureLayout.previous` without its "none" column).
+    public let previousBlock: Range<Int>
+    /// Each row's columns outside the previous-target block, in column order.
+    public var dense: [Float]
+    /// Per row, the previous target's offset in the block and its weight (-1 and 0 when none).
+    public var previousOffset: [Int32]
+    public var previousWeight: [Float]
     public var labels: [Int]
     public var weights: [Double]
+
+    /// Columns outside the previous-target block.
+    public var denseColumns: Int { columns - previousBlock.count }
 
     /// Encodes `log`'s events in order, each with the event before it as previous target.
     ///
@@ -19,65 +35,106 @@ public struct DesignMatrix: Sendable {
         let layout = encoder.layout(for: space)
         rows = log.count
         columns = layout.dimension
-        values = [Float](repeating: 0, count: rows * columns)
-        labels = log.events.map(\.target.rawValue)
+        previousBlock = layout.previous.lowerBound ..< layout.noPrevious
+        let denseWidth = columns - previousBlock.count
+        dense = [Float](repeating: 0, count: rows * denseWidth)
+        previousOffset = [Int32](repeating: -1, count: rows)
+        previousWeight = [Float](repeating: 0, count: rows)
+        let events = log.events
+        labels = events.map(\.target.rawValue)
         let newest = log.last?.time ?? 0
-        weights = log.events.map { event in
+        weights = events.map { event in
             guard let halfLifeDays else { return event.weight }
             return event.weight * Foundation.pow(0.5, (newest - event.time) / (halfLifeDays * 86_400))
         }
         var scratch = [Double](repeating: 0, count: columns)
         var previous: LoggedEvent?
-        for (i, event) in log.events.enumerated() {
+        let block = previousBlock
+        for (i, event) in events.enumerated() {
             scratch.withUnsafeMutableBufferPointer { buffer in
                 encoder.encode(date: event.date, utcOffset: event.utcOffset, contextColumns: event.context,
                                previous: previous.map { ($0.target, $0.date) }, layout: layout, into: buffer)
             }
-            let base = i * columns
-            for j in 0 ..< columns where scratch[j] != 0 { values[base + j] = Float(scratch[j]) }
+            let base = i * denseWidth
+            for j in 0 ..< block.lowerBound where scratch[j] != 0 { dense[base + j] = Float(scratch[j]) }
+            for j in block.upperBound ..< columns where scratch[j] != 0 { dense[base + j - block.count] = Float(scratch[j]) }
+            for j in block where scratch[j] != 0 {
+                previousOffset[i] = Int32(j - block.lowerBound)
+                previousWeight[i] = Float(scratch[j])
+            }
             previous = event
         }
+    }
+
+    /// Row `i` at full width (for inspection and tests).
+    public func row(_ i: Int) -> [Float] {
+        let width = denseColumns
+        var x = [Float](repeating: 0, count: columns)
+        for j in 0 ..< width { x[j < previousBlock.lowerBound ? j : j + previousBlock.count] = dense[i * width + j] }
+        if previousOffset[i] >= 0 { x[previousBlock.lowerBound + Int(previousOffset[i])] = previousWeight[i] }
+        return x
     }
 }
 
 // MARK: - Objective
 
-/// The L2-regularised multinomial log-loss and its gradient, with both
-/// products done by single-precision `sgemm`:
+/// The L2-regularised multinomial log-loss and its gradient:
 ///
 ///     F(W) = Σ_i w_i · (logΣ_t exp(x_i·W_t) − x_i·W_{y_i}) + (λ/2)·‖W without bias column‖²
 ///     ∇F   = (P − Y)ᵀ diag(w) X + λ·W (bias column unpenalised)
 ///
 /// W is targets x columns, row-major. With λ = 1 this is scikit-learn's
 /// objective for `LogisticRegression(C=1)` (sum of losses plus ½‖W‖²).
-/// The value is accumulated in Double.
+/// Both products run in single precision: `sgemm` over the dense columns,
+/// plus each row's one previous-target entry (an `saxpy` of that column of W,
+/// kept transposed so it is contiguous, into the row's logits; and of the
+/// row's residuals into that column's gradient). The value is accumulated in Double.
 struct SoftmaxObjective {
     let design: DesignMatrix
     let targets: Int
     let l2: Double
-    private var weightsFloat: [Float]
+    /// W's dense columns (targets x dense columns) and its previous-target block transposed (block x targets).
+    private var denseWeights: [Float]
+    private var previousWeights: [Float]
     private var logits: [Float]
-    private var gradientFloat: [Float]
+    private var denseGradient: [Float]
+    private var previousGradient: [Float]
 
     init(design: DesignMatrix, targets: Int, l2: Double) {
         self.design = design
         self.targets = targets
         self.l2 = l2
-        weightsFloat = [Float](repeating: 0, count: targets * design.columns)
+        denseWeights = [Float](repeating: 0, count: targets * design.denseColumns)
+        previousWeights = [Float](repeating: 0, count: design.previousBlock.count * targets)
         logits = [Float](repeating: 0, count: design.rows * targets)
-        gradientFloat = [Float](repeating: 0, count: targets * design.columns)
+        denseGradient = [Float](repeating: 0, count: targets * design.denseColumns)
+        previousGradient = [Float](repeating: 0, count: design.previousBlock.count * targets)
     }
 
     /// F(W) with ∇F written to `gradient` (both targets x columns).
     mutating func evaluate(_ weights: [Double], gradient: inout [Double]) -> Double {
         let n = design.rows
         let d = design.columns
+        let dd = design.denseColumns
+        let block = design.previousBlock
         let k = targets
-        for i in weights.indices { weightsFloat[i] = Float(weights[i]) }
-        design.values.withUnsafeBufferPointer { x in
-            weightsFloat.withUnsafeBufferPointer { w in
+        for t in 0 ..< k {
+            let base = t * d
+            for j in 0 ..< block.lowerBound { denseWeights[t * dd + j] = Float(weights[base + j]) }
+            for j in block.upperBound ..< d { denseWeights[t * dd + j - block.count] = Float(weights[base + j]) }
+            for (p, j) in block.enumerated() { previousWeights[p * k + t] = Float(weights[base + j]) }
+        }
+        design.dense.withUnsafeBufferPointer { x in
+            denseWeights.withUnsafeBufferPointer { w in
                 logits.withUnsafeMutableBufferPointer { z in
-                    BLASKernels.sgemm(m: n, n: k, k: d, a: x, b: w, transposeB: true, c: z)
+                    BLASKernels.sgemm(m: n, n: k, k: dd, a: x, b: w, transposeB: true, c: z)
+                    previousWeights.withUnsafeBufferPointer { wp in
+                        for i in 0 ..< n where design.previousOffset[i] >= 0 {
+                            let column = Int(design.previousOffset[i]) * k
+                            BLASKernels.saxpy(count: k, alpha: design.previousWeight[i], x: UnsafeBufferPointer(rebasing: wp[column ..< column + k]),
+                                              y: UnsafeMutableBufferPointer(rebasing: z[i * k ..< (i + 1) * k]))
+                        }
+                    }
                 }
             }
         }
@@ -102,21 +159,32 @@ struct SoftmaxObjective {
                 z[base + label] -= Float(weight)
             }
         }
-        design.values.withUnsafeBufferPointer { x in
+        design.dense.withUnsafeBufferPointer { x in
             logits.withUnsafeBufferPointer { r in
-                gradientFloat.withUnsafeMutableBufferPointer { g in
-                    BLASKernels.sgemm(m: k, n: d, k: n, a: r, transposeA: true, b: x, c: g)
+                denseGradient.withUnsafeMutableBufferPointer { g in
+                    BLASKernels.sgemm(m: k, n: dd, k: n, a: r, transposeA: true, b: x, c: g)
+                }
+                previousGradient.withUnsafeMutableBufferPointer { gp in
+                    for j in gp.indices { gp[j] = 0 }
+                    for i in 0 ..< n where design.previousOffset[i] >= 0 {
+                        let column = Int(design.previousOffset[i]) * k
+                        BLASKernels.saxpy(count: k, alpha: design.previousWeight[i], x: UnsafeBufferPointer(rebasing: r[i * k ..< (i + 1) * k]),
+                                          y: UnsafeMutableBufferPointer(rebasing: gp[column ..< column + k]))
+                    }
                 }
             }
         }
+        // Back to targets x columns, plus the penalty (column 0, the bias, is not penalised).
         var penalty = 0.0
         for t in 0 ..< k {
             let base = t * d
-            gradient[base] = Double(gradientFloat[base])
+            for j in 0 ..< block.lowerBound { gradient[base + j] = Double(denseGradient[t * dd + j]) }
+            for j in block.upperBound ..< d { gradient[base + j] = Double(denseGradient[t * dd + j - block.count]) }
+            for (p, j) in block.enumerated() { gradient[base + j] = Double(previousGradient[p * k + t]) }
             for j in 1 ..< d {
                 let w = weights[base + j]
                 penalty += w * w
-                gradient[base + j] = Double(gradientFloat[base + j]) + l2 * w
+                gradient[base + j] += l2 * w
             }
         }
         return loss + 0.5 * l2 * penalty

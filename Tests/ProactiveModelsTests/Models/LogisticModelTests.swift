@@ -42,6 +42,48 @@ struct LogisticModelTests {
         }
     }
 
+    /// The objective over the dense columns plus each row's previous-target entry equals the
+    /// plain full-width computation (in Double) to single-precision rounding.
+    @Test func objectiveEqualsTheFullWidthProduct() {
+        let events = Fixtures.routine(days: 10)
+        let space = FeatureSpace(events: events)
+        let log = EventLog(events: events.map { space.loggedEvent(for: $0)! }, space: space)
+        let design = DesignMatrix(log: log, space: space, encoder: MomentEncoder(), halfLifeDays: 14)
+        #expect((0 ..< design.rows).contains { design.previousOffset[$0] >= 0 })
+        let k = space.targetCount
+        let d = design.columns
+        let l2 = 0.7
+        var random = SeededGenerator(seed: 4)
+        let weights = (0 ..< k * d).map { _ in random.gaussian(deviation: 0.3) }
+        var referenceGradient = [Double](repeating: 0, count: k * d)
+        var referenceLoss = 0.0
+        for i in 0 ..< design.rows {
+            let x = design.row(i).map(Double.init)
+            let z = (0 ..< k).map { t in (0 ..< d).reduce(0.0) { $0 + x[$1] * weights[t * d + $1] } }
+            let maximum = z.max()!
+            let total = z.reduce(0.0) { $0 + exp($1 - maximum) }
+            referenceLoss -= design.weights[i] * (z[design.labels[i]] - maximum - Foundation.log(total))
+            for t in 0 ..< k {
+                let residual = design.weights[i] * (exp(z[t] - maximum) / total - (t == design.labels[i] ? 1 : 0))
+                for j in 0 ..< d { referenceGradient[t * d + j] += residual * x[j] }
+            }
+        }
+        for t in 0 ..< k {
+            for j in 1 ..< d {
+                referenceLoss += 0.5 * l2 * weights[t * d + j] * weights[t * d + j]
+                referenceGradient[t * d + j] += l2 * weights[t * d + j]
+            }
+        }
+        var objective = SoftmaxObjective(design: design, targets: k, l2: l2)
+        var gradient = [Double](repeating: 0, count: k * d)
+        let loss = objective.evaluate(weights, gradient: &gradient)
+        #expect(abs(loss - referenceLoss) < 1e-4 * abs(referenceLoss))
+        let scale = referenceGradient.map(abs).max()!
+        for index in gradient.indices {
+            #expect(abs(gradient[index] - referenceGradient[index]) < 1e-4 * scale, "index \(index)")
+        }
+    }
+
     @Test func learnsTheRoutine() throws {
         let model = try LogisticTrainer().fit(TrainingSet(events: Fixtures.routine(days: 28)))
         #expect(model.top(1, at: Fixtures.moment(day: 28, hour: 7.3)).first?.target == Fixtures.target("weather"))
