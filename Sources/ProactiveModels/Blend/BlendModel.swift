@@ -154,7 +154,7 @@ public struct BlendModel: FittedModel {
     mutating func learn(_ event: Event, collectRow: Bool) {
         if collectRow, let label = profile.space.index(of: event.target) {
             let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
-            rows.append(features: signals(at: moment), candidates: profile.space.targetCount, label: label.rawValue,
+            rows.append(features: signals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
                         maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
         }
         let time = event.date.timeIntervalSince1970

@@ -81,13 +81,33 @@ struct BlendRows: Sendable, Equatable {
 
     var count: Int { labels.count }
 
-    /// Appends a row. When there are more than `maxRows` rows or `maxValues` values, the oldest
-    /// rows are dropped in one block down to three quarters of the limits, so appending is
-    /// amortised O(row) rather than a shift of every stored value each time.
-    mutating func append(features: [Double], candidates: Int, label: Int, maxRows: Int, maxValues: Int) {
-        values.append(contentsOf: features.map(Float.init))
-        candidateCounts.append(candidates)
-        labels.append(label)
+    /// The most candidates a row keeps: a user with more targets keeps, per row, the label and the
+    /// `maxCandidates - 1` others the weights at that time scored highest. Those carry nearly all
+    /// of the softmax's mass, so the fit hardly changes, while a row of 1,000 targets shrinks from
+    /// 80 KB to 5 KB (and the weight fit's work with it). No log in docs/RESULTS-TABLE.md has a
+    /// user with more targets than this.
+    static let maxCandidates = 64
+
+    /// Appends a row (candidates x `BlendFeature.count` features, `label` the chosen one), cut to
+    /// `maxCandidates` by `weights` when it has more. When there are more than `maxRows` rows or
+    /// `maxValues` values, the oldest rows are dropped in one block down to three quarters of the
+    /// limits, so appending is amortised O(row) rather than a shift of every stored value each time.
+    mutating func append(features: [Double], candidates: Int, label: Int, weights: [Double], maxRows: Int, maxValues: Int) {
+        let width = BlendFeature.count
+        if candidates > Self.maxCandidates {
+            let scores = (0 ..< candidates).map { c in (0 ..< width).reduce(0.0) { $0 + weights[$1] * features[c * width + $1] } }
+            var others = Array((0 ..< candidates).filter { $0 != label })
+            others.sort { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }
+            let kept = (others.prefix(Self.maxCandidates - 1) + [label]).sorted()
+            values.reserveCapacity(values.count + kept.count * width)
+            for c in kept { values.append(contentsOf: features[c * width ..< (c + 1) * width].map(Float.init)) }
+            candidateCounts.append(kept.count)
+            labels.append(kept.firstIndex(of: label)!)
+        } else {
+            values.append(contentsOf: features.map(Float.init))
+            candidateCounts.append(candidates)
+            labels.append(label)
+        }
         guard labels.count > maxRows || values.count > maxValues else { return }
         let rowTarget = max(1, maxRows * 3 / 4)
         let valueTarget = max(1, maxValues * 3 / 4)

@@ -16,9 +16,30 @@ struct BlendWeightsTests {
             var values = [Double](repeating: 0, count: 2 * features)
             values[chosen.rawValue] = 1
             values[features + other.rawValue] = 1
-            rows.append(features: values, candidates: 2, label: 0, maxRows: 1000, maxValues: 1_000_000)
+            rows.append(features: values, candidates: 2, label: 0, weights: [], maxRows: 1000, maxValues: 1_000_000)
         }
         return rows
+    }
+
+    /// A row of more candidates than `BlendRows.maxCandidates` keeps the label and the
+    /// best-scored others (by the weights given), in index order, with the label's new position.
+    @Test func wideRowsKeepTheLabelAndTheBestScored() {
+        let features = BlendFeature.count
+        let candidates = BlendRows.maxCandidates + 36
+        var weights = [Double](repeating: 0, count: features)
+        weights[BlendFeature.frecencyShort.rawValue] = 1
+        // Candidate c scores c (so the best are the highest indices); the label, 3, scores low.
+        var values = [Double](repeating: 0, count: candidates * features)
+        for c in 0 ..< candidates { values[c * features + BlendFeature.frecencyShort.rawValue] = Double(c) }
+        var rows = BlendRows()
+        rows.append(features: values, candidates: candidates, label: 3, weights: weights, maxRows: 1000, maxValues: 1_000_000)
+        #expect(rows.candidateCounts == [BlendRows.maxCandidates])
+        #expect(rows.labels == [0])
+        let kept = (0 ..< BlendRows.maxCandidates).map { Int(rows.values[$0 * features + BlendFeature.frecencyShort.rawValue]) }
+        #expect(kept == [3] + Array(candidates - BlendRows.maxCandidates + 1 ..< candidates))
+        // A row within the limit is kept whole.
+        rows.append(features: Array(values.prefix(10 * features)), candidates: 10, label: 7, weights: weights, maxRows: 1000, maxValues: 1_000_000)
+        #expect(rows.candidateCounts == [BlendRows.maxCandidates, 10] && rows.labels == [0, 7])
     }
 
     @Test func equalRowsFollowTheMajority() {

@@ -87,7 +87,7 @@ struct SmallSampleGuardTests {
             values[BlendFeature.transitionRecent.rawValue] = markovRight ? 0 : -3
             values[features + BlendFeature.profilePrior.rawValue] = markovRight ? 0 : -2
             values[features + BlendFeature.transitionRecent.rawValue] = markovRight ? -3 : 0
-            rows.append(features: values, candidates: 2, label: 0, maxRows: 1000, maxValues: 1_000_000)
+            rows.append(features: values, candidates: 2, label: 0, weights: [], maxRows: 1000, maxValues: 1_000_000)
         }
         return rows
     }
