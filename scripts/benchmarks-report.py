@@ -439,6 +439,19 @@ class Report:
                 row = live[key]
                 self.emit(f"| {key.replace('_', ' ')} | {row['median_ms']} ms | {row['p90_ms']} ms | {row['min_ms']} ms | {row['runs']} |")
         self.emit()
+        many = live.get("many_targets")
+        if many:
+            peak = f", peak RSS {many['train_peak_rss_mb']:,} MB" if many.get("train_peak_rss_mb") else ""
+            self.emit(f"A user with many targets ({many['targets']:,} apps, {many['donations']:,} donations, in a store of its own; "
+                      f"`scripts/live-latency.py --many-targets`): `train` took {many['train_seconds']} s (whole command{peak}); "
+                      f"the saved state is {many['state_bytes'] / 1e6:.1f} MB.")
+            self.emit()
+            self.emit("| command | median | p90 | min | runs |")
+            self.emit("| --- | --- | --- | --- | --- |")
+            for key in ("suggest", "predict"):
+                row = many[key]
+                self.emit(f"| {key}, {many['targets']:,} targets | {row['median_ms']} ms | {row['p90_ms']} ms | {row['min_ms']} ms | {row['runs']} |")
+            self.emit()
 
     def serve_table(self):
         serve = self.serve

@@ -11,6 +11,11 @@ times each command as a user runs it, process start included:
   import, 10 new           the whole import command, saved model updated
   donate                   one donation, stored; the state learns it on its next read
 
+Then one user with many targets (--many-targets, default 1,000 apps, 5,000
+donations; each app once, then uniformly at random, 5-30 minutes apart; fixed
+seed) in a store of its own: `train` (wall time, peak RSS), the saved state's
+size, and whole `suggest` and `predict` commands (median, p90).
+
 Each figure is the median (and p90) of --runs runs, wall clock measured
 around the subprocess. Writes a JSON report.
 
@@ -47,6 +52,7 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("out")
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--many-targets", type=int, default=1000, help="apps of the many-targets user (0: skip it)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     store = os.path.join(args.out, "live.sqlite")
@@ -102,10 +108,46 @@ def main():
     results["donate"] = summary(samples)
     _, after = run([p, "predict", "--json"] + query, env)
     results["predict_after_donations_note"] = json.loads(after.stdout).get("note")
+    if args.many_targets > 0:
+        results["many_targets"] = many_targets(p, args.out, args.many_targets, args.runs)
     results["loadavg_1min"] = float(open("/proc/loadavg").read().split()[0])
     with open(os.path.join(args.out, "live.json"), "w") as f:
         json.dump(results, f, indent=2)
     print(json.dumps(results, indent=2))
+
+
+def many_targets(p, out, apps, runs, donations=5000):
+    """One user with `apps` targets: train time and peak memory, state size, suggest/predict latency."""
+    import random
+    store = os.path.join(out, "many.sqlite")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(store + suffix):
+            os.remove(store + suffix)
+    env = dict(os.environ, PROACTIVE_STORE=store, OPENBLAS_NUM_THREADS="1")
+    r = random.Random(5)
+    when = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    log = os.path.join(out, "many.jsonl")
+    with open(log, "w") as f:
+        for n in range(donations):
+            when += datetime.timedelta(seconds=r.randint(300, 1800))
+            app = n % apps if n < apps else r.randrange(apps)
+            f.write(json.dumps({"user": "many", "app": f"com.example.app{app}", "intent": "open", "parameters": {},
+                                "date": when.strftime("%Y-%m-%dT%H:%M:%SZ")}) + "\n")
+    run([p, "retention", "set", "--keep-all"], env)
+    run([p, "import", "--progress", "none", log], env)
+    elapsed, done = run(["/usr/bin/time", "-f", "peak-rss-kb %M", p, "train", "--quiet"], env)
+    peak = [line for line in done.stderr.splitlines() if line.startswith("peak-rss-kb")]
+    _, listed = run([p, "models", "list", "--json"], env)
+    state = json.loads(listed.stdout)
+    entry = (state if isinstance(state, list) else state.get("models", []))[0]
+    query = ["--user", "many", "--at", (when + datetime.timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M:%SZ"), "-k", "4"]
+    result = {"targets": apps, "donations": donations, "train_seconds": round(elapsed, 2),
+              "train_peak_rss_mb": round(int(peak[0].split()[1]) / 1024, 1) if peak else None,
+              "state_bytes": entry.get("bytes")}
+    for name in ("suggest", "predict"):
+        run([p, name] + query, env)
+        result[name] = summary([run([p, name] + query, env)[0] for _ in range(runs)])
+    return result
 
 
 if __name__ == "__main__":
