@@ -123,11 +123,15 @@ extension FeatureSpace {
 }
 
 extension EventLog {
-    /// Writes the count, then one record per event. A saved head is written as
-    /// it was read (its bytes are exactly the records it was read from).
+    /// Writes the count, then one record per event. A saved head not decoded yet
+    /// is written as it was read (its bytes are exactly the records it was read from).
     func encode(into writer: inout ByteWriter) {
         writer.write(UInt64(count))
-        if let savedRecords { writer.append(savedRecords) }
+        switch savedHead {
+        case let .records(records): writer.append(records)
+        case let .events(events): for event in events { Self.encode(event, into: &writer) }
+        case nil: break
+        }
         for event in decodedTail { Self.encode(event, into: &writer) }
     }
 

@@ -210,8 +210,9 @@ public struct EventLog: Sendable, Equatable {
         return lhs.events.elementsEqual(rhs.events)
     }
 
-    /// For encoding: the saved head's records as read (nil when there is none) and the decoded events after it.
-    var savedRecords: [UInt8]? { saved?.records }
+    /// For encoding: the saved head as records still undecoded or as events (nil when there is none),
+    /// then the decoded events after it.
+    var savedHead: SavedEvents.Form? { saved?.form }
     var decodedTail: [LoggedEvent] { tail }
 
     // MARK: Events
@@ -233,22 +234,27 @@ public struct EventLog: Sendable, Equatable {
 
 /// A saved log's records as read, checked (indices, values, canonical order)
 /// by one scan that also counted each target's events, each context column's
-/// uses and kept the newest event; decoded into `LoggedEvent`s on first use.
+/// uses and kept the newest event; decoded into `LoggedEvent`s on first use,
+/// which then replace the records (a held model does not keep both).
 /// Shared by every copy of the log (a reference), so it is decoded at most once.
 final class SavedEvents: @unchecked Sendable {
-    /// The records (`EventLog` coding, without the leading count).
-    let records: [UInt8]
+    /// The records (`EventLog` coding, without the leading count), or the events decoded from them.
+    enum Form {
+        case records([UInt8])
+        case events([LoggedEvent])
+    }
+
     let count: Int
     let last: LoggedEvent
     let targetCounts: [Int]
     let columnUses: [Int]
     private let decode: @Sendable ([UInt8], Int) -> [LoggedEvent]
     private let lock = NSLock()
-    private var cache: [LoggedEvent]?
+    private var held: Form
 
     init(records: [UInt8], count: Int, last: LoggedEvent, targetCounts: [Int], columnUses: [Int],
          decode: @escaping @Sendable ([UInt8], Int) -> [LoggedEvent]) {
-        self.records = records
+        held = .records(records)
         self.count = count
         self.last = last
         self.targetCounts = targetCounts
@@ -256,19 +262,28 @@ final class SavedEvents: @unchecked Sendable {
         self.decode = decode
     }
 
-    var isDecoded: Bool {
+    var form: Form {
         lock.lock()
         defer { lock.unlock() }
-        return cache != nil
+        return held
+    }
+
+    var isDecoded: Bool {
+        if case .events = form { return true }
+        return false
     }
 
     /// Every event, decoded once.
     func decoded() -> [LoggedEvent] {
         lock.lock()
         defer { lock.unlock() }
-        if let cache { return cache }
-        let events = decode(records, count)
-        cache = events
-        return events
+        switch held {
+        case let .events(events):
+            return events
+        case let .records(records):
+            let events = decode(records, count)
+            held = .events(events)
+            return events
+        }
     }
 }

@@ -83,6 +83,9 @@ struct PersistenceTests {
         }
         #expect(loaded.profile.log.holdsUndecodedEvents, "folding newer events decodes nothing")
         same("after folding newer events")
+        #expect(loaded.profile.log.events.count == original.profile.log.count)
+        #expect(!loaded.profile.log.holdsUndecodedEvents, "reading the events decodes them, in place of the records")
+        same("after decoding")
         let late = events[cut / 2]
         var early = late
         early.date = late.date.addingTimeInterval(-60)
