@@ -27,12 +27,12 @@ public struct LogisticModel: FittedModel {
     /// Iterations of the last fit (diagnostics).
     public internal(set) var lastIterations: Int = 0
 
-    init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog) {
+    init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog, weights: [Double]? = nil) {
         self.configuration = configuration
         encoder = MomentEncoder(configuration.encoder)
         self.space = space
         self.log = log
-        weights = [Double](repeating: 0, count: space.targetCount * encoder.layout(for: space).dimension)
+        self.weights = weights ?? [Double](repeating: 0, count: space.targetCount * encoder.layout(for: space).dimension)
     }
 
     public var layout: FeatureLayout { encoder.layout(for: space) }

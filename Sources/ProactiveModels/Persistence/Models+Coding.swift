@@ -58,12 +58,13 @@ extension LogisticModel: ArchivedModel {
 
     /// Reads `encodeFit`'s part for a model of the given vocabulary and log.
     init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog, fit reader: inout ByteReader) throws(ModelFormatError) {
-        self.init(configuration: configuration, space: space, log: log)
         let weights = try reader.readDoubles("logistic.weights")
-        guard weights.count == self.weights.count else {
-            throw .invalid(field: "logistic.weights", reason: "\(weights.count) values, expected \(self.weights.count)")
+        let expected = space.targetCount * MomentEncoder(configuration.encoder).layout(for: space).dimension
+        guard weights.count == expected else {
+            throw .invalid(field: "logistic.weights", reason: "\(weights.count) values, expected \(expected)")
         }
-        self.weights = weights
+        // The weights as read (not a zero-filled array replaced afterwards: 8 MB for 1,000 targets).
+        self.init(configuration: configuration, space: space, log: log, weights: weights)
         eventsSinceFit = try reader.readInt("logistic.eventsSinceFit")
         lastFitTime = try reader.readOptionalDouble("logistic.lastFitTime")
         lastIterations = try reader.readInt("logistic.lastIterations")
