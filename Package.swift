@@ -36,9 +36,9 @@ let package = Package(
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
-        // The softmax's exponentials eight or four lanes at a time where the CPU has AVX-512 or AVX2 (bit-identical to the Swift loop).
-        // DWARF 4 debug info, as the Swift objects have: valgrind 3.19 (the profiles in BENCHMARKS.md) cannot read clang's DWARF 5.
-        .target(name: "CSoftmax"),
+        // The scoring hot path's loops over every target (the profile's weighted columns, the softmax), eight or four
+        // lanes at a time where the CPU has AVX-512 or AVX2, the same bits on every path.
+        .target(name: "CKernels"),
 
         // MARK: Engine
         .target(name: "ProactiveCore"),
@@ -49,7 +49,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),  // raw binding on the import path
             ]
         ),
-        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CSoftmax"]),
+        .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CKernels"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.

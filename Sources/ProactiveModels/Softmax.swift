@@ -1,7 +1,7 @@
 import Foundation
 import ProactiveCore
 import LinearAlgebra
-import CSoftmax
+import CKernels
 
 // MARK: - Softmax and ranking
 
@@ -9,29 +9,36 @@ import CSoftmax
 public enum Softmax {
     /// exp(s - max) normalised to sum 1, in place. Non-finite scores of -∞ get probability 0.
     /// An empty input stays empty.
-    /// - Complexity: O(n): one `expNonPositive` per score, a branch-free loop the compiler vectorises.
+    /// - Complexity: O(n): one `expNonPositive` per score, then a sum in four lanes and a scaling,
+    ///   in C with AVX-512 or AVX2 where the CPU has them (the same bits as the loops here).
     public static func normalize(_ scores: inout [Double]) {
         guard let maximum = largest(scores), maximum.isFinite else {
             if !scores.isEmpty { scores = [Double](repeating: 1 / Double(scores.count), count: scores.count) }
             return
         }
-        scores.withUnsafeMutableBufferPointer { s in
-            // Three simple loops, each vectorised: exponentials, a sum in four lanes, the scaling.
-            exponentials(s, shiftedBy: maximum)
-            var lanes = SIMD4<Double>()
-            var i = 0
-            while i + 4 <= s.count {
-                lanes += SIMD4(s[i], s[i + 1], s[i + 2], s[i + 3])
-                i += 4
-            }
-            var total = lanes.sum()
-            while i < s.count {
-                total += s[i]
-                i += 1
-            }
-            let inverse = 1 / total
-            for i in 0 ..< s.count { s[i] *= inverse }
+        scores.withUnsafeMutableBufferPointer { normalize($0, shiftedBy: maximum) }
+    }
+
+    /// The softmax of `s` given its (finite) maximum: `proactive_softmax_shifted` where the CPU
+    /// runs it, else the same three loops here: exponentials, a sum in four lanes combined
+    /// (0 + 1) + (2 + 3) plus the rest in order, the scaling by 1 / total.
+    static func normalize(_ s: UnsafeMutableBufferPointer<Double>, shiftedBy maximum: Double, allowingKernel: Bool = true) {
+        guard let base = s.baseAddress else { return }
+        if allowingKernel, proactive_softmax_shifted(base, s.count, maximum) != 0 { return }
+        exponentials(s, shiftedBy: maximum, allowingKernel: false)
+        var lanes = SIMD4<Double>()
+        var i = 0
+        while i + 4 <= s.count {
+            lanes += SIMD4(s[i], s[i + 1], s[i + 2], s[i + 3])
+            i += 4
         }
+        var total = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        while i < s.count {
+            total += s[i]
+            i += 1
+        }
+        let inverse = 1 / total
+        for i in 0 ..< s.count { s[i] *= inverse }
     }
 
     /// s[i] = expNonPositive(s[i] - maximum), bit for bit: eight or four lanes at a time in C where
@@ -74,27 +81,30 @@ public enum Softmax {
     /// in two), e^r by its Taylor polynomial of degree 12 (truncation below 2e-16
     /// relative), times 2^n built from the exponent bits. No branches, no library call:
     /// the softmax loop vectorises, where one glibc `exp` per target cost about 50
-    /// instructions.
+    /// instructions. Every multiply-add is fused (`addingProduct`), as in the C kernels,
+    /// which run it on one FMA instruction each (where the CPU has no FMA, this Swift
+    /// copy, only used there, computes each fused step in software).
     @inline(__always)
     public static func expNonPositive(_ x: Double) -> Double {
         let clamped = Swift.max(x, -708.0)
         let shifter = 6_755_399_441_055_744.0   // 1.5 * 2^52: adding it rounds to an integer
-        let shifted = clamped * 1.442_695_040_888_963_4 + shifter
+        let shifted = shifter.addingProduct(clamped, 1.442_695_040_888_963_4)
         let n = shifted - shifter
-        let r = clamped - n * 0.693_147_180_369_123_8 - n * 1.908_214_929_270_587_7e-10
+        var r = clamped.addingProduct(-n, 0.693_147_180_369_123_8)
+        r = r.addingProduct(-n, 1.908_214_929_270_587_7e-10)
         var p = 2.087_675_698_786_809_9e-09   // 1/12!
-        p = p * r + 2.505_210_838_544_171_9e-08
-        p = p * r + 2.755_731_922_398_589_1e-07
-        p = p * r + 2.755_731_922_398_589_3e-06
-        p = p * r + 2.480_158_730_158_730_2e-05
-        p = p * r + 1.984_126_984_126_984_1e-04
-        p = p * r + 1.388_888_888_888_888_9e-03
-        p = p * r + 8.333_333_333_333_333_2e-03
-        p = p * r + 4.166_666_666_666_666_4e-02
-        p = p * r + 1.666_666_666_666_666_6e-01
-        p = p * r + 0.5
-        p = p * r + 1
-        p = p * r + 1
+        p = (2.505_210_838_544_171_9e-08).addingProduct(p, r)
+        p = (2.755_731_922_398_589_1e-07).addingProduct(p, r)
+        p = (2.755_731_922_398_589_3e-06).addingProduct(p, r)
+        p = (2.480_158_730_158_730_2e-05).addingProduct(p, r)
+        p = (1.984_126_984_126_984_1e-04).addingProduct(p, r)
+        p = (1.388_888_888_888_888_9e-03).addingProduct(p, r)
+        p = (8.333_333_333_333_333_2e-03).addingProduct(p, r)
+        p = (4.166_666_666_666_666_4e-02).addingProduct(p, r)
+        p = (1.666_666_666_666_666_6e-01).addingProduct(p, r)
+        p = (0.5).addingProduct(p, r)
+        p = (1.0).addingProduct(p, r)
+        p = (1.0).addingProduct(p, r)
         let exponent = (Int64(bitPattern: shifted.bitPattern) &- Int64(bitPattern: shifter.bitPattern)) &+ 1023
         let scale = Double(bitPattern: UInt64(bitPattern: exponent) &<< 52)
         return x < -708 ? 0 : p * scale

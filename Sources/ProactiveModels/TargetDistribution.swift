@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import CKernels
 
 // MARK: - Unsorted target probabilities
 
@@ -61,8 +62,9 @@ public struct TargetDistribution: Sendable {
     // MARK: Ranking
 
     /// Indices of the `k` best targets, best first (ties by key), as `ranked()` would order them.
-    /// - Complexity: O(n + k log k) comparisons in the usual case (one comparison per
-    ///   target that cannot enter), O(n · k) at worst.
+    /// - Complexity: O(n + k log k) comparisons in the usual case (targets that cannot
+    ///   enter are skipped by `proactive_first_not_below`, eight or four per instruction),
+    ///   O(n · k) at worst.
     public func topIndices(_ k: Int) -> [Int] {
         let k = min(max(0, k), count)
         guard k > 0 else { return [] }
@@ -77,13 +79,11 @@ public struct TargetDistribution: Sendable {
                 var i = 0
                 while i < n {
                     if count == k {
-                        // Four at a time while none can enter (each alone would fail the cheap reject).
-                        while i + 4 <= n, all(SIMD4(p[i], p[i + 1], p[i + 2], p[i + 3]) .< threshold) {
-                            i += 4
-                        }
+                        // Skip, eight or four at a time, every target below the threshold (none can enter).
+                        i = proactive_first_not_below(p.baseAddress!, i, n, threshold)
                         guard i < n else { break }
-                        // Cheap reject on the probability alone (ties go to the full comparison).
-                        if p[i] < threshold || !before(i, best[k - 1]) {
+                        // Ties with the k-th go to the full comparison (by key).
+                        if !before(i, best[k - 1]) {
                             i += 1
                             continue
                         }

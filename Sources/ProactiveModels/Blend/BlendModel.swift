@@ -88,7 +88,7 @@ public struct BlendModel: FittedModel {
         var activity: [Double]
     }
 
-    static let activityCentres = CircularKernels.centres(count: 24)
+    static let activityCentres = CircularKernels.Centres(count: 24)
     static let activityConcentration = 64.0
 
     func clockInputs(at date: Date, utcOffset: Int?) -> ClockInputs {

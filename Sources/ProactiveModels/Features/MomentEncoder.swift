@@ -84,16 +84,16 @@ public struct FeatureLayout: Sendable, Hashable {
 public struct MomentEncoder: Sendable, Hashable {
     public let configuration: EncoderConfiguration
     public let clock: LocalClock
-    private let centreAngles: [Double]
+    private let centres: CircularKernels.Centres
 
     public init(_ configuration: EncoderConfiguration = EncoderConfiguration()) {
         self.configuration = configuration
         clock = configuration.clock
-        centreAngles = CircularKernels.centres(count: configuration.timeKernels)
+        centres = CircularKernels.Centres(count: configuration.timeKernels)
     }
 
     public func layout(for space: FeatureSpace) -> FeatureLayout {
-        FeatureLayout(timeKernels: centreAngles.count, contextCount: space.contextCount, targetCount: space.targetCount)
+        FeatureLayout(timeKernels: centres.count, contextCount: space.contextCount, targetCount: space.targetCount)
     }
 
     /// The previous target's weight after `gap` seconds, in [0, 1].
@@ -144,19 +144,19 @@ public struct MomentEncoder: Sendable, Hashable {
 
     /// The kernel weights (summing to 1) of a minute of the day.
     public func timeKernelWeights(minuteOfDay: Double) -> [Double] {
-        var weights = [Double](repeating: 0, count: centreAngles.count)
+        var weights = [Double](repeating: 0, count: centres.count)
         weights.withUnsafeMutableBufferPointer { writeTimeKernels(minuteOfDay: minuteOfDay, into: $0, at: 0) }
         return weights
     }
 
     private func writeTimeKernels(minuteOfDay: Double, into x: UnsafeMutableBufferPointer<Double>, at start: Int) {
-        CircularKernels.write(centres: centreAngles, concentration: configuration.timeConcentration, minuteOfDay: minuteOfDay,
+        CircularKernels.write(centres: centres, concentration: configuration.timeConcentration, minuteOfDay: minuteOfDay,
                               into: x, at: start)
     }
 
     /// The local time slice a kernel stands for, e.g. "07:00-08:00" for kernel 7 of 24.
     public func timeWindowLabel(kernel: Int) -> String {
-        let spacing = 1440.0 / Double(centreAngles.count)
+        let spacing = 1440.0 / Double(centres.count)
         let centre = spacing * (Double(kernel) + 0.5)
         func clockText(_ minute: Double) -> String {
             let wrapped = Int(((minute.truncatingRemainder(dividingBy: 1440)) + 1440).truncatingRemainder(dividingBy: 1440).rounded())

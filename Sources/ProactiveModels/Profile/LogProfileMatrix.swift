@@ -1,20 +1,28 @@
 import Foundation
-import LinearAlgebra
+import CKernels
 
 // MARK: - Log-profile storage
 
 /// The profile model's log-profile matrix L (targets x `width` logical
-/// columns), stored in two parts laid out for scoring:
+/// columns), in single precision, stored in two parts laid out for scoring:
 ///
-/// - `dense`: targets x `denseWidth`, row-major, holding every column except
-///   the previous-target block: bias, time kernels, weekday, weekend, context
-///   values, "no previous", then the group and context-key denominators. A
-///   moment's vector is dense there, so scoring it is one `dgemv` over a
-///   compact matrix (about 60 columns whatever the number of targets).
+/// - `dense`: every column except the previous-target block (bias, time
+///   kernels, weekday, weekend, context values, "no previous", then the group
+///   and context-key denominators), column by column: dense column `p` is
+///   `dense[p * rows ..< (p + 1) * rows]`. A moment's vector is dense there
+///   but not everywhere (one weekday, one weekend column, a few context
+///   values), so scoring reads only the columns whose weight is not zero.
 /// - `transitions`: targets x targets, row `p` holding column "previous = p"
 ///   of L for every target. A moment has at most one previous target, so its
-///   contribution is one contiguous row added with `daxpy`, instead of a
+///   contribution is one more contiguous column of the same sum, instead of a
 ///   strided read down a column of a targets x (targets + 60) matrix.
+///
+/// Entries are `Float`: the log-counts they hold are rounded to about 6e-8
+/// relative (so a log-score moves by about 1e-6 at most), and a product reads
+/// half the memory. Every product sums in double precision with one fused
+/// multiply-add per column (`proactive_weighted_columns`), the same bits on
+/// every CPU and for every caller: `logScores`, the batch `scores(at:)`, the
+/// per-group split and the explanations all read these same entries.
 ///
 /// Logical column `j` of L maps to one storage place; `subscript(row:column:)`
 /// reads and writes through that map, so code that thinks in L's columns
@@ -28,8 +36,8 @@ struct LogProfileMatrix: Sendable, Equatable {
     let denseColumns: [Int]
     /// The logical columns of the previous-target block (one per target, in target order).
     let previousColumns: Range<Int>
-    private(set) var dense: [Double]
-    private(set) var transitions: [Double]
+    private(set) var dense: [Float]
+    private(set) var transitions: [Float]
     /// Dense storage position of each logical column, or -1 for the previous-target block.
     private let densePosition: [Int]
 
@@ -44,22 +52,22 @@ struct LogProfileMatrix: Sendable, Equatable {
         var position = [Int](repeating: -1, count: width)
         for (p, j) in denseColumns.enumerated() { position[j] = p }
         densePosition = position
-        dense = [Double](repeating: 0, count: rows * denseColumns.count)
-        transitions = [Double](repeating: 0, count: rows * previousColumns.count)
+        dense = [Float](repeating: 0, count: rows * denseColumns.count)
+        transitions = [Float](repeating: 0, count: rows * previousColumns.count)
     }
 
-    /// L[row, column] for a logical column.
+    /// L[row, column] for a logical column (set: rounded to the nearest `Float`).
     subscript(row: Int, column: Int) -> Double {
         get {
             let p = densePosition[column]
-            return p >= 0 ? dense[row * denseWidth + p] : transitions[(column - previousColumns.lowerBound) * rows + row]
+            return Double(p >= 0 ? dense[p * rows + row] : transitions[(column - previousColumns.lowerBound) * rows + row])
         }
         set {
             let p = densePosition[column]
             if p >= 0 {
-                dense[row * denseWidth + p] = newValue
+                dense[p * rows + row] = Float(newValue)
             } else {
-                transitions[(column - previousColumns.lowerBound) * rows + row] = newValue
+                transitions[(column - previousColumns.lowerBound) * rows + row] = Float(newValue)
             }
         }
     }
@@ -70,45 +78,40 @@ struct LogProfileMatrix: Sendable, Equatable {
     typealias PreviousTarget = (target: Int, weight: Double)
 
     /// y = L · x' for one moment given by its dense part and its previous target, if any.
-    /// - Complexity: one `dgemv` of rows x denseWidth plus one `daxpy` of `rows`.
+    /// - Complexity: one pass over the rows reading the dense columns whose weight is
+    ///   not zero, plus the previous target's transition row.
     func multiply(dense x: [Double], previous: PreviousTarget?, into y: UnsafeMutableBufferPointer<Double>) {
         precondition(x.count == denseWidth && y.count >= rows, "shape mismatch")
-        guard rows > 0 else { return }
-        dense.withUnsafeBufferPointer { a in
-            x.withUnsafeBufferPointer { xBuffer in
-                BLASKernels.dgemv(rows: rows, columns: denseWidth, a: a, x: xBuffer, y: y)
-            }
-        }
-        addTransition(previous, into: y)
-    }
-
-    /// y += weight · (row `target` of the transition block): the previous target's
-    /// column of L for every target, contiguous.
-    func addTransition(_ previous: PreviousTarget?, into y: UnsafeMutableBufferPointer<Double>) {
-        guard let (target, weight) = previous, weight != 0 else { return }
-        transitions.withUnsafeBufferPointer { t in
-            BLASKernels.daxpy(count: rows, alpha: weight, x: UnsafeBufferPointer(rebasing: t[target * rows ..< (target + 1) * rows]), y: y)
+        x.withUnsafeBufferPointer { weights in
+            multiply(weights: weights, positions: 0 ..< denseWidth, previous: previous, into: y)
         }
     }
 
-    /// C (rows x n) = dense part (rows x denseWidth) · B (denseWidth x n, row-major).
-    func multiplyDense(by b: [Double], columns n: Int, into c: UnsafeMutableBufferPointer<Double>) {
-        precondition(b.count == denseWidth * n && c.count >= rows * n, "shape mismatch")
-        guard rows > 0, n > 0 else { return }
-        dense.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { bBuffer in
-                BLASKernels.dgemm(m: rows, n: n, k: denseWidth, a: a, b: bBuffer, c: c)
-            }
-        }
-    }
-
-    /// C (m x rows) = X_dense (m x denseWidth) · dense part ᵀ, for stacked dense vectors.
-    func multiplyDense(stacked x: [Double], count m: Int, into c: UnsafeMutableBufferPointer<Double>) {
-        precondition(x.count == m * denseWidth && c.count >= m * rows, "shape mismatch")
-        guard rows > 0, m > 0 else { return }
-        x.withUnsafeBufferPointer { b in
-            dense.withUnsafeBufferPointer { a in
-                BLASKernels.dgemm(m: m, n: rows, k: denseWidth, a: b, b: a, transposeB: true, c: c)
+    /// y = Σ over the dense positions `positions` of x[p] · (dense column p), plus the
+    /// transition row of `previous` (zero weights skipped). An empty sum writes zeros.
+    func multiply(weights x: UnsafeBufferPointer<Double>, positions: some Sequence<Int>, previous: PreviousTarget?,
+                  into y: UnsafeMutableBufferPointer<Double>) {
+        precondition(y.count >= rows, "shape mismatch")
+        guard rows > 0, let output = y.baseAddress else { return }
+        // At most every dense column plus one transition row.
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: denseWidth + 1) { columns in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: denseWidth + 1) { weights in
+                dense.withUnsafeBufferPointer { a in
+                    transitions.withUnsafeBufferPointer { t in
+                        var count = 0
+                        for p in positions where x[p] != 0 {
+                            columns[count] = a.baseAddress! + p * rows
+                            weights[count] = x[p]
+                            count += 1
+                        }
+                        if let (target, weight) = previous, weight != 0 {
+                            columns[count] = t.baseAddress! + target * rows
+                            weights[count] = weight
+                            count += 1
+                        }
+                        proactive_weighted_columns(columns.baseAddress!, weights.baseAddress!, count, rows, output)
+                    }
+                }
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import LinearAlgebra
 
 // MARK: - Per-group evidence
 
@@ -16,26 +15,27 @@ public enum ProfileGroup: Int, CaseIterable, Sendable {
 
 extension ProfileModel {
     /// For each target (rows, index order) the log-score split by group
-    /// (columns in `ProfileGroup` order); each row sums to `logScores(at:)`.
-    /// One `dgemm` of the dense part of L with the moment's dense vector masked
-    /// per group, plus the transition row in the `previous` group.
-    /// - Complexity: O(targets x (dense width) x groups).
+    /// (columns in `ProfileGroup` order); each row sums to `logScores(at:)` up to
+    /// rounding. One weighted sum of L's columns per group (the transition row
+    /// in the `previous` group), each reading only that group's columns.
+    /// - Complexity: O(targets x (dense width)) over all groups.
     public func groupLogScores(at moment: Moment) -> [Double] {
         let rows = space.targetCount
         let groups = ProfileGroup.allCases.count
         guard rows > 0 else { return [] }
         let input = scoringInput(for: moment)
-        var masked = [Double](repeating: 0, count: logProfile.denseWidth * groups)
-        for (p, j) in logProfile.denseColumns.enumerated() { masked[p * groups + group(ofColumn: j).rawValue] = input.dense[p] }
+        var positions = [[Int]](repeating: [], count: groups)
+        for (p, j) in logProfile.denseColumns.enumerated() { positions[group(ofColumn: j).rawValue].append(p) }
         var result = [Double](repeating: 0, count: rows * groups)
-        result.withUnsafeMutableBufferPointer { c in
-            logProfile.multiplyDense(by: masked, columns: groups, into: c)
-        }
-        // The transition row goes to the `previous` group: add it to a scratch vector, then scatter.
-        if input.previous != nil {
-            var transition = [Double](repeating: 0, count: rows)
-            transition.withUnsafeMutableBufferPointer { logProfile.addTransition(input.previous, into: $0) }
-            for t in 0 ..< rows { result[t * groups + ProfileGroup.previous.rawValue] += transition[t] }
+        var scratch = [Double](repeating: 0, count: rows)
+        input.dense.withUnsafeBufferPointer { x in
+            scratch.withUnsafeMutableBufferPointer { y in
+                for group in ProfileGroup.allCases {
+                    logProfile.multiply(weights: x, positions: positions[group.rawValue],
+                                        previous: group == .previous ? input.previous : nil, into: y)
+                    for t in 0 ..< rows { result[t * groups + group.rawValue] = y[t] }
+                }
+            }
         }
         return result
     }

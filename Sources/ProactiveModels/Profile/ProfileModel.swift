@@ -1,5 +1,4 @@
 import Foundation
-import LinearAlgebra
 import ProactiveCore
 
 // MARK: - Profile model
@@ -136,15 +135,18 @@ public struct ProfileModel: FittedModel {
     /// Unnormalised log-scores of every target (index order) at `moment`: L · x'.
     ///
     /// x' is dense only outside the previous-target block, which holds at most
-    /// one non-zero. So the product is one `dgemv` over the compact dense part
-    /// of L (targets x about 60) plus one contiguous row of the transition
-    /// block: O(targets x 60) time and memory traffic, where a dense product
+    /// one non-zero, and even there a moment has one weekday, one weekend column
+    /// and only its own context values. So the product is one pass over the
+    /// targets summing the columns of L whose weight is not zero (about 36 of
+    /// the compact part's 48 columns, plus one contiguous row of the transition
+    /// block): O(targets x 40) time and memory traffic, where a dense product
     /// would read the whole targets x (targets + 60) matrix.
     public func logScores(at moment: Moment) -> [Double] {
         let input = scoringInput(for: moment)
-        var scores = [Double](repeating: 0, count: space.targetCount)
-        scores.withUnsafeMutableBufferPointer { y in logProfile.multiply(dense: input.dense, previous: input.previous, into: y) }
-        return scores
+        return [Double](unsafeUninitializedCapacity: space.targetCount) { y, count in
+            logProfile.multiply(dense: input.dense, previous: input.previous, into: y)
+            count = space.targetCount
+        }
     }
 
     /// Every target's probability at `moment`, in index order (no sorting).
@@ -154,27 +156,5 @@ public struct ProfileModel: FittedModel {
 
     public func scores(at moment: Moment) -> [ScoredTarget] {
         distribution(at: moment).ranked()
-    }
-
-    /// Scores many moments with one matrix-matrix product (`dgemm`) over the
-    /// dense part plus each moment's transition row; equal to `scores(at:)` per
-    /// moment up to rounding (about 1e-12 relative).
-    public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
-        let rows = space.targetCount
-        guard rows > 0, !moments.isEmpty else { return moments.map { _ in [] } }
-        let inputs = moments.map { scoringInput(for: $0) }
-        var stacked = [Double]()
-        stacked.reserveCapacity(moments.count * logProfile.denseWidth)
-        for input in inputs { stacked.append(contentsOf: input.dense) }
-        var product = [Double](repeating: 0, count: moments.count * rows)
-        product.withUnsafeMutableBufferPointer { c in
-            logProfile.multiplyDense(stacked: stacked, count: moments.count, into: c)
-            for (i, input) in inputs.enumerated() {
-                logProfile.addTransition(input.previous, into: UnsafeMutableBufferPointer(rebasing: c[i * rows ..< (i + 1) * rows]))
-            }
-        }
-        return (0 ..< moments.count).map { i in
-            Softmax.ranked(logScores: Array(product[i * rows ..< (i + 1) * rows]), targets: space.targets)
-        }
     }
 }

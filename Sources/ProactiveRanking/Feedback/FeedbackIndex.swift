@@ -22,6 +22,8 @@ public struct FeedbackIndex: Sendable {
     public private(set) var hasAppRules = false
     /// True when any never rule was recorded (active or undone).
     public var hasRules: Bool { !toggles.isEmpty }
+    /// True when any tap was recorded (else `lastTap` and `wasTapped` answer nil and false for every scope).
+    public var hasTaps: Bool { !taps.isEmpty }
 
     public init(_ events: [FeedbackEvent] = []) {
         let ordered = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)

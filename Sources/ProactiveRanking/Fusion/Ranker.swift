@@ -30,6 +30,8 @@ public struct Ranker: Sendable {
     private var ineligible: Set<TargetKey> = []
     /// False when no Focus gate and no app-wide rule can hide a plain target.
     private let gatesPlainTargets: Bool
+    /// True when the Focus gate is `AllowAllFocusGate` (no candidate needs asking).
+    private let gateAllowsAll: Bool
 
     /// Targets whose score is more than `modelWeight · p`: declared by a shortcut,
     /// ineligible, or with feedback of their own. Sorted by key.
@@ -63,7 +65,8 @@ public struct Ranker: Sendable {
         self.focusGate = focusGate
         self.resolver = resolver
         self.targets = targets
-        self.gatesPlainTargets = !(focusGate is AllowAllFocusGate) || feedback.hasAppRules
+        self.gateAllowsAll = focusGate is AllowAllFocusGate
+        self.gatesPlainTargets = !gateAllowsAll || feedback.hasAppRules
         var adjusted = Set<TargetKey>()
         for (shortcut, declaredAt) in declarations.shortcuts.shortcuts where shortcut.drivesWidgetSuggestions {
             shortcutsByWidget[shortcut.widget, default: []].append((shortcut, declaredAt))
@@ -139,7 +142,7 @@ public struct Ranker: Sendable {
             signals.block = .never(rule)
             return signals
         }
-        if !focusGate.allows(FocusCandidate(app: app, target: key), focus: focus, context: moment.context) {
+        if !gateAllowsAll, !focusGate.allows(FocusCandidate(app: app, target: key), focus: focus, context: moment.context) {
             signals.block = .focus(focus)
             return signals
         }
@@ -164,7 +167,8 @@ public struct Ranker: Sendable {
             signals.block = .never(rule)
             return signals
         }
-        if !focusGate.allows(FocusCandidate(app: widget.app, target: configuration, widget: widget), focus: moment.context["focus"], context: moment.context) {
+        if !gateAllowsAll,
+           !focusGate.allows(FocusCandidate(app: widget.app, target: configuration, widget: widget), focus: moment.context["focus"], context: moment.context) {
             signals.block = .focus(moment.context["focus"])
             return signals
         }
@@ -185,7 +189,8 @@ public struct Ranker: Sendable {
                                 or other: (RelevantShortcut) -> FeedbackScope?, app: String, moment: Moment, to signals: inout RelevanceSignals) {
         let t = moment.date
         for (shortcut, declaredAt) in shortcuts {
-            let second = other(shortcut)
+            // The second scope only matters through taps (built only when there are some).
+            let second = feedback.hasTaps ? other(shortcut) : nil
             if shortcut.isNewContent {
                 guard declaredAt <= t, t.timeIntervalSince(declaredAt) < configuration.newContentLifetime, let usage else { continue }
                 let tap = max(feedback.lastTap(scope, atOrBefore: t) ?? .distantPast, second.flatMap { feedback.lastTap($0, atOrBefore: t) } ?? .distantPast)

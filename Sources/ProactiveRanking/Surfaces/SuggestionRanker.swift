@@ -29,10 +29,22 @@ public struct SuggestionRanker: Sendable {
             adjusted = ranker.adjustedTargets
             staticAdjusted = adjusted.count
             indexHints = []
+            adjustedDescriptions = adjusted.map(describe)
+            descriptions = []
         }
     }
     /// The ranked entries of the last `rank` call, best first.
     public private(set) var ranked: [RankedTarget] = []
+    /// The last call's top entries while ranking: small and free of strings (the key is read
+    /// only to break ties), turned into `ranked` once at the end.
+    private var best: [Candidate] = []
+    /// Where each entry of `ranked` came from.
+    private var rankedSources: [Candidate] = []
+    /// The app and summary of each of the ranker's adjusted targets (same order as its `adjustedTargets`).
+    private var adjustedDescriptions: [Description] = []
+    /// The app and summary of plain targets by model index, with the key they were found for
+    /// (checked before use, so a different model's distribution looks them up again).
+    private var descriptions: [Description?] = []
     private var adjusted: [TargetKey] = []
     private var adjustedSignals: [RelevanceSignals] = []
     private var adjustedIndex: [Int?] = []
@@ -49,6 +61,30 @@ public struct SuggestionRanker: Sendable {
         self.ranker = ranker
         adjusted = ranker.adjustedTargets
         staticAdjusted = adjusted.count
+        adjustedDescriptions = adjusted.map(describe)
+    }
+
+    /// One entry of the top-k buffer: a model index (plain target) or an adjusted slot.
+    private struct Candidate {
+        var effective: Double
+        var score: Double
+        var probability: Double
+        /// The model index of a plain target, or -1.
+        var index: Int
+        /// The adjusted slot, or -1.
+        var slot: Int
+    }
+
+    /// What a `Suggestion` shows for a target besides its score.
+    private struct Description {
+        let key: TargetKey
+        let app: String
+        let summary: String
+    }
+
+    private func describe(_ key: TargetKey) -> Description {
+        let target = ranker.targets[key]
+        return Description(key: key, app: target?.app ?? key.app, summary: target?.summary ?? key.rawValue)
     }
 
     // MARK: Ranking
@@ -61,10 +97,13 @@ public struct SuggestionRanker: Sendable {
     public mutating func rank(_ distribution: TargetDistribution, moment: Moment, k: Int, previous: SuggestionState = SuggestionState(),
                               developerMode: Bool = false) {
         ranked.removeAll(keepingCapacity: true)
+        rankedSources.removeAll(keepingCapacity: true)
+        best.removeAll(keepingCapacity: true)
         guard k > 0 else { return }
         let configuration = developerMode ? ranker.configuration.liftingLimits : ranker.configuration
         let stickiness = 1 + configuration.hysteresis
         prepareAdjusted(previous: previous, moment: moment, distribution: distribution)
+        let targets = distribution.targets
 
         // Plain targets, best probability first, until nothing further can enter.
         var wanted = k + adjusted.count
@@ -76,23 +115,27 @@ public struct SuggestionRanker: Sendable {
                 scanned += 1
                 let probability = distribution.probabilities[i]
                 let plain = configuration.modelWeight * probability
-                let bar = ranked.count < k ? configuration.suggestionFloor : max(configuration.suggestionFloor, ranked[ranked.count - 1].effective)
+                let bar = best.count < k ? configuration.suggestionFloor : max(configuration.suggestionFloor, best[best.count - 1].effective)
                 if plain < bar { break scan }
-                let key = distribution.targets[i]
-                guard !isAdjusted(i), ranker.allowsPlainTarget(key, moment: moment) else { continue }
-                insert(RankedTarget(target: key, score: plain, effective: plain, signals: RelevanceSignals(probability: probability)), k: k)
+                guard !isAdjusted(i), ranker.allowsPlainTarget(targets[i], moment: moment) else { continue }
+                insert(Candidate(effective: plain, score: plain, probability: probability, index: i, slot: -1), k: k, targets: targets)
             }
             if order.count < wanted { break }
             wanted *= 4
         }
         for slot in adjusted.indices {
-            var signals = adjustedSignals[slot]
-            signals.probability = adjustedIndex[slot].map { distribution.probabilities[$0] } ?? 0
-            let score = signals.score(configuration)
+            let probability = adjustedIndex[slot].map { distribution.probabilities[$0] } ?? 0
+            adjustedSignals[slot].probability = probability
+            let score = adjustedSignals[slot].score(configuration)
             let effective = sticky[slot] ? score * stickiness : score
             guard score > 0, effective >= configuration.suggestionFloor else { continue }
-            insert(RankedTarget(target: adjusted[slot], score: score, effective: effective, signals: signals), k: k)
+            insert(Candidate(effective: effective, score: score, probability: probability, index: -1, slot: slot), k: k, targets: targets)
         }
+        for entry in best {
+            let signals = entry.slot >= 0 ? adjustedSignals[entry.slot] : RelevanceSignals(probability: entry.probability)
+            ranked.append(RankedTarget(target: key(of: entry, targets), score: entry.score, effective: entry.effective, signals: signals))
+        }
+        rankedSources = best
     }
 
     /// `rank` for a list of scores (any order); indexes it first (O(n)).
@@ -106,11 +149,26 @@ public struct SuggestionRanker: Sendable {
                                  developerMode: Bool = false) -> [Suggestion] {
         rank(distribution, moment: moment, k: k, previous: previous, developerMode: developerMode)
         let configuration = developerMode ? ranker.configuration.liftingLimits : ranker.configuration
-        return ranked.map { entry in
-            let target = ranker.targets[entry.target]
-            return Suggestion(target: entry.target, app: target?.app ?? entry.target.app, summary: target?.summary ?? entry.target.rawValue,
-                              score: entry.score, signals: entry.signals, configuration: configuration, utcOffset: moment.utcOffset ?? 0)
+        var suggestions: [Suggestion] = []
+        suggestions.reserveCapacity(ranked.count)
+        for (entry, source) in zip(ranked, rankedSources) {
+            let description = self.description(of: source, key: entry.target)
+            suggestions.append(Suggestion(target: entry.target, app: description.app, summary: description.summary, score: entry.score,
+                                          signals: entry.signals, configuration: configuration, utcOffset: moment.utcOffset ?? 0))
         }
+        return suggestions
+    }
+
+    /// The app and summary of a ranked entry: the ranker's adjusted targets' were looked up
+    /// when it was set, plain targets' once per model index (no key hashed while the model stays).
+    private mutating func description(of source: Candidate, key: TargetKey) -> Description {
+        if source.slot >= 0 { return source.slot < staticAdjusted ? adjustedDescriptions[source.slot] : describe(key) }
+        let i = source.index
+        if i < descriptions.count, let cached = descriptions[i], cached.key == key { return cached }
+        let found = describe(key)
+        if descriptions.count <= i { descriptions += [Description?](repeating: nil, count: i + 1 - descriptions.count) }
+        descriptions[i] = found
+        return found
     }
 
     /// `suggest` for a list of scores (any order).
@@ -167,17 +225,23 @@ public struct SuggestionRanker: Sendable {
         return low < adjustedSorted.count && adjustedSorted[low] == i
     }
 
+    /// The key of a candidate: its model target or its adjusted target.
+    @inline(__always)
+    private func key(of entry: Candidate, _ targets: [TargetKey]) -> TargetKey {
+        entry.slot >= 0 ? adjusted[entry.slot] : targets[entry.index]
+    }
+
     /// Inserts into the sorted top-k buffer (effective score descending, then key ascending).
     @inline(__always)
-    private mutating func insert(_ entry: RankedTarget, k: Int) {
-        var position = ranked.count
+    private mutating func insert(_ entry: Candidate, k: Int, targets: [TargetKey]) {
+        var position = best.count
         while position > 0 {
-            let other = ranked[position - 1]
-            if other.effective > entry.effective || (other.effective == entry.effective && other.target < entry.target) { break }
+            let other = best[position - 1]
+            if other.effective > entry.effective || (other.effective == entry.effective && key(of: other, targets) < key(of: entry, targets)) { break }
             position -= 1
         }
         guard position < k else { return }
-        if ranked.count == k { ranked.removeLast() }
-        ranked.insert(entry, at: position)
+        if best.count == k { best.removeLast() }
+        best.insert(entry, at: position)
     }
 }

@@ -1,0 +1,38 @@
+#ifndef PROACTIVE_CKERNELS_H
+#define PROACTIVE_CKERNELS_H
+
+#include <stddef.h>
+
+// The scoring hot path's two loops over every target, in C so they can use
+// AVX-512 or AVX2 where the CPU has them (the build targets plain x86-64).
+// Each kernel gives the same bits whichever instruction set runs it.
+
+/// s[i] = e^(s[i] - maximum) for i < count, bit for bit what the Swift
+/// `Softmax.expNonPositive(s[i] - maximum)` computes (same operations in the
+/// same order, every multiply-add fused), eight lanes at a time with AVX-512
+/// (F and DQ) or four with AVX2 and FMA.
+/// Returns 1 when done; 0 (nothing written) when the CPU has neither, so the
+/// caller runs its own loop.
+int proactive_exp_shifted(double *s, size_t count, double maximum);
+
+/// The softmax of `s` shifted by its maximum, in place: the exponentials as
+/// `proactive_exp_shifted`, their total summed in four lanes (s[i] goes to
+/// lane i % 4 for i < count - count % 4, lanes combined as (0 + 1) + (2 + 3),
+/// then the rest added in order), then every value times 1 / total.
+/// Returns 1 when done; 0 (nothing written) when the CPU has neither
+/// instruction set, so the caller runs its own loops (same order, same bits).
+int proactive_softmax_shifted(double *s, size_t count, double maximum);
+
+/// y[r] = Σ_c weights[c] · columns[c][r] for r < rows: a sum of `count`
+/// single-precision columns (each `rows` long) scaled by double-precision
+/// weights, accumulated in double precision. Each y[r] is computed in column
+/// order from 0 with one fused multiply-add per column, so the result is the
+/// same, bit for bit, with AVX-512, AVX2 and the portable loop.
+void proactive_weighted_columns(const float *const *columns, const double *weights, size_t count, size_t rows, double *y);
+
+/// The first i in from ..< count with !(p[i] < threshold) (p[i] >= threshold, or NaN),
+/// or count when there is none: the selection of the best few targets skips
+/// the many that cannot enter eight or four at a time.
+size_t proactive_first_not_below(const double *p, size_t from, size_t count, double threshold);
+
+#endif

@@ -1,0 +1,83 @@
+import Foundation
+@testable import ProactiveModels
+import Testing
+
+/// The profile's product (`LogProfileMatrix.multiply`, the C kernel `proactive_weighted_columns`)
+/// and the softmax kernel give the bits of the plain loops they stand for.
+@Suite("Scoring kernels")
+struct ScoringKernelTests {
+    /// A log-profile matrix of `rows` targets filled with seeded values (three context values,
+    /// two extra denominator columns), and a moment's dense weights with some zeros.
+    static func matrix(rows: Int, seed: UInt64) -> (matrix: LogProfileMatrix, x: [Double], previous: LogProfileMatrix.PreviousTarget?) {
+        let layout = FeatureLayout(timeKernels: 24, contextCount: 3, targetCount: rows)
+        var matrix = LogProfileMatrix(layout: layout, extraColumns: 2)
+        var random = SeededGenerator(seed: seed)
+        for t in 0 ..< rows {
+            for j in 0 ..< matrix.width { matrix[t, j] = (random.unit() - 0.7) * 12 }
+        }
+        let x = (0 ..< matrix.denseWidth).map { p in p % 5 == 3 ? 0 : (random.unit() - 0.3) * 2 }
+        let previous = rows > 0 ? (target: random.integer(in: 0 ... rows - 1), weight: random.unit()) : nil
+        return (matrix, x, previous)
+    }
+
+    /// Σ in column order from 0, one fused multiply-add per non-zero weight, as the kernel is specified.
+    static func reference(_ matrix: LogProfileMatrix, x: [Double], previous: LogProfileMatrix.PreviousTarget?) -> [Double] {
+        (0 ..< matrix.rows).map { t in
+            var total = 0.0
+            for (p, j) in matrix.denseColumns.enumerated() where x[p] != 0 { total = total.addingProduct(x[p], matrix[t, j]) }
+            if let (target, weight) = previous, weight != 0 {
+                total = total.addingProduct(weight, matrix[t, matrix.previousColumns.lowerBound + target])
+            }
+            return total
+        }
+    }
+
+    /// Row counts around the vector blocks (4, 8, 16 and 32 rows) and their tails.
+    @Test(arguments: [1, 3, 4, 7, 8, 15, 16, 31, 32, 33, 47, 1_000, 1_003])
+    func weightedColumnsAreTheColumnOrderSum(rows: Int) {
+        let (matrix, x, previous) = Self.matrix(rows: rows, seed: UInt64(rows))
+        for previous in [previous, nil] {
+            var y = [Double](repeating: .nan, count: rows)
+            y.withUnsafeMutableBufferPointer { matrix.multiply(dense: x, previous: previous, into: $0) }
+            let expected = Self.reference(matrix, x: x, previous: previous)
+            #expect(zip(y, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(rows) rows")
+        }
+    }
+
+    /// No non-zero weight: every score is 0 (the kernel still writes every row).
+    @Test func allZeroWeightsWriteZeros() {
+        let (matrix, x, _) = Self.matrix(rows: 37, seed: 3)
+        var y = [Double](repeating: .nan, count: 37)
+        y.withUnsafeMutableBufferPointer { matrix.multiply(dense: x.map { _ in 0 }, previous: (target: 2, weight: 0), into: $0) }
+        #expect(y.allSatisfy { $0 == 0 })
+    }
+
+    /// Entries are stored in single precision: set to a double, read back as its nearest Float.
+    @Test func entriesRoundToFloat() {
+        var (matrix, _, _) = Self.matrix(rows: 5, seed: 4)
+        let value = -3.141_592_653_589_793
+        matrix[2, 0] = value
+        matrix[2, matrix.previousColumns.lowerBound + 4] = value
+        #expect(matrix[2, 0] == Double(Float(value)))
+        #expect(matrix[2, matrix.previousColumns.lowerBound + 4] == Double(Float(value)))
+    }
+
+    /// The softmax kernel (where the CPU has AVX-512 or AVX2) writes the bits of the Swift loops:
+    /// lengths around the lane counts, -∞ and underflowing scores included.
+    @Test(arguments: [1, 2, 3, 4, 5, 8, 9, 1_000, 1_003])
+    func softmaxKernelIsBitIdenticalToTheSwiftLoops(count: Int) {
+        var random = SeededGenerator(seed: UInt64(count) + 40)
+        var scores = (0 ..< count).map { _ in (random.unit() - 0.8) * 60 }
+        if count > 4 {
+            scores[1] = -.infinity
+            scores[3] = -900
+        }
+        let maximum = scores.max()!
+        var kernel = scores
+        var loop = scores
+        kernel.withUnsafeMutableBufferPointer { Softmax.normalize($0, shiftedBy: maximum) }
+        loop.withUnsafeMutableBufferPointer { Softmax.normalize($0, shiftedBy: maximum, allowingKernel: false) }
+        #expect(zip(kernel, loop).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(count) scores")
+        #expect(abs(kernel.reduce(0, +) - 1) < 1e-14)
+    }
+}
