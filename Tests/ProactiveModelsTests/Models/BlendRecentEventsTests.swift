@@ -54,7 +54,7 @@ struct BlendRecentEventsTests {
     }
 
     @Test func theMostRecentlyUsedWeightsRankAsTheBaseline() throws {
-        let events = Fixtures.routine(days: 20)
+        let events = Fixtures.routine(days: 20, noise: 1)  // 9 targets: beyond the 8 recency positions
         var model = try BlendTrainer(configuration: Self.configuration).fit(TrainingSet(events: events))
         model.weights = WeightGuard.mostRecentlyUsed
         var baseline = MostRecentTrainer().makeModel()
