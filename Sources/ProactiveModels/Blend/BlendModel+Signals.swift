@@ -5,13 +5,34 @@ import ProactiveCore
 
 extension BlendModel {
     /// Every target's signals at `moment`: targets x `BlendFeature.count`, row-major,
-    /// in the profile's target order.
+    /// in the profile's target order, then any target first seen in `moment.recent`.
     ///
-    /// Recency uses the learned events plus any of `moment.recent` newer than
-    /// them (so a moment may carry uses the model has not learned).
+    /// A moment may carry uses the model has not learned: those of `moment.recent`
+    /// newer than every learned event are learned first, on a copy (`caughtUp(to:)`).
     /// - Complexity: one profile `dgemm` (targets x width x 5), one logistic
-    ///   `dgemv`, and O(targets) for the rest.
+    ///   `dgemv`, and O(targets) for the rest; plus learning the unlearned recent events, if any.
     public func signals(at moment: Moment) -> [Double] {
+        (caughtUp(to: moment) ?? self).learnedSignals(at: moment)
+    }
+
+    /// The model after learning the events of `moment.recent` (at or before its date) that are newer
+    /// than every event it learned: profile and recency state as `update(with:)` would leave them,
+    /// the weights and the logistic part as they are. Nil when there are none, as in the engine, which
+    /// learns every donation before it ranks; in an evaluation without `--online` they are the earlier
+    /// test donations the moment carries, which the baselines (most recently used, Markov) read too.
+    func caughtUp(to moment: Moment) -> BlendModel? {
+        let unlearned = moment.recent.enumerated()
+            .filter { $0.element.date <= moment.date && $0.element.date.timeIntervalSince1970 > usage.lastTime }
+            .sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }
+        guard !unlearned.isEmpty else { return nil }
+        var model = self
+        model.logisticFrozen = true
+        for (_, event) in unlearned { model.learn(event, collectRow: false) }
+        return model
+    }
+
+    /// The signals of the learned state at `moment` (the moment's recent events mark recency only).
+    func learnedSignals(at moment: Moment) -> [Double] {
         let space = profile.space
         let targets = space.targetCount
         let features = BlendFeature.count

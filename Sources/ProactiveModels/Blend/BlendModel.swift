@@ -119,11 +119,15 @@ public struct BlendModel: FittedModel {
 
     // MARK: Scoring
 
-    /// Σ_f w_f · signal_f for every target (index order).
+    /// Σ_f w_f · signal_f for every target (index order; targets first seen in `moment.recent` last).
     public func logScores(at moment: Moment) -> [Double] {
+        (caughtUp(to: moment) ?? self).learnedLogScores(at: moment)
+    }
+
+    func learnedLogScores(at moment: Moment) -> [Double] {
         let targets = profile.space.targetCount
         guard targets > 0 else { return [] }
-        let signals = signals(at: moment)
+        let signals = learnedSignals(at: moment)
         let features = BlendFeature.count
         return (0 ..< targets).map { t in
             var score = 0.0
@@ -136,9 +140,11 @@ public struct BlendModel: FittedModel {
         distribution(at: moment).ranked()
     }
 
-    /// Every target's probability at `moment`, in index order (no sorting).
+    /// Every target's probability at `moment`, in index order (no sorting), targets first seen in
+    /// `moment.recent` last (see `caughtUp(to:)`).
     public func distribution(at moment: Moment) -> TargetDistribution {
-        Softmax.distribution(logScores: logScores(at: moment), space: profile.space)
+        let model = caughtUp(to: moment) ?? self
+        return Softmax.distribution(logScores: model.learnedLogScores(at: moment), space: model.profile.space)
     }
 
     // MARK: Learning
@@ -154,7 +160,7 @@ public struct BlendModel: FittedModel {
     mutating func learn(_ event: Event, collectRow: Bool) {
         if collectRow, let label = profile.space.index(of: event.target) {
             let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
-            rows.append(features: signals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
+            rows.append(features: learnedSignals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
                         maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
         }
         let time = event.date.timeIntervalSince1970

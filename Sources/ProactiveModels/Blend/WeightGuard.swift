@@ -68,11 +68,24 @@ public struct WeightGuard: Sendable, Equatable {
             ("mfu-occasions", only([(.frequencyOccasions, 1)])),
             ("frecency", only([(.frecencyLong, 1)])),
             ("markov", only([(.transitionRecent, 1), (.transitionStale, 1), (.transitionOvernight, 1), (.frequencyUses, 0.25)])),
+            ("mru", mostRecentlyUsed),
             ("profile", BlendFeature.defaultWeights),
         ]
         if center != BlendFeature.defaultWeights { models.append((centerName, center)) }
         return models
     }
+
+    /// Most recently used as the weights express it: the target at recency position k (0 = the last
+    /// one) scores −ln(k + 1), as the `mru` baseline's harmonic 1 / (k + 1); older targets score −ln 9
+    /// and are ordered by the time since their last use (`logAge`, a small weight, which keeps the
+    /// order of the 8 most recent).
+    static let mostRecentlyUsed: [Double] = {
+        var weights = [Double](repeating: 0, count: BlendFeature.count)
+        for position in 0 ..< 8 { weights[BlendFeature.rank0.rawValue + position] = -Foundation.log(Double(position + 1)) }
+        weights[BlendFeature.rankOlder.rawValue] = -Foundation.log(9)
+        weights[BlendFeature.logAge.rawValue] = -0.1
+        return weights
+    }()
 
     /// How many standard errors a candidate's mean held-out log-likelihood must gain over the
     /// model it would replace (paired, row by row) before it replaces it.
