@@ -464,7 +464,7 @@ class Report:
                   f"{shape['targets_max']:,}; {shape['columns_mean']:,.0f} feature columns), every model in memory, on "
                   f"{serve['cores']} cores shared with the load generator. wrk (one thread, a separate process, loopback TCP) "
                   f"runs {serve['seconds']} s per route: suggestions with {serve['connections']} connections for random users "
-                  f"at one moment (k = 4), donations as JSON Lines batches of {serve['batch']} with "
+                  f"each at its own moment (08:30 plus one millisecond more per request, so no answer can be reused; k = 4), donations as JSON Lines batches of {serve['batch']} with "
                   f"{serve['donation_connections']} connections, each acknowledged only once stored (SQLite WAL, "
                   "synchronous = NORMAL). The engine runs first, then the peer, the same wrk scripts against each. "
                   "The peer (`scripts/serve_peer.py`) is FastAPI + uvicorn[standard] with 2 workers: suggestions are numpy "

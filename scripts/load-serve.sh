@@ -111,9 +111,17 @@ LUA
   if [ "$1" = suggestions ]; then
     cat <<LUA
 wrk.headers["Content-Type"] = "application/json"
+-- Every question names its own moment: the load's minute plus a millisecond count that grows with
+-- each request (08:30:00.000, 08:30:00.001, ...), so no two questions are the same and the server
+-- computes every answer (features, scores, ranking) as it would for "now".
+local asked = 0
 request = function()
   local user = users[math.random(#users)]
-  return wrk.format(nil, "/v1/suggestions", nil, '{"user":"' .. user .. '","at":"$at","k":4}')
+  local ms = asked % 3600000
+  asked = asked + 1
+  local at = string.format("2026-11-20T%02d:%02d:%02d.%03d-08:00", 8 + math.floor((30 * 60000 + ms) / 3600000),
+                           math.floor((30 * 60000 + ms) / 60000) % 60, math.floor(ms / 1000) % 60, ms % 1000)
+  return wrk.format(nil, "/v1/suggestions", nil, '{"user":"' .. user .. '","at":"' .. at .. '","k":4}')
 end
 LUA
   else
