@@ -84,14 +84,15 @@ struct TrainCommand: AsyncParsableCommand {
         var done = 0
         var failures: [String] = []
         var outcomes: [Outcome] = []
-        // Pass 1: walk every user (the blend's rows teach the population prior).
+        // Pass 1: walk every user (the blend's rows teach the population prior); only each user's sample
+        // is kept, the donations are read again in pass 2.
         var prepared: [Engine.UserTraining] = []
         try await withThrowingTaskGroup(of: Result<Engine.UserTraining, CommandFailure>.self) { group in
             var pending = users[...]
             func startNext() {
                 guard let next = pending.popFirst() else { return }
                 group.addTask {
-                    do { return .success(try engine.prepareTraining(user: next, choice)) }
+                    do { return .success(try engine.prepareTraining(user: next, choice).releasingDonations()) }
                     catch let failure as EngineError { return .failure(CommandFailure(description: failure.description)) }
                     catch { return .failure(CommandFailure(description: "user \(next): \(error)")) }
                 }

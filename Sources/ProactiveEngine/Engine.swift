@@ -212,7 +212,7 @@ public struct Engine: Sendable {
     /// `finishTraining`; `train` runs those steps in parallel with progress).
     @discardableResult
     public func train(users: [String], _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> [LiveModel] {
-        var prepared = try users.map { try prepareTraining(user: $0, choice) }
+        var prepared = try users.map { try prepareTraining(user: $0, choice).releasingDonations() }
         let prior = Self.population(of: &prepared)
         return try prepared.map { try finishTraining($0, prior: prior, now: now) }
     }
@@ -227,9 +227,26 @@ public struct Engine: Sendable {
         let inputs: UserInputs
         let highWater: Int64
         let erasureMark: Int64
-        let prepared: [Donation]
-        let training: TrainingSet
+        let donationCount: Int
+        /// The donations as read and prepared, and their training set; nil once released
+        /// (`releasingDonations()`), then read again when the user is fitted.
+        var donations: Donations?
         var sample: BlendTrainer.Sample?
+
+        struct Donations: Sendable {
+            let prepared: [Donation]
+            let training: TrainingSet
+        }
+
+        /// The same training without its donations (the marks and the sample stay): fitting reads them
+        /// again from the store, so holding every user's training between the walk and the fit holds
+        /// their samples, not their donations. When the store changed in between (another donation,
+        /// a deletion), the fit takes what the store holds then and walks it afresh.
+        public func releasingDonations() -> UserTraining {
+            var copy = self
+            copy.donations = nil
+            return copy
+        }
     }
 
     /// Step 1 of training a user (any thread).
@@ -253,7 +270,7 @@ public struct Engine: Sendable {
             }
         }
         return UserTraining(user: inputs.user, inputs: inputs, highWater: snapshot.highWater, erasureMark: snapshot.erasureMark,
-                            prepared: prepared, training: training, sample: sample)
+                            donationCount: prepared.count, donations: .init(prepared: prepared, training: training), sample: sample)
     }
 
     /// Step 2: the population prior of the prepared users (the fixed prior for fewer than two blends).
@@ -291,19 +308,29 @@ public struct Engine: Sendable {
 
     func fit(_ training: UserTraining, prior: BlendTrainer.Prior, now: Date) throws -> LiveModel {
         let inputs = training.inputs
+        var training = training
+        if training.donations == nil {
+            let reread = try prepareTraining(inputs, sampling: false)
+            if (reread.highWater, reread.erasureMark, reread.donationCount) == (training.highWater, training.erasureMark, training.donationCount) {
+                training.donations = reread.donations  // the same donations: the sample's logistic fit still holds
+            } else {
+                training = reread
+            }
+        }
+        let donations = training.donations!
         let model: any LiveLearningModel
         do {
             if let trainer = LiveModels.blendTrainer(inputs.choice.name, zone: inputs.zoneName) {
-                model = try trainer.finish(trainer.walk(training.training, reusing: training.sample), prior: prior)
+                model = try trainer.finish(trainer.walk(donations.training, reusing: training.sample), prior: prior)
             } else {
-                model = try LiveModels.fit(inputs.choice.name, training.training, zone: inputs.zoneName)
+                model = try LiveModels.fit(inputs.choice.name, donations.training, zone: inputs.zoneName)
             }
         } catch {
             throw EngineError(.fitFailed, "user \(inputs.user): the \(inputs.choice.name) model could not be fitted: \(error)")
         }
         var live = LiveModel(model: model, key: inputs.key(highWater: training.highWater, erasureMark: training.erasureMark,
-                                                           donationCount: training.prepared.count),
-                             trainedAt: now, inputs: inputs, catalogue: TargetCatalogue(donations: training.prepared, resolver: inputs.resolver))
+                                                           donationCount: training.donationCount),
+                             trainedAt: now, inputs: inputs, catalogue: TargetCatalogue(donations: donations.prepared, resolver: inputs.resolver))
         live.refitted = true
         return live
     }

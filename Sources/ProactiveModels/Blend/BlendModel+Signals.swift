@@ -21,6 +21,8 @@ extension BlendModel {
     /// learns every donation before it ranks; in an evaluation without `--online` they are the earlier
     /// test donations the moment carries, which the baselines (most recently used, Markov) read too.
     func caughtUp(to moment: Moment) -> BlendModel? {
+        let lastTime = usage.lastTime
+        guard moment.recent.contains(where: { $0.date <= moment.date && $0.date.timeIntervalSince1970 > lastTime }) else { return nil }
         let unlearned = moment.recent.enumerated()
             .filter { $0.element.date <= moment.date && $0.element.date.timeIntervalSince1970 > usage.lastTime }
             .sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }
