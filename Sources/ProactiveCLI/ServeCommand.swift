@@ -91,6 +91,8 @@ struct ServeCommand: AsyncParsableCommand {
         umask(0o077)  // the socket, credential files and the store are the owner's alone
         let database = try storeOptions.openDatabase()
         try database.tuneForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
+        let checkpoints = try WALCheckpointer(database: database)  // WAL checkpoints on a thread of their own, not inside commits
+        defer { checkpoints.stop() }
         let credentials = CredentialStore(storePath: storeOptions.path)
         if try credentials.ensureOwnerCredential().created {
             logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
@@ -123,6 +125,9 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger
         )
         try await app.runService()
+        let committed = service.committer.committed
+        logger.notice("donation batches committed", metadata: ["batches": "\(committed.batches)", "transactions": "\(committed.transactions)",
+                                                               "suggestion_answers_reused": "\(service.answers.hits)"])
         if let socketPath { unlink(socketPath) }
         logger.notice("stopped")
     }
