@@ -159,15 +159,27 @@ public struct ProactiveService: Sendable {
             }
         }
         // A batch: good lines are kept, each line says how it went (as `import` does).
+        // Split by moving each line's donation out (`popLast`) rather than copying it (every field retained).
         var good: [Donation] = []
+        var numbered: [(line: Int, error: DonationLineError?)] = []  // each line: its number, and why it was refused
         good.reserveCapacity(decoded.count)
-        for entry in decoded { if case let .success(donation) = entry.result { good.append(donation) } }
+        numbered.reserveCapacity(decoded.count)
+        while let entry = decoded.popLast() {
+            switch entry.result {
+            case let .success(donation):
+                good.append(donation)
+                numbered.append((entry.line, nil))
+            case let .failure(error): numbered.append((entry.line, error))
+            }
+        }
+        good.reverse()
+        numbered.reverse()
         let prepared = try engine.prepare(batch: good)
         good = []
         let outcomes = try await committer.commit(prepared)
         // The answer written as text as it is tallied (no JSON value per line): `{"line":N,"status":...}` each.
         var results = "["
-        results.reserveCapacity(decoded.count * 32)
+        results.reserveCapacity(numbered.count * 32)
         var stored = 0, duplicates = 0, rejected = 0
         var next = 0
         var users = Set<String>()
@@ -182,14 +194,13 @@ public struct ProactiveService: Sendable {
                 JSONWriter.appendString(field, to: &results)
             }
         }
-        for (index, entry) in decoded.enumerated() {
+        for (index, entry) in numbered.enumerated() {
             results += index == 0 ? #"{"line":"# : #",{"line":"#
             results += String(entry.line)
             results += ","
-            switch entry.result {
-            case let .failure(error):
+            if let error = entry.error {
                 reject(error.description, field: error.field)
-            case .success:
+            } else {
                 defer { next += 1 }
                 switch outcomes[next] {
                 case .success(true):
