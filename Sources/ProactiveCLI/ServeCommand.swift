@@ -91,8 +91,6 @@ struct ServeCommand: AsyncParsableCommand {
         umask(0o077)  // the socket, credential files and the store are the owner's alone
         let database = try storeOptions.openDatabase()
         try database.tuneForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
-        let checkpoints = try WALCheckpointer(database: database)  // WAL checkpoints on a thread of their own, not inside commits
-        defer { checkpoints.stop() }
         let credentials = CredentialStore(storePath: storeOptions.path)
         if try credentials.ensureOwnerCredential().created {
             logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])

@@ -65,6 +65,27 @@ struct ServiceGroupCommitTests {
     }
 }
 
+@Suite("Donation committer")
+struct DonationCommitterTests {
+    @Test("batches committed one after another: each answered once its own transaction committed")
+    func checkpointsAfterAnswering() async throws {
+        let fixture = try ServiceFixture()
+        let committer = DonationCommitter(store: SQLiteDonationStore(database: fixture.database))
+        let lines = (0..<30).map { donationLine(item: "i\($0)", identifier: "c\($0)") }
+        for (index, chunk) in [lines[0..<10], lines[10..<20], lines[20..<30]].enumerated() {
+            let batch = PreparedDonations(chunk.map { try! DonationLineCodec.decode($0) })
+            let answers = try await committer.commit(batch)
+            #expect(answers.map { try? $0.get() } == Array(repeating: true, count: 10))
+            #expect(committer.committed.transactions == index + 1)
+            #expect(try fixture.storedCount() == 10 * (index + 1))
+        }
+        #expect(committer.committed.transactions == 3)
+        #expect(committer.committed.batches == 3)
+        #expect(try fixture.storedCount() == 30)
+        #expect(try await committer.commit(PreparedDonations([])).isEmpty)
+    }
+}
+
 @Suite("Service: suggestions answered again")
 struct ServiceSuggestionAnswerTests {
     @Test("the same question about the same model and inputs gets the same bytes without ranking again; another question, or donations for the user, rank again")

@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import ProactiveCore
 @testable import ProactiveStore
 import Testing
 
-/// Several batches in one transaction (`appendEach(batches:)`), and WAL checkpoints off the commit path (`WALCheckpointer`).
+/// Several batches in one transaction (`appendEach(batches:)`).
 @Suite("Group commit")
 struct GroupCommitTests {
     let directory: TemporaryDirectory
@@ -44,46 +43,5 @@ struct GroupCommitTests {
         case let .success(stored): return stored ? "stored" : "duplicate"
         case let .failure(error): return "refused: \(error.code)"
         }
-    }
-
-    /// The write connection's automatic checkpoint threshold (pages; 0 = off).
-    func autocheckpoint(_ database: ProactiveDatabase) throws -> Int {
-        try database.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint")! }
-    }
-
-    /// `PRAGMA wal_checkpoint(PASSIVE)` from a connection of its own: (WAL pages, pages copied into the file).
-    func walPages(_ path: String) throws -> (log: Int, copied: Int) {
-        let queue = try DatabaseQueue(path: path)
-        let row = try queue.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")! }
-        return (row[1], row[2])
-    }
-
-    @Test func theCheckpointerTurnsTheWritersCheckpointsOffAndCheckpointsWhatWasCommittedWhenStopped() throws {
-        let path = directory.file("checkpoints.sqlite")
-        let database = try ProactiveDatabase(path: path)
-        let before = try autocheckpoint(database)
-        #expect(before > 0)
-        // An interval no test waits for: only `stop` checkpoints here.
-        let checkpointer = try WALCheckpointer(database: database, interval: .seconds(3600))
-        #expect(try autocheckpoint(database) == 0)
-        let store = SQLiteDonationStore(database: database)
-        for batch in 0..<20 {
-            try store.append((0..<200).map { sample(minutes: Double(batch * 200 + $0), identifier: "d\(batch)-\($0)") }, duplicates: .fail)
-        }
-        #expect(checkpointer.counts.checkpoints == 0)
-        checkpointer.stop()
-        checkpointer.stop()  // idempotent
-        #expect(checkpointer.counts.checkpoints == 1)
-        #expect(checkpointer.counts.failure == nil)
-        #expect(try autocheckpoint(database) == before)
-        let pages = try walPages(path)
-        #expect(pages.log > 0)
-        #expect(pages.copied == pages.log)
-        #expect(try store.count() == 4_000)
-    }
-
-    @Test func anInMemoryStoreHasNoWALToCheckpoint() throws {
-        let error = storeError { _ = try WALCheckpointer(database: try ProactiveDatabase.inMemory()) }
-        #expect(error?.code == .invalidRequest)
     }
 }
