@@ -84,7 +84,7 @@ echo "== shape: $shape" >&2
 
 owner=""
 start_engine() {
-  "$P" serve --store "$store" --port "$port" --host 127.0.0.1 --log-level warning --memory-budget 4G 2>"$work/serve.log" &
+  "$P" serve --store "$store" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget 4G 2>"$work/serve.log" &
   server=$!
   for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   owner="$(cat "$store.owner-credential")"
@@ -182,7 +182,7 @@ term_started="$(date +%s.%N)"
 kill -TERM "$server"; wait "$server"; server=""
 sigterm_s="$(python3 -c "import sys, time; print(round(time.time() - float(sys.argv[1]), 2))" "$term_started")"
 echo "== engine: SIGTERM to exit took ${sigterm_s}s" >&2
-grep -E "saved the held models" "$work/serve.log" >&2 || true
+grep -E "saved the held models|donation batches committed" "$work/serve.log" >&2 || true
 peer_stored=0
 if [ "${PEER:-1}" = 1 ]; then
   start_peer

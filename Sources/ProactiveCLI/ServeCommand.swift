@@ -123,6 +123,9 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger
         )
         try await app.runService()
+        let committed = service.committer.committed
+        logger.notice("donation batches committed", metadata: ["batches": "\(committed.batches)", "transactions": "\(committed.transactions)",
+                                                               "suggestion_answers_reused": "\(service.answers.hits)"])
         if let socketPath { unlink(socketPath) }
         logger.notice("stopped")
     }

@@ -87,13 +87,24 @@ extension Engine {
     /// - Throws: `StoreError(.accessDenied)` when any donation is for an app the
     ///   acting party may not donate for (nothing is stored); store failures.
     public func donate(batch: [Donation]) throws -> [BatchOutcome] {
+        let prepared = try prepare(batch: batch)
+        let store = AppScopedDonationStore(donations, access: access)
+        return Self.outcomes(prepared, try store.inOneTransaction { appender in try appender.appendEach(prepared: prepared) })
+    }
+
+    /// A batch checked and encoded for storing, as `donate(batch:)` does before its write
+    /// (the acting party's right to donate for every app, Focus filled from the timeline),
+    /// for a writer that commits several batches at once (`SQLiteDonationStore.appendEach(batches:)`).
+    /// - Throws: `StoreError(.accessDenied)` when any donation is for an app the acting party may not donate for.
+    public func prepare(batch: [Donation]) throws -> PreparedDonations {
         for donation in batch { try access.require(app: donation.app, to: "donate for") }
         let timeline = try focusTimeline().timeline
-        let store = AppScopedDonationStore(donations, access: access)
-        let enriched = batch.map(timeline.enrich)
-        let prepared = PreparedDonations(enriched)  // encoded before the write lock: concurrent batches hold it only to insert
-        let results = try store.inOneTransaction { appender in try appender.appendEach(prepared: prepared) }
-        return zip(enriched, results).map { donation, result in
+        return PreparedDonations(batch.map(timeline.enrich))  // encoded before the write lock: writers hold it only to insert
+    }
+
+    /// Per donation of a prepared batch, how storing it went (`appendEach`'s answers).
+    private static func outcomes(_ prepared: PreparedDonations, _ results: [Result<Bool, StoreError>]) -> [BatchOutcome] {
+        zip(prepared.donations, results).map { donation, result in
             switch result {
             case let .success(stored): return stored ? .stored(donation) : .duplicate
             case let .failure(error): return .rejected(error.message)

@@ -90,10 +90,21 @@ extension Response {
 
     /// A response whose body is already JSON text.
     public static func json(text: String, status: HTTPResponse.Status = .ok) -> Response {
+        json(body: jsonBody(text), status: status)
+    }
+
+    /// A response whose body is JSON text already in a buffer (`jsonBody`).
+    public static func json(body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
+    }
+
+    /// JSON text as a response body: the text and a newline.
+    public static func jsonBody(_ text: String) -> ByteBuffer {
         var buffer = ByteBuffer()
+        buffer.reserveCapacity(text.utf8.count + 1)
         buffer.writeString(text)
         buffer.writeString("\n")
-        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
+        return buffer
     }
 }
 

@@ -26,6 +26,8 @@ public actor LiveModelCache {
         var bytes: Int
         var lastUse: UInt64
         var savedHighWater: Int64
+        /// Changes whenever `live` does (`LiveModelCache.question`).
+        var version: UInt64
     }
 
     /// The engine models are read and saved with (the owner's: models are per user, not per app).
@@ -47,6 +49,8 @@ public actor LiveModelCache {
     private var saving: [String: Task<LiveModel?, Never>] = [:]
     private var drainer: Task<Void, Never>?
     private var clock: UInt64 = 0
+    /// The last version given to a held model (`Entry.version`); versions are never reused.
+    private var lastVersion: UInt64 = 0
     /// Users whose donations changed since their model was last refreshed.
     private var stale: Set<String> = []
     public private(set) var bytesInMemory = 0
@@ -74,13 +78,8 @@ public actor LiveModelCache {
     ///   that a flood of donations does not hold them up.
     public func live(user: String, now: Date = Date(), waiting: Bool = true) async throws -> LiveModel {
         clock += 1
-        if !waiting, var entry = entries[user] {
-            if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await self.drain() } }
-            entry.lastUse = clock
-            entries[user] = entry
-            return entry.live
-        }
-        if entries[user] != nil {
+        if !waiting, let held = touch(user) { return held.live }
+        if entries.index(forKey: user) != nil {
             if stale.contains(user) || refreshing[user] != nil { try await fold(user, now: now) }
             guard var entry = entries[user] else { return try await live(user: user, now: now) }  // dropped meanwhile: read again
             entry.lastUse = clock
@@ -101,18 +100,43 @@ public actor LiveModelCache {
         if refitted { metrics?.refits.increment() }
         // Deletions dropped every model while this one was read: it may hold deleted donations.
         guard pending.generation == generation, entries[user] == nil else { return live }
-        entries[user] = Entry(live: live, bytes: bytes, lastUse: clock, savedHighWater: live.key.highWater)
+        entries[user] = Entry(live: live, bytes: bytes, lastUse: clock, savedHighWater: live.key.highWater, version: newVersion())
         bytesInMemory += bytes
         await evict(keeping: user, now: now)
         publish()
         return live
     }
 
+    /// `live(user:waiting: false)` (what questions use) with the held model's version: a number that
+    /// changes whenever the held model does (read, folded, saved) and is never reused, so a holder may keep
+    /// what it computed from one version for as long as the version stays. A model not held yet is read
+    /// and answered with a version of its own that nothing else carries.
+    public func question(user: String, now: Date = Date()) async throws -> (live: LiveModel, version: UInt64) {
+        clock += 1
+        if let held = touch(user) { return held }
+        let version = newVersion()
+        return (try await live(user: user, now: now, waiting: false), version)
+    }
+
+    /// A held model for a question (as folded so far; the fold of pending donations started), marked used.
+    /// Looked up by index and changed in place: no copy of the entry (a model's many buffers retained and released).
+    private func touch(_ user: String) -> (live: LiveModel, version: UInt64)? {
+        guard let index = entries.index(forKey: user) else { return nil }
+        if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await self.drain() } }
+        entries.values[index].lastUse = clock
+        return (entries.values[index].live, entries.values[index].version)
+    }
+
+    private func newVersion() -> UInt64 {
+        lastVersion += 1
+        return lastVersion
+    }
+
     /// Notes that the users' donations changed, and folds them into the held
     /// models in the background (one user at a time, off this actor); a
     /// question about a user not folded yet folds it first.
     public func donated(users: some Sequence<String>) {
-        for user in users where entries[user] != nil || loading[user] != nil { stale.insert(user) }
+        for user in users where entries.index(forKey: user) != nil || loading.index(forKey: user) != nil { stale.insert(user) }
         if drainer == nil, !stale.isEmpty { drainer = Task(priority: .background) { await self.drain() } }
     }
 
@@ -220,7 +244,10 @@ public actor LiveModelCache {
     /// Records that `saved` was written: its counters start anew unless a fold came meanwhile (saved next time).
     private func installSaved(_ saved: LiveModel) {
         guard var current = entries[saved.user] else { return }
-        if current.live.key.highWater == saved.key.highWater { current.live = saved }
+        if current.live.key.highWater == saved.key.highWater {
+            current.live = saved
+            current.version = newVersion()
+        }
         current.savedHighWater = saved.key.highWater
         entries[saved.user] = current
     }
@@ -264,6 +291,7 @@ public actor LiveModelCache {
         if live.refitted { metrics?.refits.increment() }  // many deletions: refitted
         guard var entry = entries[user] else { return }
         entry.live = live
+        entry.version = newVersion()
         entries[user] = entry
     }
 

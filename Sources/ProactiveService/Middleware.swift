@@ -35,12 +35,20 @@ struct CredentialMiddleware: RouterMiddleware {
             throw APIError(.unauthorized, "unauthorized", "missing credential: send Authorization: Bearer <credential>")
         }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let access = credentials.access(for: parts[1].trimmingCharacters(in: .whitespaces))
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let access = credentials.access(for: Self.trimmed(parts[1]))
         else { throw APIError(.unauthorized, "unauthorized", "unknown credential") }
         var context = context
         context.access = access
         return try await next(request, context)
+    }
+
+    /// `text` without leading and trailing spaces and tabs (what `CharacterSet.whitespaces` trims: Unicode
+    /// space separators and tab), without Foundation's bridging on every request.
+    static func trimmed(_ text: Substring) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(scalars[first...last])
     }
 }
 

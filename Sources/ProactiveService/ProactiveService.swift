@@ -46,6 +46,10 @@ public struct ProactiveService: Sendable {
     public let inputs: RankingInputsCache
     /// When retention is applied after donations (at once for a donation past its window, else periodically).
     public let retention: RetentionSweeper
+    /// Where batches of donations are written, several requests' in one transaction.
+    public let committer: DonationCommitter
+    /// Each user's last answer to the suggestions route, reused for the same question.
+    public let answers: SuggestionAnswers
     public let metrics: ServiceMetrics
     public let configuration: Configuration
     public let logger: Logger
@@ -60,6 +64,8 @@ public struct ProactiveService: Sendable {
         models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
         inputs = RankingInputsCache(lifetime: configuration.inputsLifetime)
         retention = RetentionSweeper(interval: configuration.retentionInterval)
+        committer = DonationCommitter(store: SQLiteDonationStore(database: database))
+        answers = SuggestionAnswers()
     }
 
     /// The router with every route and the middleware (errors as JSON, metrics, credentials).
@@ -128,7 +134,6 @@ public struct ProactiveService: Sendable {
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let lines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
             || contentType.hasPrefix("application/json-seq")
-        let outcomes: [Engine.BatchOutcome]
         var decoded: [(line: Int, result: Result<Donation, DonationLineError>)] = []
         if lines {
             decoded = BodyReading.lines(body)
@@ -141,6 +146,7 @@ public struct ProactiveService: Sendable {
                 do { donation = try DonationLineCodec.decode(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
+                answers.drop(users: [stored.user])
                 await models.donated(users: [stored.user])
                 try await applyRetention(now: now, after: [stored])
                 return Response.json(text: DonationLineCodec.encode(stored), status: .created)
@@ -153,54 +159,77 @@ public struct ProactiveService: Sendable {
             }
         }
         // A batch: good lines are kept, each line says how it went (as `import` does).
-        let good = decoded.compactMap { entry -> (Int, Donation)? in
-            if case let .success(donation) = entry.result { return (entry.line, donation) }
-            return nil
-        }
-        outcomes = try engine.donate(batch: good.map(\.1))
-        var results: [JSONValue] = []
-        results.reserveCapacity(decoded.count)
-        var stored = 0, duplicates = 0, rejected = 0
-        var next = outcomes.makeIterator()
-        var users = Set<String>()
-        var storedDonations: [Donation] = []
-        storedDonations.reserveCapacity(good.count)
-        for entry in decoded {
-            var members: [(String, JSONValue)] = [("line", .int(entry.line))]
+        // Split by moving each line's donation out (`popLast`) rather than copying it (every field retained).
+        var good: [Donation] = []
+        var numbered: [(line: Int, error: DonationLineError?)] = []  // each line: its number, and why it was refused
+        good.reserveCapacity(decoded.count)
+        numbered.reserveCapacity(decoded.count)
+        while let entry = decoded.popLast() {
             switch entry.result {
-            case let .failure(error):
-                rejected += 1
-                members += [("status", .string("rejected")), ("reason", .string(error.description))]
-                if let field = error.field { members.append(("field", .string(field))) }
-            case .success:
-                switch next.next()! {
-                case let .stored(donation):
+            case let .success(donation):
+                good.append(donation)
+                numbered.append((entry.line, nil))
+            case let .failure(error): numbered.append((entry.line, error))
+            }
+        }
+        good.reverse()
+        numbered.reverse()
+        let prepared = try engine.prepare(batch: good)
+        good = []
+        let outcomes = try await committer.commit(prepared)
+        // The answer written as text as it is tallied (no JSON value per line): `{"line":N,"status":...}` each.
+        var results = "["
+        results.reserveCapacity(numbered.count * 32)
+        var stored = 0, duplicates = 0, rejected = 0
+        var next = 0
+        var users = Set<String>()
+        var storedIndices: [Int] = []
+        storedIndices.reserveCapacity(prepared.donations.count)
+        func reject(_ reason: String, field: String?) {
+            rejected += 1
+            results += #""status":"rejected","reason":"#
+            JSONWriter.appendString(reason, to: &results)
+            if let field {
+                results += #","field":"#
+                JSONWriter.appendString(field, to: &results)
+            }
+        }
+        for (index, entry) in numbered.enumerated() {
+            results += index == 0 ? #"{"line":"# : #",{"line":"#
+            results += String(entry.line)
+            results += ","
+            if let error = entry.error {
+                reject(error.description, field: error.field)
+            } else {
+                defer { next += 1 }
+                switch outcomes[next] {
+                case .success(true):
                     stored += 1
-                    users.insert(donation.user)
-                    storedDonations.append(donation)
-                    members.append(("status", .string("stored")))
-                case .duplicate:
+                    users.insert(prepared.donations[next].user)
+                    storedIndices.append(next)
+                    results += #""status":"stored""#
+                case .success(false):
                     duplicates += 1
-                    members.append(("status", .string("duplicate")))
-                case let .rejected(reason):
-                    rejected += 1
-                    members += [("status", .string("rejected")), ("reason", .string(reason))]
+                    results += #""status":"duplicate""#
+                case let .failure(error):
+                    reject(error.message, field: nil)
                 }
             }
-            results.append(.object(members))
+            results += "}"
         }
+        results += "]"
+        let storedDonations = storedIndices.lazy.map { prepared.donations[$0] }
         metrics.donationsStored.increment(by: stored)
         metrics.donationsRejected.increment(by: rejected)
+        answers.drop(users: users)
         await models.donated(users: users)
         if stored > 0 { try await applyRetention(now: now, after: storedDonations) }
-        return Response.json(.object([
-            ("stored", .int(stored)), ("duplicates", .int(duplicates)), ("rejected", .int(rejected)), ("results", .array(results)),
-        ]))
+        return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
     }
 
     /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
     /// after `donations`), and drops held models if anything went.
-    func applyRetention(now: Date, after donations: [Donation]) async throws {
+    func applyRetention(now: Date, after donations: some Sequence<Donation>) async throws {
         let privacy = SQLitePrivacyStore(database: database)
         guard retention.isDue(after: donations, policy: try privacy.retentionPolicy(), now: now) else { return }
         let report = try privacy.applyRetention(now: now, bulk: false)
@@ -284,18 +313,25 @@ public struct ProactiveService: Sendable {
     func suggest(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody, allowDeveloper: true)
-        let live = try await models.live(user: question.user, waiting: false)
+        let (live, version) = try await models.question(user: question.user)
         let engine = engine(context)
-        let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
+        let (inputs, stamp) = try inputs.stampedInputs(user: live.user, engine: engine)
+        // The same question about the same model and inputs: the same answer (`SuggestionAnswers`).
+        let key = SuggestionAnswers.Key(model: version, inputs: stamp, milliseconds: question.date.millisecondsSince1970,
+                                        utcOffset: question.utcOffset, context: question.context, k: question.k, developer: question.developer)
+        if let body = answers.answer(user: question.user, key: key) { return Response.json(body: body) }
+        let session = engine.rankingSession(live, inputs: inputs)
         let result = try session.suggest(at: question.date, utcOffset: question.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
         let offset = result.moment.utcOffset ?? 0
-        return Response.json(.object([
+        let body = Response.jsonBody(JSONWriter.string(.object([
             ("user", .string(question.user)),
             ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
             ("model", .string(result.model)),
             ("suggestions", .array(result.suggestions.map(\.json))),
-        ]))
+        ])))
+        answers.keep(user: question.user, key: key, body: body)
+        return Response.json(body: body)
     }
 
     /// Donation counts (an app credential: its own only), optionally for one `user` or `app`.

@@ -15,10 +15,13 @@ public final class RankingInputsCache: Sendable {
         var inputs: Engine.RankingInputs
         var readAt: ContinuousClock.Instant
         var generation: Int
+        var stamp: UInt64
     }
     private struct State {
         var held: [String: Held] = [:]
         var generation = 0
+        /// The last stamp given to inputs read (`stampedInputs`); stamps are never reused.
+        var lastStamp: UInt64 = 0
     }
     private let state = Mutex(State())
 
@@ -28,16 +31,25 @@ public final class RankingInputsCache: Sendable {
 
     /// The user's inputs: held ones younger than `lifetime`, else read with `engine` and held.
     public func inputs(user: String, engine: Engine) throws -> Engine.RankingInputs {
+        try stampedInputs(user: user, engine: engine).inputs
+    }
+
+    /// `inputs` with a stamp that names this read of them: the same for as long as they are held, never
+    /// reused, so a holder may keep what it computed from them for as long as the stamp stays.
+    public func stampedInputs(user: String, engine: Engine) throws -> (inputs: Engine.RankingInputs, stamp: UInt64) {
         let now = ContinuousClock.now
         let (held, generation) = state.withLock { state in (state.held[user], state.generation) }
-        if let held, held.generation == generation, now - held.readAt < lifetime { return held.inputs }
+        if let held, held.generation == generation, now - held.readAt < lifetime { return (held.inputs, held.stamp) }
         let inputs = try engine.rankingInputs(user: user)
-        state.withLock { state in
+        let stamp = state.withLock { state in
+            state.lastStamp += 1
             // A write while reading: the inputs answer this question but are not kept.
-            guard state.generation == generation else { return }
-            state.held[user] = Held(inputs: inputs, readAt: now, generation: generation)
+            if state.generation == generation {
+                state.held[user] = Held(inputs: inputs, readAt: now, generation: generation, stamp: state.lastStamp)
+            }
+            return state.lastStamp
         }
-        return inputs
+        return (inputs, stamp)
     }
 
     /// Drops everything held (after the service wrote declarations, feedback or Focus state).

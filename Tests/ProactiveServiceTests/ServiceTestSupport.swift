@@ -36,9 +36,9 @@ final class ServiceFixture: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// Runs `body` against the router (no sockets).
-    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         let app = Application(router: service.router())
-        try await app.test(.router, body)
+        return try await app.test(.router, body)
     }
 
     /// How many donations the store holds.

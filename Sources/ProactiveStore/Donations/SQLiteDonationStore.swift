@@ -67,6 +67,33 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         return result!
     }
 
+    /// Several prepared batches in one write transaction: one commit for the batches of
+    /// concurrent requests (the service's group commit). Each batch runs in a savepoint of
+    /// its own, so a batch whose insert fails is rolled back alone and answered with its
+    /// error; the others are stored (in the WAL) when this returns. Per batch, in order:
+    /// what `appendEach(prepared:)` answers, or why the batch failed.
+    /// - Throws: when the transaction cannot be begun or committed (then nothing is stored).
+    public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
+        if batches.isEmpty { return [] }
+        return try StoreError.wrap("committing \(batches.count) batches of donations") {
+            try writer.write { db in
+                let appender = TransactionAppender(db: db)
+                return batches.map { batch in
+                    var outcome: Result<[Result<Bool, StoreError>], StoreError>?
+                    do {
+                        try db.inSavepoint {
+                            outcome = .success(try appender.appendEach(prepared: batch))
+                            return .commit
+                        }
+                    } catch {
+                        outcome = .failure(StoreError.wrapping(error, while: "appending \(batch.donations.count) donations"))
+                    }
+                    return outcome!
+                }
+            }
+        }
+    }
+
     /// Appends inside a transaction someone else opened.
     private struct TransactionAppender: DonationAppender, DonationRecordAppender {
         let db: Database
