@@ -54,6 +54,8 @@ public struct FeatureSpace: Sendable, Equatable {
     public private(set) var columnsByKey: [String: [ContextColumn]] = [:]
     /// Context keys in order of first appearance.
     public private(set) var contextKeys: [String] = []
+    /// The position in `contextKeys` of each context column's key.
+    public private(set) var keyPositions: [Int] = []
 
     public init() {}
 
@@ -113,6 +115,7 @@ public struct FeatureSpace: Sendable, Equatable {
         contextPositions[value] = column.rawValue
         if columnsByKey[value.key] == nil { contextKeys.append(value.key) }
         columnsByKey[value.key, default: []].append(column)
+        keyPositions.append(contextKeys.firstIndex(of: value.key)!)
         return column
     }
 

@@ -116,9 +116,8 @@ public struct ProfileModel: FittedModel {
         let weight = encoder.weight(of: previous, at: moment.date, layout: layout)
         dense[leading] = 1 - weight
         for g in 0 ..< Self.fixedGroupCount { dense[leading + 1 + g] = -1 }
-        for (k, key) in space.contextKeys.enumerated() where columns.contains(where: { space.contextValue(at: $0).key == key }) {
-            dense[leading + 1 + Self.fixedGroupCount + k] = -1
-        }
+        // -1 for each context key the moment has a known value of.
+        for column in columns { dense[leading + 1 + Self.fixedGroupCount + space.keyPositions[column.rawValue]] = -1 }
         return ScoringInput(dense: dense, previous: previous.flatMap { weight > 0 ? ($0.target.rawValue, weight) : nil })
     }
 
