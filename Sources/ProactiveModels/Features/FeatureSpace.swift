@@ -121,7 +121,11 @@ public struct FeatureSpace: Sendable, Equatable {
 
     /// The columns of a context dictionary's known values, sorted; unknown values are skipped.
     public func columns(for context: [String: String]) -> [ContextColumn] {
-        context.compactMap { column(key: $0.key, value: $0.value) }.sorted()
+        var columns: [ContextColumn] = []
+        columns.reserveCapacity(context.count)
+        for (key, value) in context { if let found = column(key: key, value: value) { columns.append(found) } }
+        columns.sort()
+        return columns
     }
 
     /// Adds every value of `context` and returns their columns, sorted.
