@@ -179,4 +179,52 @@ import Testing
             }
         }
     }
+
+    /// One `SuggestionRanker` alternating between two models' distributions (different target
+    /// orders), each reused as is (the same target storage twice in a row): the apps and
+    /// summaries it caches by model index always belong to the suggested target.
+    @Test func summariesFollowTheDistributionsTargets() {
+        let (scores, targets) = Self.catalogue(50)
+        var random = SeededGenerator(seed: 3)
+        let first = TargetDistribution(ranked: scores)
+        let second = TargetDistribution(ranked: scores.shuffled(using: &random).enumerated().map { position, entry in
+            // A different order and different probabilities: other targets on top.
+            ScoredTarget(target: entry.target, probability: 1 / Double(position + 2))
+        })
+        var ranker = SuggestionRanker(ranker: Ranker(targets: targets))
+        let moment = Day.moment(9)
+        for distribution in [first, first, second, second, first, second] {
+            let suggestions = ranker.suggest(distribution, moment: moment, k: 4)
+            #expect(suggestions.map(\.target) == distribution.top(4).map(\.target))
+            for suggestion in suggestions {
+                #expect(suggestion.summary == targets[suggestion.target]!.summary && suggestion.app == targets[suggestion.target]!.app)
+            }
+        }
+    }
+
+    /// A declared target's windows (overlapping, expired, future, one ending last), with no tap
+    /// recorded (the precomputed windows) and with a tap on another target (every shortcut read
+    /// again): the window is the latest-ending one the moment is inside.
+    @Test func declaredWindowsWithAndWithoutTaps() throws {
+        let (scores, targets) = Self.catalogue(10)
+        let target = targets[scores[3].target]!
+        let windows: [(Int, Int)] = [(8, 10), (9, 12), (6, 7), (13, 15), (9, 11)]
+        var declarations = Declarations()
+        declarations.shortcuts.replace(RelevantShortcutSet(app: target.app, shortcuts: windows.enumerated().map { index, window in
+            RelevantShortcut(widget: WidgetID(app: target.app, kind: "w\(index % 2)", configuration: WidgetConfiguration(intent: "Do", parameters: target.parameters)),
+                             providers: [.date(start: Day.at(window.0), end: Day.at(window.1))])
+        }, declaredAt: Day.at(0)))
+        let other = scores[0].target
+        let tap = try FeedbackEvent.make(date: Day.at(5), kind: .tap, scope: .target(other), app: targets[other]!.app)
+        for feedback in [FeedbackIndex(), FeedbackIndex([tap])] {
+            let ranker = Ranker(declarations: declarations, feedback: feedback, targets: targets)
+            for hour in [7, 9, 11, 14, 16] {
+                let t = Day.at(hour, 30)
+                let expected = windows.map { DateInterval(start: Day.at($0.0), end: Day.at($0.1)) }
+                    .filter { $0.start <= t && t < $0.end }.max { $0.end < $1.end }
+                let signals = ranker.targetSignals(target.key, probability: 0.1, moment: Day.moment(hour, 30))
+                #expect(signals.window == expected, "\(hour):30, taps: \(feedback.hasTaps)")
+            }
+        }
+    }
 }

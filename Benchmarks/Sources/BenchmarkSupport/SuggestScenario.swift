@@ -119,7 +119,8 @@ public struct SuggestScenario: Sendable {
 /// the scoring step is compared with.
 public typealias RawGemv = RawProduct<Float>
 /// `cblas_dgemv` of the same shape in double precision: the product the
-/// profile model actually computes (its log-profile matrix is `Double`).
+/// profile model computed while its log-profile matrix was `Double` (it is
+/// `Float` now, summed in double precision by `proactive_weighted_columns`).
 public typealias RawDgemv = RawProduct<Double>
 
 /// A scalar type with a BLAS matrix-vector product.

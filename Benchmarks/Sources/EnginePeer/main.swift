@@ -16,8 +16,8 @@ import ProactiveStore
 //
 // 1. For each target count: p50/p99 of one full `suggest`, of the raw
 //    `sgemv` of the same targets x features shape, and of the raw `sgemv` of
-//    the dense part alone (the shape the engine multiplies) and its `dgemv`
-//    (the precision the engine multiplies in), plus the shapes
+//    the dense part alone (the shape the engine multiplies; it stores it in
+//    single precision and sums in double) and its `dgemv`, plus the shapes
 //    and the number of timed calls (the peer uses the same).
 // 2. Fits the logistic model on the training problem (100,000 donations x
 //    200 targets), times it, and exports the design matrix, labels and

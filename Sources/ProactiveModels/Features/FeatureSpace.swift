@@ -54,6 +54,8 @@ public struct FeatureSpace: Sendable, Equatable {
     public private(set) var columnsByKey: [String: [ContextColumn]] = [:]
     /// Context keys in order of first appearance.
     public private(set) var contextKeys: [String] = []
+    /// The position in `contextKeys` of each context column's key.
+    public private(set) var keyPositions: [Int] = []
 
     public init() {}
 
@@ -113,12 +115,17 @@ public struct FeatureSpace: Sendable, Equatable {
         contextPositions[value] = column.rawValue
         if columnsByKey[value.key] == nil { contextKeys.append(value.key) }
         columnsByKey[value.key, default: []].append(column)
+        keyPositions.append(contextKeys.firstIndex(of: value.key)!)
         return column
     }
 
     /// The columns of a context dictionary's known values, sorted; unknown values are skipped.
     public func columns(for context: [String: String]) -> [ContextColumn] {
-        context.compactMap { column(key: $0.key, value: $0.value) }.sorted()
+        var columns: [ContextColumn] = []
+        columns.reserveCapacity(context.count)
+        for (key, value) in context { if let found = column(key: key, value: value) { columns.append(found) } }
+        columns.sort()
+        return columns
     }
 
     /// Adds every value of `context` and returns their columns, sorted.

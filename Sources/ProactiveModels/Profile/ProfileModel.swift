@@ -105,21 +105,30 @@ public struct ProfileModel: FittedModel {
 
     /// The scoring input of a moment. - Complexity: O(time kernels + context), not O(targets).
     func scoringInput(for moment: Moment) -> ScoringInput {
+        let width = logProfile.denseWidth
+        var previous: LogProfileMatrix.PreviousTarget?
+        let dense = [Double](unsafeUninitializedCapacity: width) { buffer, count in
+            previous = writeScoringInput(for: moment, into: UnsafeMutableBufferPointer(rebasing: buffer[..<width]))
+            count = width
+        }
+        return ScoringInput(dense: dense, previous: previous)
+    }
+
+    /// Writes the dense part of a moment's x' into `dense` (`logProfile.denseWidth` values, every
+    /// one written) and returns its previous target, if any (see `ScoringInput`).
+    func writeScoringInput(for moment: Moment, into dense: UnsafeMutableBufferPointer<Double>) -> LogProfileMatrix.PreviousTarget? {
         let layout = layout
         let leading = layout.previous.lowerBound
-        var dense = [Double](repeating: 0, count: logProfile.denseWidth)
         let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date)
         let columns = space.columns(for: moment.context)
-        dense.withUnsafeMutableBufferPointer { buffer in
-            encoder.encodeLeading(date: moment.date, utcOffset: moment.utcOffset, contextColumns: columns, layout: layout, into: buffer)
-        }
+        encoder.encodeLeading(date: moment.date, utcOffset: moment.utcOffset, contextColumns: columns, layout: layout, into: dense)
+        for p in leading ..< dense.count { dense[p] = 0 }
         let weight = encoder.weight(of: previous, at: moment.date, layout: layout)
         dense[leading] = 1 - weight
         for g in 0 ..< Self.fixedGroupCount { dense[leading + 1 + g] = -1 }
-        for (k, key) in space.contextKeys.enumerated() where columns.contains(where: { space.contextValue(at: $0).key == key }) {
-            dense[leading + 1 + Self.fixedGroupCount + k] = -1
-        }
-        return ScoringInput(dense: dense, previous: previous.flatMap { weight > 0 ? ($0.target.rawValue, weight) : nil })
+        // -1 for each context key the moment has a known value of.
+        for column in columns { dense[leading + 1 + Self.fixedGroupCount + space.keyPositions[column.rawValue]] = -1 }
+        return previous.flatMap { weight > 0 ? ($0.target.rawValue, weight) : nil }
     }
 
     /// The extended feature vector x' of a moment (`width` values: features, then -1 per
@@ -142,10 +151,15 @@ public struct ProfileModel: FittedModel {
     /// block): O(targets x 40) time and memory traffic, where a dense product
     /// would read the whole targets x (targets + 60) matrix.
     public func logScores(at moment: Moment) -> [Double] {
-        let input = scoringInput(for: moment)
-        return [Double](unsafeUninitializedCapacity: space.targetCount) { y, count in
-            logProfile.multiply(dense: input.dense, previous: input.previous, into: y)
-            count = space.targetCount
+        let width = logProfile.denseWidth
+        // The moment's vector on the stack: one allocation per call, the scores.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { buffer in
+            let dense = UnsafeMutableBufferPointer(rebasing: buffer[..<width])
+            let previous = writeScoringInput(for: moment, into: dense)
+            return [Double](unsafeUninitializedCapacity: space.targetCount) { y, count in
+                logProfile.multiply(weights: UnsafeBufferPointer(dense), positions: 0 ..< width, previous: previous, into: y)
+                count = space.targetCount
+            }
         }
     }
 

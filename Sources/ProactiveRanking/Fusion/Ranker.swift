@@ -48,6 +48,9 @@ public struct Ranker: Sendable {
         let isIneligible: Bool
         let shortcuts: [(shortcut: RelevantShortcut, declaredAt: Date)]?
         let hasFeedback: Bool
+        /// The date windows of `shortcuts` in declaration order, when none of them is
+        /// "new content" (nil otherwise): with no taps recorded, they are all the shortcuts add.
+        let windows: [DateInterval]?
     }
 
     /// - Parameters:
@@ -100,8 +103,18 @@ public struct Ranker: Sendable {
     }
 
     private func lookup(_ key: TargetKey) -> TargetLookup {
-        TargetLookup(key: key, app: app(of: key), isIneligible: ineligible.contains(key), shortcuts: shortcutsByTarget[key],
-                     hasFeedback: feedback.itemScopes.contains(.target(key)))
+        let shortcuts = shortcutsByTarget[key]
+        var windows: [DateInterval]?
+        if let shortcuts, !shortcuts.contains(where: { $0.shortcut.isNewContent }) {
+            windows = shortcuts.flatMap { entry in
+                entry.shortcut.providers.compactMap { provider -> DateInterval? in
+                    guard case let .date(start, end) = provider, start <= end else { return nil }
+                    return DateInterval(start: start, end: end)
+                }
+            }
+        }
+        return TargetLookup(key: key, app: app(of: key), isIneligible: ineligible.contains(key), shortcuts: shortcuts,
+                            hasFeedback: feedback.itemScopes.contains(.target(key)), windows: windows)
     }
 
     /// The configuration target of a widget (nil for a static widget).
@@ -146,7 +159,13 @@ public struct Ranker: Sendable {
             signals.block = .focus(focus)
             return signals
         }
-        if let shortcuts = target.shortcuts {
+        if let windows = target.windows, !feedback.hasTaps {
+            // No tap can have used a window: the latest-ending one `t` is inside counts (as `applyShortcuts`).
+            let t = moment.date
+            for window in windows where window.start <= t && t < window.end {
+                if signals.window == nil || window.end > signals.window!.end { signals.window = window }
+            }
+        } else if let shortcuts = target.shortcuts {
             // Used through the suggestion itself or through the shortcut's widget.
             applyShortcuts(shortcuts, usedBy: scope, or: { .widget($0.widget) }, app: app, moment: moment, to: &signals)
         }

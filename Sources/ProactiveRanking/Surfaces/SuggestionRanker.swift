@@ -42,9 +42,12 @@ public struct SuggestionRanker: Sendable {
     private var rankedSources: [Candidate] = []
     /// The app and summary of each of the ranker's adjusted targets (same order as its `adjustedTargets`).
     private var adjustedDescriptions: [Description] = []
-    /// The app and summary of plain targets by model index, with the key they were found for
-    /// (checked before use, so a different model's distribution looks them up again).
+    /// The app and summary of plain targets by model index (valid for `knownTargets`).
     private var descriptions: [Description?] = []
+    /// The target list of the last distribution ranked, held so its storage cannot be reused by
+    /// another array: while distributions carry this same storage, `indexHints` and `descriptions`
+    /// hold without hashing or comparing a key.
+    private var knownTargets: [TargetKey] = []
     private var adjusted: [TargetKey] = []
     private var adjustedSignals: [RelevanceSignals] = []
     private var adjustedIndex: [Int?] = []
@@ -53,8 +56,7 @@ public struct SuggestionRanker: Sendable {
     private var sticky: [Bool] = []
     /// Slots before this index are the ranker's; later ones are last time's shown items.
     private var staticAdjusted: Int = 0
-    /// Last call's model index of each of the ranker's adjusted targets: checked
-    /// (`targets[hint] == key`, keys are unique) before a hash lookup is spent.
+    /// The model index of each of the ranker's adjusted targets in `knownTargets` (nil: not there).
     private var indexHints: [Int?] = []
 
     public init(ranker: Ranker) {
@@ -102,8 +104,9 @@ public struct SuggestionRanker: Sendable {
         guard k > 0 else { return }
         let configuration = developerMode ? ranker.configuration.liftingLimits : ranker.configuration
         let stickiness = 1 + configuration.hysteresis
-        prepareAdjusted(previous: previous, moment: moment, distribution: distribution)
         let targets = distribution.targets
+        adopt(targets)
+        prepareAdjusted(previous: previous, moment: moment, distribution: distribution)
 
         // Plain targets, best probability first, until nothing further can enter.
         var wanted = k + adjusted.count
@@ -160,11 +163,11 @@ public struct SuggestionRanker: Sendable {
     }
 
     /// The app and summary of a ranked entry: the ranker's adjusted targets' were looked up
-    /// when it was set, plain targets' once per model index (no key hashed while the model stays).
+    /// when it was set, plain targets' once per model index (no key hashed while the target list stays).
     private mutating func description(of source: Candidate, key: TargetKey) -> Description {
         if source.slot >= 0 { return source.slot < staticAdjusted ? adjustedDescriptions[source.slot] : describe(key) }
         let i = source.index
-        if i < descriptions.count, let cached = descriptions[i], cached.key == key { return cached }
+        if i < descriptions.count, let cached = descriptions[i] { return cached }
         let found = describe(key)
         if descriptions.count <= i { descriptions += [Description?](repeating: nil, count: i + 1 - descriptions.count) }
         descriptions[i] = found
@@ -189,19 +192,12 @@ public struct SuggestionRanker: Sendable {
         adjustedSignals.removeAll(keepingCapacity: true)
         adjustedIndex.removeAll(keepingCapacity: true)
         sticky.removeAll(keepingCapacity: true)
-        if indexHints.count != staticAdjusted { indexHints = [Int?](repeating: nil, count: staticAdjusted) }
+        if indexHints.count != staticAdjusted { indexHints = adjusted.prefix(staticAdjusted).map { distribution.index(of: $0) } }
         let focus = moment.context["focus"]
         for (slot, key) in adjusted.enumerated() {
             if slot < staticAdjusted {
                 adjustedSignals.append(ranker.targetSignals(adjusted: slot, probability: 0, moment: moment, focus: focus))
-                let index: Int?
-                if let hint = indexHints[slot], hint < distribution.count, distribution.targets[hint] == key {
-                    index = hint
-                } else {
-                    index = distribution.index(of: key)
-                    indexHints[slot] = index
-                }
-                adjustedIndex.append(index)
+                adjustedIndex.append(indexHints[slot])
             } else {
                 adjustedSignals.append(ranker.targetSignals(key, probability: 0, moment: moment))
                 adjustedIndex.append(distribution.index(of: key))
@@ -211,6 +207,17 @@ public struct SuggestionRanker: Sendable {
         adjustedSorted.removeAll(keepingCapacity: true)
         for index in adjustedIndex { if let index { adjustedSorted.append(index) } }
         adjustedSorted.sort()
+    }
+
+    /// Starts using `targets` (a distribution's target list): when its storage is not the one the
+    /// hints and descriptions were found in, they are found again (by key) as needed.
+    private mutating func adopt(_ targets: [TargetKey]) {
+        let same = targets.count == knownTargets.count
+            && targets.withUnsafeBufferPointer { a in knownTargets.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+        guard !same else { return }
+        knownTargets = targets
+        indexHints = []
+        descriptions = []
     }
 
     /// Whether target index `i` is one of this call's adjusted targets (binary search).
