@@ -37,8 +37,7 @@ public struct TrainingProblem: Sendable {
         var features = [Float]()
         features.reserveCapacity(design.rows * (design.columns - 1))
         for i in 0 ..< design.rows {
-            let base = i * design.columns
-            features.append(contentsOf: design.values[base + 1 ..< base + design.columns])
+            features.append(contentsOf: design.row(i).dropFirst())  // full width, without the bias column
         }
         try write(features, to: directory.appendingPathComponent("X.f32"))
         try write(design.labels.map { Int32($0) }, to: directory.appendingPathComponent("y.i32"))
