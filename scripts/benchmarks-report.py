@@ -88,11 +88,13 @@ STRUCTURE = [
     "- **suggest** = `ProfileModel.distribution(at:)` then `SuggestionRanker.suggest`. The moment vector x' "
     "has bias, 24 time kernels, weekday, weekend, context values, one previous-target column per target plus "
     "\"none\", then group and context-key denominators, so its length grows with the number of targets. The "
-    "log-profile matrix is stored in two parts (`LogProfileMatrix`): a dense targets x ~50 part for every column "
-    "outside the previous-target block, multiplied with one `dgemv`, and the previous-target block transposed, "
-    "so the one previous target adds one contiguous row (`daxpy`). Then a softmax (one `exp` per target), no "
-    "sort: the ranker looks the declared targets up by key and selects the best plain targets in one pass "
-    "(`TargetDistribution.topIndices`), and builds the top 4 with their reasons (the \"why\" strings).",
+    "log-profile matrix is stored in single precision in two parts (`LogProfileMatrix`): a dense targets x ~50 "
+    "part, column by column, for every column outside the previous-target block, and the previous-target block "
+    "transposed. One C kernel (`Sources/CKernels`, AVX-512 or AVX2 chosen at run time) sums, in double precision "
+    "with one fused multiply-add per column, the columns the moment does not zero plus the previous target's "
+    "contiguous row. Then a softmax (one `exp` per target, in the same C code), no sort: the ranker selects the "
+    "best plain targets in one pass (`TargetDistribution.topIndices`), and builds the top 4 with their reasons "
+    "(the \"why\" strings).",
     "- **the raw sgemv** reads a dense Float32 matrix of the full targets x width shape, which is quadratic in "
     "targets ({largest}). The engine never reads that matrix densely, so suggest can be faster than this "
     "floor; the second floor, the raw sgemv of the dense part alone (targets x ~50), is the product the engine "
