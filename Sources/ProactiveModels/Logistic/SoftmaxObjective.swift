@@ -86,7 +86,7 @@ public struct DesignMatrix: Sendable {
 /// W is targets x columns, row-major. With λ = 1 this is scikit-learn's
 /// objective for `LogisticRegression(C=1)` (sum of losses plus ½‖W‖²).
 /// Both products run in single precision: `sgemm` over the dense columns,
-/// plus each row's one previous-target entry (an `saxpy` of that column of W,
+/// plus each row's one previous-target entry (an axpy of that column of W,
 /// kept transposed so it is contiguous, into the row's logits; and of the
 /// row's residuals into that column's gradient). The value is accumulated in Double.
 struct SoftmaxObjective {
@@ -130,9 +130,8 @@ struct SoftmaxObjective {
                     BLASKernels.sgemm(m: n, n: k, k: dd, a: x, b: w, transposeB: true, c: z)
                     previousWeights.withUnsafeBufferPointer { wp in
                         for i in 0 ..< n where design.previousOffset[i] >= 0 {
-                            let column = Int(design.previousOffset[i]) * k
-                            BLASKernels.saxpy(count: k, alpha: design.previousWeight[i], x: UnsafeBufferPointer(rebasing: wp[column ..< column + k]),
-                                              y: UnsafeMutableBufferPointer(rebasing: z[i * k ..< (i + 1) * k]))
+                            Self.addScaled(design.previousWeight[i], wp.baseAddress! + Int(design.previousOffset[i]) * k,
+                                           into: z.baseAddress! + i * k, count: k)
                         }
                     }
                 }
@@ -167,9 +166,8 @@ struct SoftmaxObjective {
                 previousGradient.withUnsafeMutableBufferPointer { gp in
                     for j in gp.indices { gp[j] = 0 }
                     for i in 0 ..< n where design.previousOffset[i] >= 0 {
-                        let column = Int(design.previousOffset[i]) * k
-                        BLASKernels.saxpy(count: k, alpha: design.previousWeight[i], x: UnsafeBufferPointer(rebasing: r[i * k ..< (i + 1) * k]),
-                                          y: UnsafeMutableBufferPointer(rebasing: gp[column ..< column + k]))
+                        Self.addScaled(design.previousWeight[i], r.baseAddress! + i * k,
+                                       into: gp.baseAddress! + Int(design.previousOffset[i]) * k, count: k)
                     }
                 }
             }
@@ -188,5 +186,13 @@ struct SoftmaxObjective {
             }
         }
         return loss + 0.5 * l2 * penalty
+    }
+
+    /// y += alpha · x over `count` floats: a plain loop the compiler vectorises. A BLAS
+    /// `saxpy` call per row cost more than the work for a user with a few dozen targets,
+    /// and the objective makes two per row and evaluation.
+    @inline(__always)
+    private static func addScaled(_ alpha: Float, _ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
+        for t in 0 ..< count { y[t] += alpha * x[t] }
     }
 }
