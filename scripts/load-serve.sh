@@ -25,9 +25,10 @@
 # runs), and the SIGTERM time, and writes them to $LOAD_OUT/serve.json (default
 # out/bench/serve) for scripts/benchmarks-report.py.
 # The shape (1,000 users x 1,000 targets in memory) is not offered: a
-# blend model of 1,000 targets and 5,000 donations saves 40-47 MB (its weight-fit
-# rows are candidates x signals per event, capped at 8M floats) and trains in
-# about 96 s, so 1,000 such users would need ~45 GB and over a day to prepare.
+# blend model of 1,000 targets and 5,000 donations saves 26.5 MB (its transition
+# parts grow with targets squared) and trains in about 10 s (scripts/live-latency.py
+# --many-targets, BENCHMARKS.md), so 1,000 such users would need ~26 GB and about
+# three hours of CPU to prepare.
 # Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer.
 set -euo pipefail
 users="${1:-200}"
