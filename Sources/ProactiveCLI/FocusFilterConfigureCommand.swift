@@ -40,7 +40,7 @@ struct FocusFilterConfigureCommand: ParsableCommand {
 
     func validate() throws {
         guard !settings.isEmpty || !unset.isEmpty else { throw ValidationError("give at least one NAME=VALUE or --unset NAME") }
-        guard !FocusName.normalize(focus).isEmpty else { throw ValidationError("--focus needs a non-empty Focus name") }
+        do { _ = try FocusName.validated(focus, field: "--focus") } catch { throw ValidationError("--focus: \(error.reason)") }
     }
 
     func run() throws {

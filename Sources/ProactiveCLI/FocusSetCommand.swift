@@ -33,7 +33,9 @@ struct FocusSetCommand: ParsableCommand {
 
     func validate() throws {
         guard (name != nil) != clear else { throw ValidationError("give a Focus name or --clear (not both)") }
-        if let name, FocusName.normalize(name).isEmpty { throw ValidationError("the Focus name is empty") }
+        if let name {
+            do { _ = try FocusName.validated(name) } catch { throw ValidationError(error.reason) }
+        }
     }
 
     func run() throws {

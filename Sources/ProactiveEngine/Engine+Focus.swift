@@ -55,8 +55,8 @@ extension Engine {
     public func configureFocusFilter(app: String, focus: String, set texts: [(name: String, value: String)], unset: [String],
                                      now: Date = Date()) throws -> ConfiguredFilter {
         try access.require(app: app, to: "configure the Focus filter of")
-        let focusName = FocusName.normalize(focus)
-        guard !focusName.isEmpty else { throw EngineError(.invalidRequest, "the Focus name is empty") }
+        let focusName: String
+        do { focusName = try FocusName.validated(focus) } catch { throw EngineError(.invalidRequest, error.reason) }
         var engine = try focusFilters()
         guard let filter = engine.filter(app: app) else {
             throw EngineError(.invalidRequest, "\(app) has not declared a Focus filter (proactive focus filter define --app \(app) FILE)")

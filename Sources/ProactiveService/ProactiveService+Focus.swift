@@ -72,9 +72,7 @@ extension ProactiveService {
         for (key, value) in members {
             switch (key, value) {
             case let ("focus", .string(name)):
-                let normalized = FocusName.normalize(name)
-                guard !normalized.isEmpty else { throw APIError.badRequest("the Focus name is empty", field: "focus") }
-                focus = .some(normalized)
+                do { focus = .some(try FocusName.validated(name)) } catch { throw APIError.badRequest(error.reason, field: "focus") }
             case ("focus", .null): focus = .some(nil)
             case let ("at", .string(text)): date = try BodyReading.date(text, field: "at")
             case ("focus", _): throw APIError.badRequest("must be a Focus name or null", field: "focus")

@@ -105,6 +105,10 @@ struct ServiceFocusTests {
             #expect(bad.json?.string("error", "field") == "focus")
             let missing = try await client.send(.put, "/v1/focus", credential: fixture.owner, body: #"{}"#)
             #expect(missing.status == .badRequest)
+            // A control character (here a NUL, found by schemathesis) is refused, not stored.
+            let control = try await client.send(.put, "/v1/focus", credential: fixture.owner, body: #"{"focus": "\u0000\u74f0\u00a7"}"#)
+            #expect(control.status == .badRequest)
+            #expect(control.json?.string("error", "field") == "focus")
             #expect(try await client.send(.put, "/v1/focus", credential: fixture.coffee, body: #"{"focus": "work"}"#).status == .forbidden)
             #expect(try await client.send(.get, "/v1/focus", credential: fixture.coffee).status == .forbidden)
         }

@@ -38,10 +38,14 @@ public enum FocusName {
         return name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
-    /// The canonical name, or an error when nothing is left after trimming.
+    /// The canonical name, or an error when nothing is left after trimming or the name holds a
+    /// control character (a NUL would cut the name short in SQLite's text functions).
     public static func validated(_ name: String, field: String = "focus") throws(FocusError) -> String {
         let normalized = normalize(name)
         guard !normalized.isEmpty else { throw FocusError(field: field, reason: "a Focus name cannot be empty") }
+        guard !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw FocusError(field: field, reason: "a Focus name cannot hold control characters")
+        }
         return normalized
     }
 }
