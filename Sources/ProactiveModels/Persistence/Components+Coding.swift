@@ -132,7 +132,7 @@ extension EventLog {
         case let .events(events): for event in events { Self.encode(event, into: &writer) }
         case nil: break
         }
-        for event in decodedTail { Self.encode(event, into: &writer) }
+        for event in tail { Self.encode(event, into: &writer) }
     }
 
     private static func encode(_ event: LoggedEvent, into writer: inout ByteWriter) {

@@ -53,17 +53,12 @@ public struct EventLog: Sendable, Equatable {
     /// Saved events not decoded into `tail`, all before it in canonical order.
     private var saved: SavedEvents?
     /// Decoded events: all of them when `saved` is nil, else those learned after it.
-    private var tail: [LoggedEvent] = []
+    private(set) var tail: [LoggedEvent] = []
 
     public init() {}
 
     public init(events: [LoggedEvent], space: FeatureSpace) {
         tail = events.sorted { Self.precedes($0, $1, space) }
-    }
-
-    /// Events already in canonical order (checked by the caller).
-    init(canonical events: [LoggedEvent]) {
-        tail = events
     }
 
     /// Saved events, decoded on first use.
@@ -210,10 +205,9 @@ public struct EventLog: Sendable, Equatable {
         return lhs.events.elementsEqual(rhs.events)
     }
 
-    /// For encoding: the saved head as records still undecoded or as events (nil when there is none),
-    /// then the decoded events after it.
+    /// For encoding: the saved head as records still undecoded or as events (nil when there is none);
+    /// `tail` follows it.
     var savedHead: SavedEvents.Form? { saved?.form }
-    var decodedTail: [LoggedEvent] { tail }
 
     // MARK: Events
 
