@@ -206,7 +206,7 @@ def ratio_table(engine, scoring, training):
             rows.append((f"suggest p50 vs raw sgemv of the dense part p50, {n} targets", shape["suggest_p50_us"],
                          shape["sgemv_dense_p50_us"], "us", 2.0 if n == 1000 else None))
         if "dgemv_dense_p50_us" in shape:
-            rows.append((f"suggest p50 vs raw dgemv of the dense part p50 (the engine's precision), {n} targets",
+            rows.append((f"suggest p50 vs raw dgemv of the dense part p50 (double precision; the engine stores the part in float32 and sums in double), {n} targets",
                          shape["suggest_p50_us"], shape["dgemv_dense_p50_us"], "us", None))
         rows.append((f"sgemv p50 (float32) vs numpy W@x+top4 p50, {n} targets", shape["sgemv_p50_us"], peer["numpy_p50_us"], "us", None))
     rows.append(("logistic training 100,000 x 200: wall time", training["engine_seconds"], training["sklearn_seconds"], "s", 0.5))
