@@ -31,15 +31,17 @@ extension Engine {
 
     /// Saves a held model and starts its count of donations folded since the last save anew.
     public func save(_ live: inout LiveModel, now: Date = Date()) throws {
-        try persist(live, now: now)
+        live.savedBytes = try persist(live, now: now)
         live.folded = 0
         live.unlearned = 0
     }
 
     /// Saves held models in one transaction (each as `save` does) and starts their counts anew.
     public func save(_ lives: inout [LiveModel], now: Date = Date()) throws {
-        try states.save(lives.map { $0.saved(now: now) })
+        let saved = lives.map { $0.saved(now: now) }
+        try states.save(saved)
         for index in lives.indices {
+            lives[index].savedBytes = saved[index].bytes.count
             lives[index].folded = 0
             lives[index].unlearned = 0
         }

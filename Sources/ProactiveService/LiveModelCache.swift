@@ -166,8 +166,11 @@ public actor LiveModelCache {
     }
 
     /// Saves every held model that learned something since its last save.
+    /// Models that grew past the budget meanwhile are then evicted, least recently used first.
     public func saveAll(now: Date = Date()) async {
         _ = await saveDirty(now: now, until: nil, background: true)
+        await evict(keeping: nil, now: now)
+        publish()
     }
 
     /// Shutting down: folds the donations still pending into the held models for up to half of
@@ -242,8 +245,14 @@ public actor LiveModelCache {
     }
 
     /// Records that `saved` was written: its counters start anew unless a fold came meanwhile (saved next time).
+    /// Its size is taken anew from the bytes written: a held model's rows grow as it learns, and the budget
+    /// counts what it holds now, not what it held when read.
     private func installSaved(_ saved: LiveModel) {
         guard var current = entries[saved.user] else { return }
+        if let bytes = saved.savedBytes, bytes != current.bytes {
+            bytesInMemory += bytes - current.bytes
+            current.bytes = bytes
+        }
         if current.live.key.highWater == saved.key.highWater {
             current.live = saved
             current.version = newVersion()
@@ -338,8 +347,9 @@ public actor LiveModelCache {
         publish()
     }
 
-    /// Evicts least recently used models (caught up and saved first) until the budget holds; the one just read stays.
-    private func evict(keeping user: String, now: Date) async {
+    /// Evicts least recently used models (caught up and saved first) until the budget holds; the one just read
+    /// (`user`) stays, and so does the most recently used one.
+    private func evict(keeping user: String?, now: Date) async {
         while bytesInMemory > budget, entries.count > 1 {
             guard let victim = entries.filter({ $0.key != user }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { return }
             if stale.contains(victim) { try? await fold(victim, now: now) }

@@ -323,6 +323,29 @@ struct LiveModelCacheTests {
         #expect(try await cache.live(user: first).key.donationCount == count + 1)
     }
 
+    @Test("a held model that grows past the budget as it learns is evicted at the next periodic save, saved first")
+    func growthCountsAgainstBudget() async throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        let users = Array(try Self.storeSimulatedUsers(fixture).prefix(2))
+        let sizing = LiveModelCache(engine: engine, budget: 1 << 30)
+        for user in users { _ = try await sizing.live(user: user) }
+        let budget = await sizing.bytesInMemory  // room for both as read, not for either one grown
+        let cache = LiveModelCache(engine: engine, budget: budget)
+        let count = try await cache.live(user: users[0]).key.donationCount
+        _ = try await cache.live(user: users[1])  // users[0] is now the least recently used
+        #expect(await cache.count == 2)
+        for minute in 0..<40 {
+            try engine.donate(Donation(user: users[0], app: "com.example.coffee", intent: "OrderCoffeeIntent",
+                                       date: Date(timeIntervalSince1970: 1_795_000_000 + Double(minute) * 60)))
+        }
+        await cache.donated(users: [users[0]])
+        await cache.flush()
+        #expect(await cache.count == 1)
+        #expect(await cache.bytesInMemory <= budget)
+        #expect(try engine.savedModels().first { $0.user == users[0] }?.donationCount == count + 40)
+    }
+
     @Test("a held model's fit is counted once: `refitted` then says only what a later refresh did")
     func refitCountedOnce() async throws {
         let fixture = try ServiceFixture()
