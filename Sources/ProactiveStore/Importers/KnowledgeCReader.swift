@@ -10,6 +10,8 @@ import ProactiveCore
 /// `ZSTRUCTUREDMETADATA` joined when those tables exist; each row is converted
 /// by `KnowledgeCRecord.convert(options:intentColumnsPresent:)`. Streams other
 /// than `/app/inFocus`, `/app/usage` and `/app/intents` are counted and skipped.
+/// A donation equal to one already read at the same instant (a launch recorded
+/// in both `/app/inFocus` and `/app/usage`) is kept once; the other is dropped with the reason.
 /// Databases without the intent metadata columns (older schemas, or these
 /// test files) still read: their `/app/intents` rows, if any, are dropped with
 /// a reason.
@@ -20,6 +22,11 @@ import ProactiveCore
 /// ```
 public enum KnowledgeCReader {
     public static let format = "knowledgec"
+
+    /// Why a row equal to one already read is dropped: one launch is often recorded in both
+    /// `/app/inFocus` and `/app/usage`, with the same bundle id and start date. Counting it twice
+    /// would also give `evaluate` rows that `import` skips (the store keeps equal donations once).
+    static let sameLaunchReason = "equal to a donation already read at the same instant (one launch in /app/inFocus and /app/usage)"
 
     static let intentClassColumn = "Z_DKINTENTMETADATAKEY__INTENTCLASS"
     static let intentVerbColumn = "Z_DKINTENTMETADATAKEY__INTENTVERB"
@@ -39,10 +46,18 @@ public enum KnowledgeCReader {
                 let (sql, intentColumns) = try query(db, path: path)
                 if !intentColumns { summary.notes.append("no intent metadata columns (\(intentClassColumn)); /app/intents rows cannot be read") }
                 let cursor = try Row.fetchCursor(db, sql: sql)
+                // Donations already emitted at the current start date: rows come in start-date order, so
+                // an equal donation at the same instant can only be among these.
+                var atStart: (date: Date?, donations: Set<Donation>) = (nil, [])
                 while let row = try cursor.next() {
                     summary.rowsRead += 1
                     switch record(from: row).convert(options: options, intentColumnsPresent: intentColumns) {
                     case let .donation(donation):
+                        if donation.date != atStart.date { atStart = (donation.date, []) }
+                        guard atStart.donations.insert(donation).inserted else {
+                            summary.drop(Self.sameLaunchReason)
+                            continue
+                        }
                         summary.kept += 1
                         try emit(donation)
                     case let .skipped(kind): summary.skip(kind)
