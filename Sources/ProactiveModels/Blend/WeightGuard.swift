@@ -16,9 +16,10 @@ import Foundation
 /// higher by `margin` standard errors (paired over rows):
 ///
 /// - with a population prior, the prior holds; a simple model that beats it becomes the
-///   anchor, and the user's fit earns the largest share that beats the anchor;
+///   anchor, and of the shares of the user's fit that beat the anchor, the one with the largest
+///   mean gain over it is kept (`strongest`; not simply the largest share);
 /// - with the fixed prior, the user's fit holds whole; a simple model that beats it becomes
-///   the anchor and the fit keeps the share (¾, ½, ¼ or none) that beats that model.
+///   the anchor and the fit keeps the share (¾, ½, ¼) with the largest gain over that model, or none.
 ///
 /// A component that does not earn its weight on held-out rows is shrunk toward the simpler
 /// model; users with fewer than `guardMinimumRows` rows keep the prior as it is.
