@@ -165,16 +165,17 @@ struct SoftmaxObjective {
         let denseCount = k * dd
         for i in 0 ..< denseCount { denseWeights[i] = Float(parameters[i]) }
         for q in 0 ..< pairs.count { pairWeights[q] = Float(parameters[denseCount + q]) }
+        let design = design
         let pairs = pairs
         design.dense.withUnsafeBufferPointer { x in
             denseWeights.withUnsafeBufferPointer { w in
                 logits.withUnsafeMutableBufferPointer { z in
                     BLASKernels.sgemm(m: n, n: k, k: dd, a: x, b: w, transposeB: true, c: z)
-                    for i in 0 ..< n where design.previousOffset[i] >= 0 {
-                        let p = Int(design.previousOffset[i])
-                        let weight = design.previousWeight[i]
-                        let row = z.baseAddress! + i * k
-                        for q in pairs.start[p] ..< pairs.start[p + 1] { row[Int(pairs.targets[q])] += weight * pairWeights[q] }
+                    pairWeights.withUnsafeBufferPointer { pw in
+                        Self.forEachPreviousRow(design, pairs) { i, weight, range, targets in
+                            let row = z.baseAddress! + i * k
+                            for q in range { row[Int(targets[q])] += weight * pw[q] }
+                        }
                     }
                 }
             }
@@ -205,12 +206,12 @@ struct SoftmaxObjective {
                 denseGradient.withUnsafeMutableBufferPointer { g in
                     BLASKernels.sgemm(m: k, n: dd, k: n, a: r, transposeA: true, b: x, c: g)
                 }
-                for q in pairGradient.indices { pairGradient[q] = 0 }
-                for i in 0 ..< n where design.previousOffset[i] >= 0 {
-                    let p = Int(design.previousOffset[i])
-                    let weight = design.previousWeight[i]
-                    let row = r.baseAddress! + i * k
-                    for q in pairs.start[p] ..< pairs.start[p + 1] { pairGradient[q] += weight * row[Int(pairs.targets[q])] }
+                pairGradient.withUnsafeMutableBufferPointer { pg in
+                    for q in pg.indices { pg[q] = 0 }
+                    Self.forEachPreviousRow(design, pairs) { i, weight, range, targets in
+                        let row = r.baseAddress! + i * k
+                        for q in range { pg[q] += weight * row[Int(targets[q])] }
+                    }
                 }
             }
         }
@@ -231,5 +232,24 @@ struct SoftmaxObjective {
             gradient[denseCount + q] = Double(pairGradient[q]) + l2 * w
         }
         return loss + 0.5 * l2 * penalty
+    }
+
+    /// Calls `body` for each row with a previous target: the row, its previous-target value,
+    /// that target's pair range and the pairs' targets (buffers, so the loops run unchecked).
+    @inline(__always)
+    private static func forEachPreviousRow(_ design: DesignMatrix, _ pairs: PreviousPairs,
+                                           _ body: (Int, Float, Range<Int>, UnsafeBufferPointer<Int32>) -> Void) {
+        design.previousOffset.withUnsafeBufferPointer { offsets in
+            design.previousWeight.withUnsafeBufferPointer { weights in
+                pairs.start.withUnsafeBufferPointer { start in
+                    pairs.targets.withUnsafeBufferPointer { targets in
+                        for i in 0 ..< offsets.count where offsets[i] >= 0 {
+                            let p = Int(offsets[i])
+                            body(i, weights[i], start[p] ..< start[p + 1], targets)
+                        }
+                    }
+                }
+            }
+        }
     }
 }
