@@ -24,19 +24,46 @@
 # request and per donation (read from /proc: what an answer costs whatever else
 # runs), and the SIGTERM time, and writes them to $LOAD_OUT/serve.json (default
 # out/bench/serve) for scripts/benchmarks-report.py.
-# The issue's shape (1,000 users x 1,000 targets in memory) is not offered: a
-# blend model of 1,000 targets and 5,000 donations saves 26.5 MB (its transition
-# parts grow with targets squared) and trains in about 10 s (scripts/live-latency.py
-# --many-targets, BENCHMARKS.md), so 1,000 such users would need ~26 GB and about
-# three hours of CPU to prepare.
+# The issue's shape, 1,000 users x 1,000 targets in memory: TARGETS=1000 (the "wide" shape).
+#   TARGETS=1000 scripts/load-serve.sh 1000 0 10
+# Each user has TARGETS apps and DONATIONS donations (default 5,000; each app once, then uniformly at
+# random, 5-30 minutes apart, ending 10 minutes before the load's moment: the shape of
+# scripts/live-latency.py --many-targets). Training such a user costs seconds of CPU, so only
+# DISTINCT users (default 20, different seeds) are imported and trained (`proactive train`, the real
+# path); then, as a documented script step, every other user is a copy of one of them
+# (user i copies user i mod DISTINCT):
+#   - its donations: the same JSON Lines with the user's name changed, stored by `proactive import`
+#     (the real path: content hashes and ids are the store's own);
+#   - its live model state: the source's `model_state` row copied by sqlite3 under the copy's name
+#     (the state's bytes name no user), with `high_water` set to the copy's newest donation id, so
+#     the state counts as having learned exactly the copy's donations (`models list` is checked: no
+#     pending donations). What differs from training every user: each copy's state carries the
+#     population prior of the DISTINCT users it was trained with, not of all USERS.
+# DAYS is not used by that shape; PEER is not offered for it (the peer serves each user's dense
+# W, 1,000 x ~1,050 doubles: 8.4 MB a user, 8.4 GB for 1,000). MEMORY_BUDGET (default 4G; 16G for
+# the wide shape) is the server's --memory-budget; the server's RSS once every user's model is
+# loaded and after the load is reported (rss_mb). 1,000 x 1,000 needs about 13 GB of memory and
+# 25 GB of disk while preparing (each state is about 10.7 MB, mostly the blend's rows of targets x
+# features; the copy step writes them all through the WAL) and about 10 minutes.
 # Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer.
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 users="${1:-200}"
 days="${2:-60}"
 seconds="${3:-10}"
 connections="${4:-16}"
 batch="${5:-500}"
 port="${PORT:-18766}"
+targets="${TARGETS:-0}"
+distinct="${DISTINCT:-20}"
+donations="${DONATIONS:-5000}"
+budget="${MEMORY_BUDGET:-4G}"
+if [ "$targets" -gt 0 ]; then
+  budget="${MEMORY_BUDGET:-16G}"
+  [ "${PEER:-0}" = 1 ] && { echo "load-serve.sh: PEER=1 is not offered with TARGETS (see the header)" >&2; exit 2; }
+  PEER=0
+  [ "$distinct" -ge 1 ] && [ "$distinct" -le "$users" ] || { echo "load-serve.sh: DISTINCT must be 1..USERS" >&2; exit 2; }
+fi
 peer_port=$((port + 1))
 at="2026-11-20T08:30:00-08:00"
 cd "$(dirname "$0")/.."
@@ -67,32 +94,94 @@ cleanup() {
 }
 trap cleanup EXIT
 store="$work/store.sqlite"
-echo "== preparing $users users x $days days" >&2
 "$P" retention set --keep-all --store "$store" >/dev/null 2>&1
-"$P" simulate --users "$users" --days "$days" --seed 7 -o "$work/sim.jsonl" 2>/dev/null
-"$P" import "$work/sim.jsonl" --store "$store" --progress none >/dev/null 2>&1
-"$P" train --store "$store" --quiet >/dev/null 2>&1
-"$P" models export-weights --store "$store" --at "$at" -o "$work/weights" 2>&1 >&2
-# The users both sides serve: those with exported weights (a logistic part).
-python3 -c 'import json,sys; print("\n".join(e["user"] for e in json.load(open(sys.argv[1]))))' "$work/weights/index.json" > "$work/users.txt"
-shape="$(python3 -c '
+if [ "$targets" -gt 0 ]; then
+  echo "== preparing $users users x $targets targets x $donations donations ($distinct trained, the others copies)" >&2
+  python3 - "$work" "$users" "$distinct" "$targets" "$donations" "$at" <<'EOF'
+import datetime, json, os, random, sys
+work, users, distinct, apps, donations, at = sys.argv[1], *map(int, sys.argv[2:6]), sys.argv[6]
+end = datetime.datetime.fromisoformat(at) - datetime.timedelta(minutes=10)
+sources = []
+for u in range(distinct):
+    r = random.Random(1000 + u)
+    gaps = [r.randint(300, 1800) for _ in range(donations)]
+    when = end - datetime.timedelta(seconds=sum(gaps))
+    lines = []
+    for n in range(donations):
+        when += datetime.timedelta(seconds=gaps[n])
+        app = n % apps if n < apps else r.randrange(apps)
+        lines.append({"app": f"com.example.app{app}", "intent": "open", "parameters": {}, "date": when.isoformat()})
+    sources.append(lines)
+def write(path, names):
+    with open(path, "w") as f:
+        for name in names:
+            for line in sources[int(name[4:]) % distinct]:
+                f.write(json.dumps({"user": name, **line}) + "\n")
+names = [f"wide{i}" for i in range(users)]
+write(os.path.join(work, "distinct.jsonl"), names[:distinct])
+write(os.path.join(work, "copies.jsonl"), names[distinct:])
+open(os.path.join(work, "users.txt"), "w").write("\n".join(names) + "\n")
+EOF
+  "$P" import "$work/distinct.jsonl" --store "$store" --progress none >/dev/null 2>&1
+  train_started="$(date +%s.%N)"
+  /usr/bin/time -f '%M' -o "$work/train.rss" "$P" train --store "$store" --quiet >/dev/null 2>&1
+  train_s="$(python3 -c "import sys, time; print(round(time.time() - float(sys.argv[1]), 1))" "$train_started")"
+  echo "== trained $distinct users in ${train_s}s (peak RSS $(( $(tail -1 "$work/train.rss") / 1024 )) MB)" >&2
+  if [ "$users" -gt "$distinct" ]; then
+    "$P" import "$work/copies.jsonl" --store "$store" --progress none >/dev/null 2>&1
+    # The documented copy step (see the header): each copy gets its source's state, as of its own newest donation.
+    sqlite3 "$store" "INSERT INTO model_state (user, name, bytes, catalogue, high_water, erasure_mark, donation_count,
+        definitions_digest, focus_digest, options, trained_at_ms, saved_at_ms)
+      SELECT c.user, s.name, s.bytes, s.catalogue, c.high, s.erasure_mark, s.donation_count, s.definitions_digest,
+        s.focus_digest, s.options, s.trained_at_ms, s.saved_at_ms
+      FROM (SELECT user, max(id) AS high FROM donation GROUP BY user) c
+      JOIN model_state s ON s.user = 'wide' || (CAST(substr(c.user, 5) AS INTEGER) % $distinct)
+      WHERE CAST(substr(c.user, 5) AS INTEGER) >= $distinct"
+  fi
+  "$P" models list --store "$store" --json > "$work/models.json" || true  # exit 1 when a state is inconsistent: checked below
+  python3 - "$work/models.json" "$users" <<'EOF' >&2
+import json, sys
+listed = json.load(open(sys.argv[1]))
+models = listed if isinstance(listed, list) else listed.get("models", [])
+users = {m["user"] for m in models}
+pending = [m["user"] for m in models if m["pending_new"] or m["pending_deleted"] or not m["consistent"]]
+sizes = sorted(m.get("bytes", 0) for m in models)
+print(f"== {len(users)} users with a saved state, {len(pending)} with pending changes or inconsistent; state {sizes[len(sizes) // 2] / 1e6:.2f} MB (median)")
+if len(users) != int(sys.argv[2]) or pending:
+    sys.exit("load-serve.sh: the copied states do not cover every user as learned")
+EOF
+  shape="{\"users\": $users, \"targets\": $targets, \"donations_per_user\": $donations, \"distinct_trained\": $distinct, \"train_s\": $train_s}"
+else
+  echo "== preparing $users users x $days days" >&2
+  "$P" simulate --users "$users" --days "$days" --seed 7 -o "$work/sim.jsonl" 2>/dev/null
+  "$P" import "$work/sim.jsonl" --store "$store" --progress none >/dev/null 2>&1
+  "$P" train --store "$store" --quiet >/dev/null 2>&1
+  "$P" models export-weights --store "$store" --at "$at" -o "$work/weights" 2>&1 >&2
+  # The users both sides serve: those with exported weights (a logistic part).
+  python3 -c 'import json,sys; print("\n".join(e["user"] for e in json.load(open(sys.argv[1]))))' "$work/weights/index.json" > "$work/users.txt"
+  shape="$(python3 -c '
 import json, sys
 index = json.load(open(sys.argv[1]))
 targets = [len(e["targets"]) for e in index]
 print(json.dumps({"users": len(index), "targets_mean": sum(targets) / len(targets), "targets_max": max(targets),
                   "columns_mean": sum(e["columns"] for e in index) / len(index)}))' "$work/weights/index.json")"
+fi
 echo "== shape: $shape" >&2
 
 owner=""
 start_engine() {
-  "$P" serve --store "$store" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget 4G 2>"$work/serve.log" &
+  "$P" serve --store "$store" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget "$budget" 2>"$work/serve.log" &
   server=$!
   for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   owner="$(cat "$store.owner-credential")"
   while read -r name; do
     curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$port/v1/suggestions"
   done < "$work/users.txt"
+  rss_loaded_mb="$(rss_mb "$server")"
+  echo "== engine: every user's model in memory, RSS $rss_loaded_mb MB" >&2
 }
+rss_mb() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
+rss_loaded_mb=0
 start_peer() {
   (cd "$root/scripts" && PEER_WEIGHTS="$work/weights" PEER_DB="$work/peer.sqlite" exec "$root/$venv/bin/uvicorn" serve_peer:app \
     --host 127.0.0.1 --port "$peer_port" --workers 2 --log-level warning --no-access-log) 2>"$work/peer.log" &
@@ -176,6 +265,8 @@ run_load() {  # $1 side (engine|peer), $2 port, $3 server pid
 
 start_engine
 run_load engine "$port" "$server"
+rss_after_mb="$(rss_mb "$server")"
+echo "== engine: RSS after the load $rss_after_mb MB" >&2
 engine_stored="$(sqlite3 "$store" "select count(*) from donation where app = 'com.example.load'")"
 curl -fsS -H "Authorization: Bearer $owner" "http://127.0.0.1:$port/metrics" | grep -E '^proactive_(models_in_memory|refits_total|donations_stored_total)' >&2 || true
 # Shutdown with every model held and the donations above folded or pending: how long SIGTERM takes.
@@ -192,9 +283,9 @@ if [ "${PEER:-1}" = 1 ]; then
   kill -TERM "$peer"; wait "$peer" || true; peer=""
 fi
 
-python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" <<'EOF'
+python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" "$rss_loaded_mb" "$rss_after_mb" <<'EOF'
 import datetime, json, os, sys
-work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores, sigterm_s = sys.argv[1:]
+work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores, sigterm_s, rss_loaded, rss_after = sys.argv[1:]
 batch = int(batch)
 report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
@@ -204,6 +295,7 @@ for side in ("engine", "peer"):
     entry = {"stored": int(engine_stored if side == "engine" else peer_stored)}
     if side == "engine":
         entry["sigterm_s"] = float(sigterm_s)
+        entry["rss_mb"] = {"models_loaded": int(rss_loaded), "after_load": int(rss_after)}
     for route in ("suggestions", "donations"):
         result = json.load(open(os.path.join(work, f"{side}-{route}.json")))
         cpu = json.load(open(os.path.join(work, f"{side}-{route}.cpu.json")))
@@ -226,6 +318,7 @@ for side, entry in report["sides"].items():
           f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx, server CPU {s['server_cpu_us_per_request']:.0f} us a request); "
           f"donations {d['donations_per_s']:,.0f}/s p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx, server CPU "
           f"{d['server_cpu_us_per_donation']:.1f} us a donation), {entry['stored']:,} stored"
-          + (f"; SIGTERM {entry['sigterm_s']:.1f} s" if "sigterm_s" in entry else ""))
+          + (f"; SIGTERM {entry['sigterm_s']:.1f} s" if "sigterm_s" in entry else "")
+          + (f"; RSS {entry['rss_mb']['models_loaded']:,} MB loaded, {entry['rss_mb']['after_load']:,} MB after" if "rss_mb" in entry else ""))
 print(f"written to {path}")
 EOF

@@ -35,9 +35,10 @@ extension Engine {
         }
         let x = logistic.featureVector(for: try moment(for: live, at: date, utcOffset: utcOffset))
         let targets = logistic.space.targets.map(\.rawValue)
-        guard logistic.weights.count == targets.count * x.count else {
-            throw EngineError(.unreadableStoredData, "user \(user): \(logistic.weights.count) weights for \(targets.count) targets x \(x.count) columns")
+        let weights = logistic.expandedWeights
+        guard weights.count == targets.count * x.count else {
+            throw EngineError(.unreadableStoredData, "user \(user): \(weights.count) weights for \(targets.count) targets x \(x.count) columns")
         }
-        return LinearWeights(user: user, targets: targets, columns: x.count, weights: logistic.weights, x: x)
+        return LinearWeights(user: user, targets: targets, columns: x.count, weights: weights, x: x)
     }
 }

@@ -19,21 +19,25 @@ public struct LogisticModel: FittedModel {
     public internal(set) var space: FeatureSpace
     /// The events the weights are fitted on (plus those learned since the last fit).
     public internal(set) var log: EventLog
-    /// targets x layout.dimension, row-major.
-    public internal(set) var weights: [Double]
+    /// W, targets x layout.dimension: dense outside the previous-target block, and in it
+    /// only the pairs (target, previous target) that occurred at the last fit.
+    var weights: SparseBlockMatrix
     /// Events learned since the last fit, and the newest event time at that fit.
     public internal(set) var eventsSinceFit: Int = 0
     public internal(set) var lastFitTime: Double?
     /// Iterations of the last fit (diagnostics).
     public internal(set) var lastIterations: Int = 0
 
-    init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog, weights: [Double]? = nil) {
+    init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog, weights: SparseBlockMatrix? = nil) {
         self.configuration = configuration
         encoder = MomentEncoder(configuration.encoder)
         self.space = space
         self.log = log
-        self.weights = weights ?? [Double](repeating: 0, count: space.targetCount * encoder.layout(for: space).dimension)
+        self.weights = weights ?? SparseBlockMatrix(layout: encoder.layout(for: space))
     }
+
+    /// W as a full targets x layout.dimension matrix, row-major (exports; 8 MB for 1,000 targets).
+    public var expandedWeights: [Double] { weights.expanded }
 
     public var layout: FeatureLayout { encoder.layout(for: space) }
 
@@ -45,14 +49,14 @@ public struct LogisticModel: FittedModel {
         lastFitTime = log.last?.time
         guard !log.isEmpty else { return }
         let design = DesignMatrix(log: log, space: space, encoder: encoder, halfLifeDays: configuration.halfLifeDays)
-        let result = LogisticTrainer.optimize(design: design, targets: space.targetCount, start: weights, configuration: configuration)
-        weights = result.x
-        lastIterations = result.iterations
+        (weights, lastIterations) = LogisticTrainer.optimize(design: design, targets: space.targetCount, start: weights,
+                                                             configuration: configuration)
     }
 
     /// The weights re-laid into `other` (unknown entries zero), for warm starts.
-    public func weights(mappedInto other: FeatureSpace) -> [Double] {
-        space.remap(weights, encoder: encoder, to: other)
+    func weights(mappedInto other: FeatureSpace) -> SparseBlockMatrix {
+        let mapping = space.mapping(to: other)
+        return weights.remapped(from: layout, to: encoder.layout(for: other), targetMap: mapping.targets, contextMap: mapping.contexts)
     }
 
     public mutating func update(with event: Event) {
@@ -60,7 +64,8 @@ public struct LogisticModel: FittedModel {
         space.insert(event.target)
         _ = space.insertColumns(for: event.context)
         if space.targetCount != old.targetCount || space.contextCount != old.contextCount {
-            weights = old.remap(weights, encoder: encoder, to: space)
+            let mapping = old.mapping(to: space)
+            weights = weights.remapped(from: encoder.layout(for: old), to: layout, targetMap: mapping.targets, contextMap: mapping.contexts)
         }
         log.insert(space.loggedEvent(for: event)!, space: space)
         eventsSinceFit += 1
@@ -83,7 +88,7 @@ public struct LogisticModel: FittedModel {
         }
         let filtered = space.filtered(keepingTarget: { targetUsed[$0.rawValue] }, keepingColumn: { columnUsed[$0.rawValue] })
         if filtered.space != space {
-            weights = space.remap(weights, encoder: encoder, to: filtered.space)
+            weights = weights(mappedInto: filtered.space)
             log.remap(targets: filtered.targetMap, columns: filtered.columnMap)
             space = filtered.space
         }
@@ -102,16 +107,7 @@ public struct LogisticModel: FittedModel {
     public func logScores(at moment: Moment) -> [Double] {
         let rows = space.targetCount
         guard rows > 0 else { return [] }
-        let x = featureVector(for: moment)
-        var scores = [Double](repeating: 0, count: rows)
-        weights.withUnsafeBufferPointer { a in
-            x.withUnsafeBufferPointer { xBuffer in
-                scores.withUnsafeMutableBufferPointer { y in
-                    BLASKernels.dgemv(rows: rows, columns: x.count, a: a, x: xBuffer, y: y)
-                }
-            }
-        }
-        return scores
+        return weights.product(featureVector(for: moment))
     }
 
     public func scores(at moment: Moment) -> [ScoredTarget] {
@@ -125,6 +121,7 @@ public struct LogisticModel: FittedModel {
 
     /// Scores many moments with one `dgemm`; equal to `scores(at:)` per moment up to rounding.
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
-        Softmax.rankedBatch(vectors: moments.map { featureVector(for: $0) }, weights: weights, columns: layout.dimension, targets: space.targets)
+        Softmax.rankedBatch(vectors: moments.map { featureVector(for: $0) }, weights: weights.expanded, columns: layout.dimension,
+                            targets: space.targets)
     }
 }

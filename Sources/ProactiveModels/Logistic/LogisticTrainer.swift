@@ -73,7 +73,8 @@ public struct LogisticTrainer: ModelTrainer {
 
     /// Fits, starting from `warmStart`'s weights for the targets and columns it knows.
     /// - Throws: `ConfigurationError` for an unusable configuration.
-    /// - Complexity: per L-BFGS iteration two `sgemm` of events x columns x targets.
+    /// - Complexity: per L-BFGS iteration two `sgemm` of events x dense columns x targets, plus the
+    ///   previous-target pairs that occur (each row adds its previous target's pairs).
     public func fit(_ training: TrainingSet, warmStart: LogisticModel?) throws -> LogisticModel {
         try configuration.validate()
         let space = FeatureSpace(events: training.events)
@@ -84,15 +85,29 @@ public struct LogisticTrainer: ModelTrainer {
         return model
     }
 
-    /// Minimises the objective of `design` from `start` (targets x columns, row-major).
-    static func optimize(design: DesignMatrix, targets: Int, start: [Double], configuration: LogisticConfiguration) -> LBFGS.Result {
+    /// Minimises the objective of `design` from `start` (entries of the previous-target block
+    /// outside the pairs that occur in `design` are dropped: they stay 0).
+    /// - Returns: the weights found and the iterations taken.
+    static func optimize(design: DesignMatrix, targets: Int, start: SparseBlockMatrix,
+                         configuration: LogisticConfiguration) -> (weights: SparseBlockMatrix, iterations: Int) {
         let totalWeight = max(design.weights.reduce(0, +), 1e-12)
-        var objective = SoftmaxObjective(design: design, targets: targets, l2: configuration.l2)
+        let pairs = PreviousPairs(design: design)
+        var objective = SoftmaxObjective(design: design, targets: targets, l2: configuration.l2, pairs: pairs)
         let optimizer = LBFGS(maxIterations: configuration.maxIterations, gradientTolerance: configuration.gradientTolerance)
-        return optimizer.minimize(start: start) { weights, gradient in
+        let result = optimizer.minimize(start: start.dense + pairs.values(of: start)) { weights, gradient in
             let value = objective.evaluate(weights, gradient: &gradient)
             for i in gradient.indices { gradient[i] /= totalWeight }
             return value / totalWeight
         }
+        let denseCount = start.dense.count
+        var previous = [[Int: Double]](repeating: [:], count: start.block.count)
+        for p in previous.indices {
+            for q in pairs.start[p] ..< pairs.start[p + 1] where result.x[denseCount + q] != 0 {
+                previous[p][Int(pairs.targets[q])] = result.x[denseCount + q]
+            }
+        }
+        let weights = SparseBlockMatrix(rows: start.rows, dimension: start.dimension, block: start.block,
+                                        dense: Array(result.x[..<denseCount]), previous: previous)
+        return (weights, result.iterations)
     }
 }

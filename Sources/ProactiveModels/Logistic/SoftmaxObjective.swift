@@ -78,60 +78,103 @@ public struct DesignMatrix: Sendable {
 
 // MARK: - Objective
 
+/// The pairs (target t, previous target p) of a design that occur: some row of
+/// target t has previous target p. The logistic model learns a previous-target
+/// weight W[t, p] only for these (at most one per row: O(events), where the
+/// full block is targets x targets); every other entry of the block is 0.
+/// Grouped by previous target, targets increasing within a group.
+struct PreviousPairs: Sendable, Equatable {
+    /// Pairs of previous target p: `targets[start[p] ..< start[p + 1]]`.
+    let start: [Int]
+    let targets: [Int32]
+
+    var count: Int { targets.count }
+
+    init(design: DesignMatrix) {
+        let block = design.previousBlock.count
+        var sets = [Set<Int32>](repeating: [], count: block)
+        for i in 0 ..< design.rows where design.previousOffset[i] >= 0 {
+            sets[Int(design.previousOffset[i])].insert(Int32(design.labels[i]))
+        }
+        var start = [0]
+        start.reserveCapacity(block + 1)
+        var targets: [Int32] = []
+        for p in 0 ..< block {
+            targets += sets[p].sorted()
+            start.append(targets.count)
+        }
+        self.start = start
+        self.targets = targets
+    }
+
+    /// The pairs' values of `weights` (absent entries 0), in pair order.
+    func values(of weights: SparseBlockMatrix) -> [Double] {
+        var values = [Double](repeating: 0, count: count)
+        for p in 0 ..< start.count - 1 {
+            for q in start[p] ..< start[p + 1] { values[q] = weights.previous[p][Int(targets[q])] ?? 0 }
+        }
+        return values
+    }
+}
+
 /// The L2-regularised multinomial log-loss and its gradient:
 ///
 ///     F(W) = Σ_i w_i · (logΣ_t exp(x_i·W_t) − x_i·W_{y_i}) + (λ/2)·‖W without bias column‖²
 ///     ∇F   = (P − Y)ᵀ diag(w) X + λ·W (bias column unpenalised)
 ///
-/// W is targets x columns, row-major. With λ = 1 this is scikit-learn's
-/// objective for `LogisticRegression(C=1)` (sum of losses plus ½‖W‖²).
-/// Both products run in single precision: `sgemm` over the dense columns,
-/// plus each row's one previous-target entry (an axpy of that column of W,
-/// kept transposed so it is contiguous, into the row's logits; and of the
-/// row's residuals into that column's gradient). The value is accumulated in Double.
+/// over W's dense columns (targets x dense columns) and its previous-target
+/// entries of the pairs that occur (`PreviousPairs`; the rest of the block is
+/// held at 0). The parameter vector is W's dense part, row-major, then the
+/// pairs' weights in pair order. With λ = 1 this is scikit-learn's objective
+/// for `LogisticRegression(C=1)` (sum of losses plus ½‖W‖²) restricted to
+/// those entries. Both products run in single precision: `sgemm` over the
+/// dense columns, plus each row's previous-target entry (the weights of its
+/// previous target's pairs added to the row's logits; the row's residuals at
+/// those targets into their gradients). The value is accumulated in Double.
 struct SoftmaxObjective {
     let design: DesignMatrix
     let targets: Int
     let l2: Double
-    /// W's dense columns (targets x dense columns) and its previous-target block transposed (block x targets).
+    let pairs: PreviousPairs
     private var denseWeights: [Float]
-    private var previousWeights: [Float]
+    private var pairWeights: [Float]
     private var logits: [Float]
     private var denseGradient: [Float]
-    private var previousGradient: [Float]
+    private var pairGradient: [Float]
 
-    init(design: DesignMatrix, targets: Int, l2: Double) {
+    /// Parameters: targets x dense columns, then one per pair.
+    var parameterCount: Int { targets * design.denseColumns + pairs.count }
+
+    init(design: DesignMatrix, targets: Int, l2: Double, pairs: PreviousPairs) {
         self.design = design
         self.targets = targets
         self.l2 = l2
+        self.pairs = pairs
         denseWeights = [Float](repeating: 0, count: targets * design.denseColumns)
-        previousWeights = [Float](repeating: 0, count: design.previousBlock.count * targets)
+        pairWeights = [Float](repeating: 0, count: pairs.count)
         logits = [Float](repeating: 0, count: design.rows * targets)
         denseGradient = [Float](repeating: 0, count: targets * design.denseColumns)
-        previousGradient = [Float](repeating: 0, count: design.previousBlock.count * targets)
+        pairGradient = [Float](repeating: 0, count: pairs.count)
     }
 
-    /// F(W) with ∇F written to `gradient` (both targets x columns).
-    mutating func evaluate(_ weights: [Double], gradient: inout [Double]) -> Double {
+    /// F at `parameters` with ∇F written to `gradient` (both `parameterCount` values).
+    mutating func evaluate(_ parameters: [Double], gradient: inout [Double]) -> Double {
         let n = design.rows
-        let d = design.columns
         let dd = design.denseColumns
-        let block = design.previousBlock
         let k = targets
-        for t in 0 ..< k {
-            let base = t * d
-            for j in 0 ..< block.lowerBound { denseWeights[t * dd + j] = Float(weights[base + j]) }
-            for j in block.upperBound ..< d { denseWeights[t * dd + j - block.count] = Float(weights[base + j]) }
-            for (p, j) in block.enumerated() { previousWeights[p * k + t] = Float(weights[base + j]) }
-        }
+        let denseCount = k * dd
+        for i in 0 ..< denseCount { denseWeights[i] = Float(parameters[i]) }
+        for q in 0 ..< pairs.count { pairWeights[q] = Float(parameters[denseCount + q]) }
+        let design = design
+        let pairs = pairs
         design.dense.withUnsafeBufferPointer { x in
             denseWeights.withUnsafeBufferPointer { w in
                 logits.withUnsafeMutableBufferPointer { z in
                     BLASKernels.sgemm(m: n, n: k, k: dd, a: x, b: w, transposeB: true, c: z)
-                    previousWeights.withUnsafeBufferPointer { wp in
-                        for i in 0 ..< n where design.previousOffset[i] >= 0 {
-                            Self.addScaled(design.previousWeight[i], wp.baseAddress! + Int(design.previousOffset[i]) * k,
-                                           into: z.baseAddress! + i * k, count: k)
+                    pairWeights.withUnsafeBufferPointer { pw in
+                        Self.forEachPreviousRow(design, pairs) { i, weight, range, targets in
+                            let row = z.baseAddress! + i * k
+                            for q in range { row[Int(targets[q])] += weight * pw[q] }
                         }
                     }
                 }
@@ -163,36 +206,50 @@ struct SoftmaxObjective {
                 denseGradient.withUnsafeMutableBufferPointer { g in
                     BLASKernels.sgemm(m: k, n: dd, k: n, a: r, transposeA: true, b: x, c: g)
                 }
-                previousGradient.withUnsafeMutableBufferPointer { gp in
-                    for j in gp.indices { gp[j] = 0 }
-                    for i in 0 ..< n where design.previousOffset[i] >= 0 {
-                        Self.addScaled(design.previousWeight[i], r.baseAddress! + i * k,
-                                       into: gp.baseAddress! + Int(design.previousOffset[i]) * k, count: k)
+                pairGradient.withUnsafeMutableBufferPointer { pg in
+                    for q in pg.indices { pg[q] = 0 }
+                    Self.forEachPreviousRow(design, pairs) { i, weight, range, targets in
+                        let row = r.baseAddress! + i * k
+                        for q in range { pg[q] += weight * row[Int(targets[q])] }
                     }
                 }
             }
         }
-        // Back to targets x columns, plus the penalty (column 0, the bias, is not penalised).
+        // The penalty on every parameter but the bias (dense column 0 of each target).
         var penalty = 0.0
         for t in 0 ..< k {
-            let base = t * d
-            for j in 0 ..< block.lowerBound { gradient[base + j] = Double(denseGradient[t * dd + j]) }
-            for j in block.upperBound ..< d { gradient[base + j] = Double(denseGradient[t * dd + j - block.count]) }
-            for (p, j) in block.enumerated() { gradient[base + j] = Double(previousGradient[p * k + t]) }
-            for j in 1 ..< d {
-                let w = weights[base + j]
+            let base = t * dd
+            gradient[base] = Double(denseGradient[base])
+            for j in 1 ..< dd {
+                let w = parameters[base + j]
                 penalty += w * w
-                gradient[base + j] += l2 * w
+                gradient[base + j] = Double(denseGradient[base + j]) + l2 * w
             }
+        }
+        for q in 0 ..< pairs.count {
+            let w = parameters[denseCount + q]
+            penalty += w * w
+            gradient[denseCount + q] = Double(pairGradient[q]) + l2 * w
         }
         return loss + 0.5 * l2 * penalty
     }
 
-    /// y += alpha · x over `count` floats: a plain loop the compiler vectorises. A BLAS
-    /// `saxpy` call per row cost more than the work for a user with a few dozen targets,
-    /// and the objective makes two per row and evaluation.
+    /// Calls `body` for each row with a previous target: the row, its previous-target value,
+    /// that target's pair range and the pairs' targets (buffers, so the loops run unchecked).
     @inline(__always)
-    private static func addScaled(_ alpha: Float, _ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
-        for t in 0 ..< count { y[t] += alpha * x[t] }
+    private static func forEachPreviousRow(_ design: DesignMatrix, _ pairs: PreviousPairs,
+                                           _ body: (Int, Float, Range<Int>, UnsafeBufferPointer<Int32>) -> Void) {
+        design.previousOffset.withUnsafeBufferPointer { offsets in
+            design.previousWeight.withUnsafeBufferPointer { weights in
+                pairs.start.withUnsafeBufferPointer { start in
+                    pairs.targets.withUnsafeBufferPointer { targets in
+                        for i in 0 ..< offsets.count where offsets[i] >= 0 {
+                            let p = Int(offsets[i])
+                            body(i, weights[i], start[p] ..< start[p + 1], targets)
+                        }
+                    }
+                }
+            }
+        }
     }
 }

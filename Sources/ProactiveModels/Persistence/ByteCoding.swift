@@ -6,6 +6,8 @@ import Foundation
 /// by bit pattern, so values round-trip exactly.
 struct ByteWriter: Sendable {
     private(set) var bytes: [UInt8] = []
+    /// The model format version being written (parts whose layout changed between versions read it).
+    var version = ModelArchive.formatVersion
 
     init() {}
 
@@ -75,6 +77,8 @@ struct ByteReader: Sendable {
     let bytes: [UInt8]
     private(set) var offset: Int
     private let end: Int
+    /// The model format version being read (parts whose layout changed between versions read it).
+    var version = ModelArchive.formatVersion
 
     init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
         self.bytes = bytes

@@ -300,3 +300,57 @@ extension UsageTracker {
                   fineTime: fineTime, fineTotals: fineTotals, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity)
     }
 }
+
+// MARK: - Sparse previous-target blocks
+
+extension SparseBlockMatrix {
+    /// Format 7: the dense columns, then per previous target the targets of its stored pairs
+    /// (increasing) and their values. Formats 5 and 6: the full row-major matrix.
+    func encode(into writer: inout ByteWriter) {
+        guard writer.version >= 7 else {
+            writer.write(expanded)
+            return
+        }
+        writer.write(dense)
+        for column in previous {
+            let keys = column.keys.sorted()
+            writer.write(keys)
+            writer.write(keys.map { column[$0]! })
+        }
+    }
+
+    /// Reads a matrix of `layout` written by `encode` in the reader's format version.
+    init(reader: inout ByteReader, field: String, layout: FeatureLayout) throws(ModelFormatError) {
+        let targets = layout.targetCount
+        let dimension = layout.dimension
+        guard reader.version >= 7 else {
+            let full = try reader.readDoubles(field)
+            guard full.count == targets * dimension else {
+                throw .invalid(field: field, reason: "\(full.count) values for \(targets) x \(dimension)")
+            }
+            guard full.allSatisfy(\.isFinite) else { throw .invalid(field: field, reason: "not finite") }
+            self.init(full: full, layout: layout)
+            return
+        }
+        let dense = try reader.readDoubles("\(field).dense")
+        guard dense.count == targets * (dimension - targets) else {
+            throw .invalid(field: "\(field).dense", reason: "\(dense.count) values for \(targets) x \(dimension - targets)")
+        }
+        guard dense.allSatisfy(\.isFinite) else { throw .invalid(field: "\(field).dense", reason: "not finite") }
+        var previous: [[Int: Double]] = []
+        previous.reserveCapacity(targets)
+        for p in 0 ..< targets {
+            let keys = try reader.readInts("\(field).previous.targets")
+            let values = try reader.readDoubles("\(field).previous.values")
+            guard keys.count == values.count, keys.allSatisfy({ (0 ..< targets).contains($0) }),
+                  keys.indices.dropFirst().allSatisfy({ keys[$0 - 1] < keys[$0] }) else {
+                throw .invalid(field: "\(field).previous", reason: "previous target \(p): targets not increasing within 0..<\(targets) or not one value each")
+            }
+            guard values.allSatisfy({ $0.isFinite && $0 != 0 }) else {
+                throw .invalid(field: "\(field).previous", reason: "previous target \(p): a value is zero or not finite")
+            }
+            previous.append(Dictionary(uniqueKeysWithValues: zip(keys, values)))
+        }
+        self.init(layout: layout, dense: dense, previous: previous)
+    }
+}

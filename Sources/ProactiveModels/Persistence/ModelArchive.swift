@@ -62,12 +62,15 @@ protocol ArchivedModel: PersistentModel {
 ///     payload length (UInt64) | payload | checksum of everything before it (UInt64)
 ///
 /// The checksum is `FNV1a64.laneHash` from version 6 on, `FNV1a64.hash` in
-/// version 5 (whose payload is the same, so version-5 states still load).
+/// version 5 (whose payload is the same as version 6's, so version-5 states still load).
+/// Version 7 saves the profile's previous-target counts sparsely (only the pairs
+/// that occurred, see `SparseBlockMatrix`); versions 5 and 6 saved them as a full
+/// targets x dimension matrix, read into the same sparse counts.
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     public static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 6
+    public static let formatVersion = 7
     public static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {
@@ -77,6 +80,7 @@ public enum ModelArchive {
     /// The bytes of `model`, ready to be written to a file.
     static func encode<Model: ArchivedModel>(_ model: Model, version: Int = formatVersion) -> [UInt8] {
         var payload = ByteWriter()
+        payload.version = version
         model.encodePayload(into: &payload)
         var writer = ByteWriter()
         writer.append(magic)
@@ -109,7 +113,9 @@ public enum ModelArchive {
         let computed = checksum(bytes[0 ..< payloadEnd], version: version)
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
         guard trailer.remaining == 0 else { throw .invalid(field: "file", reason: "\(trailer.remaining) bytes after the checksum") }
-        return (kind, ByteReader(bytes, offset: payloadStart, end: payloadEnd))
+        var payload = ByteReader(bytes, offset: payloadStart, end: payloadEnd)
+        payload.version = version
+        return (kind, payload)
     }
 
     /// Reads a model of a known type. - Throws: `ModelFormatError` (also `.wrongKind`).

@@ -10,7 +10,7 @@ extension ProfileModel: ArchivedModel {
         space.encode(into: &writer)
         log.encode(into: &writer)
         writer.write(anchor)
-        writer.write(counts)
+        counts.encode(into: &writer)
     }
 
     init(payload reader: inout ByteReader) throws(ModelFormatError) {
@@ -18,11 +18,8 @@ extension ProfileModel: ArchivedModel {
         let space = try FeatureSpace(reader: &reader)
         let log = try EventLog(reader: &reader, space: space)
         let anchor = try reader.readDouble("profile.anchor")
-        let counts = try reader.readDoubles("profile.counts")
-        let dimension = MomentEncoder(configuration.encoder).layout(for: space).dimension
-        guard counts.count == space.targetCount * dimension else {
-            throw .invalid(field: "profile.counts", reason: "\(counts.count) values for \(space.targetCount) x \(dimension)")
-        }
+        let layout = MomentEncoder(configuration.encoder).layout(for: space)
+        let counts = try SparseBlockMatrix(reader: &reader, field: "profile.counts", layout: layout)
         guard anchor.isFinite, anchor == anchor.rounded() else { throw .invalid(field: "profile.anchor", reason: "not a whole number") }
         self.init(configuration: configuration, space: space, log: log, counts: counts, anchor: anchor)
         guard eventCounts.allSatisfy({ $0 > 0 }) else { throw .invalid(field: "profile.log", reason: "a target without events") }
@@ -43,7 +40,7 @@ extension LogisticModel: ArchivedModel {
 
     /// What a fit learned (written after the vocabulary and the log).
     func encodeFit(into writer: inout ByteWriter) {
-        writer.write(weights)
+        weights.encode(into: &writer)
         writer.write(eventsSinceFit)
         writer.write(lastFitTime)
         writer.write(lastIterations)
@@ -58,12 +55,9 @@ extension LogisticModel: ArchivedModel {
 
     /// Reads `encodeFit`'s part for a model of the given vocabulary and log.
     init(configuration: LogisticConfiguration, space: FeatureSpace, log: EventLog, fit reader: inout ByteReader) throws(ModelFormatError) {
-        let weights = try reader.readDoubles("logistic.weights")
-        let expected = space.targetCount * MomentEncoder(configuration.encoder).layout(for: space).dimension
-        guard weights.count == expected else {
-            throw .invalid(field: "logistic.weights", reason: "\(weights.count) values, expected \(expected)")
-        }
-        // The weights as read (not a zero-filled array replaced afterwards: 8 MB for 1,000 targets).
+        let layout = MomentEncoder(configuration.encoder).layout(for: space)
+        let weights = try SparseBlockMatrix(reader: &reader, field: "logistic.weights", layout: layout)
+        // The weights as read (not a zero-filled matrix replaced afterwards).
         self.init(configuration: configuration, space: space, log: log, weights: weights)
         eventsSinceFit = try reader.readInt("logistic.eventsSinceFit")
         lastFitTime = try reader.readOptionalDouble("logistic.lastFitTime")

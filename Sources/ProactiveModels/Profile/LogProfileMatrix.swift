@@ -12,10 +12,13 @@ import CKernels
 ///   `dense[p * rows ..< (p + 1) * rows]`. A moment's vector is dense there
 ///   but not everywhere (one weekday, one weekend column, a few context
 ///   values), so scoring reads only the columns whose weight is not zero.
-/// - `transitions`: targets x targets, row `p` holding column "previous = p"
-///   of L for every target. A moment has at most one previous target, so its
-///   contribution is one more contiguous column of the same sum, instead of a
-///   strided read down a column of a targets x (targets + 60) matrix.
+/// - `transitions`: column "previous = p" of L, sparse: only the targets that
+///   p ever preceded hold their own entry, every other target the block's
+///   `absentTransition` (log α, the entry of a zero count). A moment has at
+///   most one previous target; its column is written out into a scratch
+///   column of `rows` values and read as one more contiguous column of the
+///   same sum (the same entries and order as a dense block, so the same bits),
+///   while the stored block is O(pairs that occurred), not targets x targets.
 ///
 /// Entries are `Float`: the log-counts they hold are rounded to about 6e-8
 /// relative (so a log-score moves by about 1e-6 at most), and a product reads
@@ -37,14 +40,18 @@ struct LogProfileMatrix: Sendable, Equatable {
     /// The logical columns of the previous-target block (one per target, in target order).
     let previousColumns: Range<Int>
     private(set) var dense: [Float]
-    private(set) var transitions: [Float]
+    /// Per previous target p (block offset): target row -> L[row, previous = p], for the stored pairs.
+    private(set) var transitions: [[Int: Float]]
+    /// L[row, previous = p] of every pair not in `transitions`.
+    let absentTransition: Float
     /// Dense storage position of each logical column, or -1 for the previous-target block.
     private let densePosition: [Int]
 
     var denseWidth: Int { denseColumns.count }
 
-    /// An all-zero matrix for `layout` with `extraColumns` columns after the feature vector.
-    init(layout: FeatureLayout, extraColumns: Int) {
+    /// A matrix for `layout` with `extraColumns` columns after the feature vector: zero
+    /// outside the previous-target block, `absentTransition` in it.
+    init(layout: FeatureLayout, extraColumns: Int, absentTransition: Double = 0) {
         rows = layout.targetCount
         width = layout.dimension + extraColumns
         previousColumns = layout.previous.lowerBound ..< layout.noPrevious
@@ -53,23 +60,36 @@ struct LogProfileMatrix: Sendable, Equatable {
         for (p, j) in denseColumns.enumerated() { position[j] = p }
         densePosition = position
         dense = [Float](repeating: 0, count: rows * denseColumns.count)
-        transitions = [Float](repeating: 0, count: rows * previousColumns.count)
+        transitions = [[Int: Float]](repeating: [:], count: previousColumns.count)
+        self.absentTransition = Float(absentTransition)
     }
 
     /// L[row, column] for a logical column (set: rounded to the nearest `Float`).
     subscript(row: Int, column: Int) -> Double {
         get {
             let p = densePosition[column]
-            return Double(p >= 0 ? dense[p * rows + row] : transitions[(column - previousColumns.lowerBound) * rows + row])
+            return Double(p >= 0 ? dense[p * rows + row] : transitions[column - previousColumns.lowerBound][row] ?? absentTransition)
         }
         set {
             let p = densePosition[column]
             if p >= 0 {
                 dense[p * rows + row] = Float(newValue)
             } else {
-                transitions[(column - previousColumns.lowerBound) * rows + row] = Float(newValue)
+                let value = Float(newValue)
+                transitions[column - previousColumns.lowerBound][row] = value == absentTransition ? nil : value
             }
         }
+    }
+
+    /// Copies in every entry of `old`, a matrix of fewer targets and the same other columns:
+    /// its rows of each dense column and its previous targets' transition columns.
+    mutating func copyEntries(of old: LogProfileMatrix) {
+        precondition(old.rows <= rows && old.denseWidth == denseWidth && old.previousColumns.count <= previousColumns.count
+                     && old.absentTransition == absentTransition, "shape mismatch")
+        for p in 0 ..< denseWidth {
+            for row in 0 ..< old.rows { dense[p * rows + row] = old.dense[p * old.rows + row] }
+        }
+        for p in old.transitions.indices { transitions[p] = old.transitions[p] }
     }
 
     // MARK: Products
@@ -88,16 +108,16 @@ struct LogProfileMatrix: Sendable, Equatable {
     }
 
     /// y = Σ over the dense positions `positions` of x[p] · (dense column p), plus the
-    /// transition row of `previous` (zero weights skipped). An empty sum writes zeros.
+    /// transition column of `previous` (zero weights skipped). An empty sum writes zeros.
     func multiply(weights x: UnsafeBufferPointer<Double>, positions: some Sequence<Int>, previous: PreviousTarget?,
                   into y: UnsafeMutableBufferPointer<Double>) {
         precondition(y.count >= rows, "shape mismatch")
         guard rows > 0, let output = y.baseAddress else { return }
-        // At most every dense column plus one transition row.
+        // At most every dense column plus one transition column, written out in `column`.
         withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: denseWidth + 1) { columns in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: denseWidth + 1) { weights in
-                dense.withUnsafeBufferPointer { a in
-                    transitions.withUnsafeBufferPointer { t in
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: rows) { column in
+                    dense.withUnsafeBufferPointer { a in
                         var count = 0
                         for p in positions where x[p] != 0 {
                             columns[count] = a.baseAddress! + p * rows
@@ -105,7 +125,9 @@ struct LogProfileMatrix: Sendable, Equatable {
                             count += 1
                         }
                         if let (target, weight) = previous, weight != 0 {
-                            columns[count] = t.baseAddress! + target * rows
+                            column.initialize(repeating: absentTransition)
+                            for (row, value) in transitions[target] { column[row] = value }
+                            columns[count] = UnsafePointer(column.baseAddress!)
                             weights[count] = weight
                             count += 1
                         }
@@ -115,6 +137,9 @@ struct LogProfileMatrix: Sendable, Equatable {
             }
         }
     }
+
+    /// The stored previous-target pairs (the block's size in memory).
+    var storedTransitions: Int { transitions.reduce(0) { $0 + $1.count } }
 
     /// Σ over targets of L[·, column] (used for per-column means).
     func columnSum(_ column: Int) -> Double {

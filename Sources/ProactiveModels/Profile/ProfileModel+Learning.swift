@@ -9,8 +9,14 @@ extension ProfileModel {
     /// matrices are re-laid out) when the target or a context value is new.
     public mutating func update(with event: Event) {
         var grew = false
+        var newContext = false
         if space.index(of: event.target) == nil { grew = true }
-        for (key, value) in event.context where space.column(key: key, value: value) == nil { grew = true }
+        for (key, value) in event.context where space.column(key: key, value: value) == nil {
+            grew = true
+            newContext = true
+        }
+        // L before a new target (held only then: holding it always would copy L on every update).
+        let before: LogProfileMatrix? = grew && !newContext ? logProfile : nil
         if grew {
             let old = space
             space.insert(event.target)
@@ -35,7 +41,11 @@ extension ProfileModel {
         eventCounts[logged.target.rawValue] += 1
         for column in logged.context { contextUses[column.rawValue] += 1 }
         rebaseIfNeeded()
-        if grew || !refreshReference() {
+        if let before, before.rows == eventCounts.count - 1, currentReference == reference, decay == decayFactor() {
+            // Only a target was added: every other entry of L is what it was (see `grownLogProfile`).
+            grownLogProfile(from: before)
+            for entry in touched { refresh(row: entry.row, columns: entry.columns) }
+        } else if grew || !refreshReference() {
             refreshAll()
         } else {
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }
@@ -89,12 +99,9 @@ extension ProfileModel {
         let row = event.target.rawValue
         var touched: [Int] = []
         touched.reserveCapacity(layout.timeKernels + 8 + event.context.count)
-        counts.withUnsafeMutableBufferPointer { counts in
-            let base = row * dimension
-            for j in 0 ..< dimension where x[j] != 0 {
-                counts[base + j] += scale * x[j]
-                touched.append(j)
-            }
+        for j in 0 ..< dimension where x[j] != 0 {
+            counts.add(scale * x[j], row: row, column: j)
+            touched.append(j)
         }
         return (row, touched)
     }
@@ -115,14 +122,14 @@ extension ProfileModel {
         guard exponent > 600 else { return }
         let shift = exponent - 300
         anchor += shift
-        for i in counts.indices { counts[i] = Foundation.scalbn(counts[i], -Int(shift)) }
+        counts.scale(byPowerOfTwo: -Int(shift))
     }
 
     /// Rebuilds all counts from the log (used at fit, and after the vocabulary shrinks).
     mutating func rebuildCounts() {
         anchor = log.events.first.map { ($0.time / halfLifeSeconds).rounded(.down) } ?? 0
         if !anchor.isFinite { anchor = 0 }
-        counts = [Double](repeating: 0, count: space.targetCount * layout.dimension)
+        counts = SparseBlockMatrix(layout: layout)
         var previous: LoggedEvent?
         for event in log.events {
             accumulate(event, previous: previous, sign: 1)
@@ -141,7 +148,8 @@ extension ProfileModel {
 
     /// Moves counts into the layout of the grown `space` (columns keep their meaning).
     mutating func relayout(from old: FeatureSpace) {
-        counts = old.remap(counts, encoder: encoder, to: space)
+        let mapping = old.mapping(to: space)
+        counts = counts.remapped(from: encoder.layout(for: old), to: layout, targetMap: mapping.targets, contextMap: mapping.contexts)
         eventCounts += [Int](repeating: 0, count: space.targetCount - old.targetCount)
         contextUses += [Int](repeating: 0, count: space.contextCount - old.contextCount)
     }

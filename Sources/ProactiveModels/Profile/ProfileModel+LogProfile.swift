@@ -24,13 +24,38 @@ extension ProfileModel {
         return Foundation.exp2(anchor - reference / halfLifeSeconds)
     }
 
-    /// Recomputes the whole log-profile matrix. - Complexity: O(targets x width) logarithms.
+    /// Recomputes the whole log-profile matrix. - Complexity: O(targets x (width - targets) + pairs) logarithms.
     mutating func refreshAll() {
         reference = currentReference
         decay = decayFactor()
-        logProfile = LogProfileMatrix(layout: layout, extraColumns: Self.fixedGroupCount + space.contextKeys.count)
-        let allColumns = Array(0 ..< layout.dimension)
-        for row in 0 ..< space.targetCount { refresh(row: row, columns: allColumns, includingKeys: true) }
+        // A previous-target pair that never occurred has count 0: its entry is log(α), the block's absent value.
+        logProfile = LogProfileMatrix(layout: layout, extraColumns: Self.fixedGroupCount + space.contextKeys.count,
+                                      absentTransition: Foundation.log(configuration.smoothing))
+        let columns = counts.denseColumns
+        for row in 0 ..< space.targetCount { refresh(row: row, columns: columns, includingKeys: true) }
+        let alpha = configuration.smoothing
+        for (p, entries) in counts.previous.enumerated() {
+            let column = counts.block.lowerBound + p
+            for (row, count) in entries { logProfile[row, column] = Foundation.log(decay * count + alpha) }
+        }
+    }
+
+    /// L after one target was added (no context value, same reference day and decay), equal to
+    /// `refreshAll()` at O(targets) logarithms instead of O(targets x columns): the old rows keep
+    /// their entries but the previous-group denominator (it counts the targets), the new row is
+    /// computed. The caller then refreshes the entries its new counts touched.
+    mutating func grownLogProfile(from old: LogProfileMatrix) {
+        let layout = layout
+        let alpha = configuration.smoothing
+        logProfile = LogProfileMatrix(layout: layout, extraColumns: Self.fixedGroupCount + space.contextKeys.count,
+                                      absentTransition: Foundation.log(alpha))
+        logProfile.copyEntries(of: old)
+        let denominator = layout.dimension + 3
+        for row in 0 ..< old.rows {
+            logProfile[row, denominator] = Foundation.log(decay * counts[row, layout.bias] + alpha * Double(layout.targetCount + 1))
+        }
+        let columns = counts.denseColumns
+        for row in old.rows ..< space.targetCount { refresh(row: row, columns: columns, includingKeys: true) }
     }
 
     /// Recomputes the entries of `row` that depend on the count columns given,
@@ -40,8 +65,7 @@ extension ProfileModel {
         let dimension = layout.dimension
         let alpha = configuration.smoothing
         let c = decay
-        let base = row * dimension
-        let total = c * counts[base]
+        let total = c * counts[row, layout.bias]
         // Bias: the prior. Then the denominators of the four groups that sum to one per event.
         logProfile[row, layout.bias] = Foundation.log(total + configuration.priorSmoothing)
         logProfile[row, dimension] = Foundation.log(total + alpha * Double(layout.timeKernels))
@@ -49,13 +73,13 @@ extension ProfileModel {
         logProfile[row, dimension + 2] = Foundation.log(total + alpha * 2)
         logProfile[row, dimension + 3] = Foundation.log(total + alpha * Double(layout.targetCount + 1))
         for j in columns where j != layout.bias {
-            logProfile[row, j] = Foundation.log(c * counts[base + j] + alpha)
+            logProfile[row, j] = Foundation.log(c * counts[row, j] + alpha)
         }
         guard includingKeys else { return }
         for (k, key) in space.contextKeys.enumerated() {
             let valueColumns = space.columnsByKey[key] ?? []
             var keyTotal = 0.0
-            for column in valueColumns { keyTotal += counts[base + layout.column(of: column)] }
+            for column in valueColumns { keyTotal += counts[row, layout.column(of: column)] }
             logProfile[row, dimension + Self.fixedGroupCount + k] = Foundation.log(c * keyTotal + alpha * Double(valueColumns.count))
         }
     }
@@ -65,14 +89,12 @@ extension ProfileModel {
     /// The smoothed probability of each bucket of a group for a target, e.g.
     /// the weekday distribution of target 0. Used by explanations and tests.
     public func bucketProbabilities(target: TargetIndex, columns: Range<Int>) -> [Double] {
-        let dimension = layout.dimension
         let alpha = configuration.smoothing
-        let base = target.rawValue * dimension
-        let values = columns.map { decay * counts[base + $0] }
+        let values = columns.map { decay * counts[target.rawValue, $0] }
         let total = values.reduce(0, +)
         return values.map { ($0 + alpha) / (total + alpha * Double(columns.count)) }
     }
 
     /// The decayed weight of a target's events (how much history backs it).
-    public func decayedWeight(of target: TargetIndex) -> Double { decay * counts[target.rawValue * layout.dimension] }
+    public func decayedWeight(of target: TargetIndex) -> Double { decay * counts[target.rawValue, layout.bias] }
 }

@@ -34,8 +34,8 @@ public struct ProfileModel: FittedModel {
     public internal(set) var space: FeatureSpace
     /// The learned events in canonical order.
     public internal(set) var log: EventLog
-    /// Scaled counts, `targetCount` rows x `layout.dimension` columns, row-major.
-    var counts: [Double]
+    /// Scaled counts, `targetCount` rows x `layout.dimension` columns, the previous-target block sparse.
+    var counts: SparseBlockMatrix
     /// The log-profile matrix L, `targetCount` rows x `width` logical columns
     /// (stored as a compact dense part plus a transition block, see `LogProfileMatrix`).
     var logProfile: LogProfileMatrix
@@ -56,7 +56,7 @@ public struct ProfileModel: FittedModel {
         space = FeatureSpace(events: events)
         let logged = events.map { [space] in space.loggedEvent(for: $0)! }
         log = EventLog(events: logged, space: space)
-        counts = []
+        counts = SparseBlockMatrix(layout: FeatureLayout(timeKernels: 0, contextCount: 0, targetCount: 0))
         logProfile = LogProfileMatrix(layout: FeatureLayout(timeKernels: 0, contextCount: 0, targetCount: 0), extraColumns: 0)
         eventCounts = []
         contextUses = []
@@ -67,7 +67,7 @@ public struct ProfileModel: FittedModel {
     }
 
     /// Restores a model from its saved parts (used by deserialization).
-    init(configuration: ProfileConfiguration, space: FeatureSpace, log: EventLog, counts: [Double], anchor: Double) {
+    init(configuration: ProfileConfiguration, space: FeatureSpace, log: EventLog, counts: SparseBlockMatrix, anchor: Double) {
         self.configuration = configuration
         encoder = MomentEncoder(configuration.encoder)
         self.space = space

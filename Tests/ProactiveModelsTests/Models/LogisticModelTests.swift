@@ -26,9 +26,9 @@ struct LogisticModelTests {
                         context: space.columns(for: $0.context), weight: $0.weight)
         }, space: space)
         let design = DesignMatrix(log: log, space: space, encoder: encoder, halfLifeDays: nil)
-        var objective = SoftmaxObjective(design: design, targets: space.targetCount, l2: 0.7)
+        var objective = SoftmaxObjective(design: design, targets: space.targetCount, l2: 0.7, pairs: PreviousPairs(design: design))
         var random = SeededGenerator(seed: 9)
-        let weights = (0 ..< space.targetCount * design.columns).map { _ in random.gaussian(deviation: 0.3) }
+        let weights = (0 ..< objective.parameterCount).map { _ in random.gaussian(deviation: 0.3) }
         var gradient = [Double](repeating: 0, count: weights.count)
         _ = objective.evaluate(weights, gradient: &gradient)
         var scratch = gradient
@@ -42,8 +42,8 @@ struct LogisticModelTests {
         }
     }
 
-    /// The objective over the dense columns plus each row's previous-target entry equals the
-    /// plain full-width computation (in Double) to single-precision rounding.
+    /// The objective over the dense columns plus the previous-target pairs that occur equals the
+    /// plain full-width computation (in Double, the rest of the block 0) to single-precision rounding.
     @Test func objectiveEqualsTheFullWidthProduct() {
         let events = Fixtures.routine(days: 10)
         let space = FeatureSpace(events: events)
@@ -53,8 +53,19 @@ struct LogisticModelTests {
         let k = space.targetCount
         let d = design.columns
         let l2 = 0.7
+        let pairs = PreviousPairs(design: design)
+        #expect(pairs.count > 0 && pairs.count < k * k, "some pairs occur, not all")
+        // Each parameter's place in the full matrix: the dense columns, then the pairs.
+        let block = design.previousBlock
+        var places: [Int] = []
+        for t in 0 ..< k { for j in 0 ..< d where !block.contains(j) { places.append(t * d + j) } }
+        for p in 0 ..< block.count {
+            for q in pairs.start[p] ..< pairs.start[p + 1] { places.append(Int(pairs.targets[q]) * d + block.lowerBound + p) }
+        }
         var random = SeededGenerator(seed: 4)
-        let weights = (0 ..< k * d).map { _ in random.gaussian(deviation: 0.3) }
+        let parameters = places.map { _ in random.gaussian(deviation: 0.3) }
+        var weights = [Double](repeating: 0, count: k * d)
+        for (index, place) in places.enumerated() { weights[place] = parameters[index] }
         var referenceGradient = [Double](repeating: 0, count: k * d)
         var referenceLoss = 0.0
         for i in 0 ..< design.rows {
@@ -74,13 +85,14 @@ struct LogisticModelTests {
                 referenceGradient[t * d + j] += l2 * weights[t * d + j]
             }
         }
-        var objective = SoftmaxObjective(design: design, targets: k, l2: l2)
-        var gradient = [Double](repeating: 0, count: k * d)
-        let loss = objective.evaluate(weights, gradient: &gradient)
+        var objective = SoftmaxObjective(design: design, targets: k, l2: l2, pairs: pairs)
+        #expect(objective.parameterCount == places.count)
+        var gradient = [Double](repeating: 0, count: places.count)
+        let loss = objective.evaluate(parameters, gradient: &gradient)
         #expect(abs(loss - referenceLoss) < 1e-4 * abs(referenceLoss))
         let scale = referenceGradient.map(abs).max()!
-        for index in gradient.indices {
-            #expect(abs(gradient[index] - referenceGradient[index]) < 1e-4 * scale, "index \(index)")
+        for (index, place) in places.enumerated() {
+            #expect(abs(gradient[index] - referenceGradient[place]) < 1e-4 * scale, "parameter \(index)")
         }
     }
 

@@ -112,6 +112,59 @@ struct PersistenceTests {
         #expect(throws: ModelFormatError.self) { try BlendModel(serialized: corrupt) }
     }
 
+    /// States saved by format 6 (full previous-target blocks) load to the same model; a logistic
+    /// state trained before format 7 (every entry of its block non-zero) keeps every entry.
+    @Test func versionSixStatesStillLoad() throws {
+        let model = try BlendModel(serialized: Self.bytes)
+        let old = ModelArchive.encode(model, version: 6)
+        #expect(old[4] == 6)
+        #expect(old.count > Self.bytes.count, "format 6 saves the blocks in full")
+        #expect(try BlendModel(serialized: old).serialized() == Self.bytes)
+        var logistic = try #require(model.logistic)
+        var random = SeededGenerator(seed: 11)
+        let full = (0 ..< logistic.weights.rows * logistic.weights.dimension).map { _ in random.gaussian(deviation: 0.3) }
+        logistic.weights = SparseBlockMatrix(full: full, layout: logistic.layout)
+        let loaded = try LogisticModel(serialized: ModelArchive.encode(logistic, version: 6))
+        #expect(loaded.expandedWeights == full)
+        for day in [13, 14] {
+            let at = Fixtures.moment(day: day, hour: 8.2, recent: [Fixtures.event("weather", day: day, hour: 8)])
+            #expect(loaded.logScores(at: at) == logistic.logScores(at: at))
+        }
+        #expect(try LogisticModel(serialized: loaded.serialized()).expandedWeights == full)
+    }
+
+    /// The previous-target blocks (profile counts, its log-profile matrix, logistic weights) hold
+    /// only the pairs that occurred, in memory and in the saved state: for 150 targets and 450
+    /// events, at most 450 of the 22,500 entries.
+    @Test func previousTargetBlocksKeepOnlyPairsThatOccurred() throws {
+        var random = SeededGenerator(seed: 12)
+        let targets = 150
+        var events: [Event] = []
+        for i in 0 ..< 3 * targets {
+            let name = i < targets ? "app\(i)" : "app\(Int(random.next() % UInt64(targets)))"
+            events.append(Fixtures.event(name, day: i / 60, hour: 6 + Double(i % 60) * 0.25))
+        }
+        let model = try BlendTrainer().fit(TrainingSet(events: events))
+        #expect(model.profile.space.targetCount == targets)
+        let pairs = Set(zip(model.profile.log.events, model.profile.log.events.dropFirst()).map { [$1.target.rawValue, $0.target.rawValue] })
+        #expect(model.profile.counts.storedPairs <= pairs.count)
+        #expect(model.profile.logProfile.storedTransitions <= pairs.count)
+        let logistic = try #require(model.logistic)
+        #expect(logistic.weights.storedPairs <= pairs.count)
+        for p in 0 ..< targets {
+            for row in model.profile.counts.previous[p].keys { #expect(pairs.contains([row, p]), "profile pair \(row) after \(p)") }
+            for row in logistic.weights.previous[p].keys { #expect(pairs.contains([row, p]), "logistic pair \(row) after \(p)") }
+        }
+        let bytes = model.serialized()
+        // Format 6 wrote both blocks in full (2 x targets x targets doubles); format 7 the pairs only.
+        let saved = ModelArchive.encode(model, version: 6).count - bytes.count
+        #expect(saved >= 2 * targets * targets * 8 - 2 * (pairs.count + targets) * 16, "\(saved) bytes fewer")
+        let again = try BlendModel(serialized: bytes)
+        #expect(again.serialized() == bytes)
+        let at = Fixtures.moment(day: 15, hour: 9, recent: [Fixtures.event("app7", day: 15, hour: 8.9)])
+        #expect(again.distribution(at: at).probabilities == model.distribution(at: at).probabilities)
+    }
+
     @Test func laneHashSeesEveryByte() {
         var random = SeededGenerator(seed: 5)
         for size in [0, 7, 31, 32, 33, 100, 1000] {

@@ -39,8 +39,8 @@ struct ProfileModelTests {
             #expect(difference < Self.floatTolerance, "relative difference \(difference)")
         }
         // Stated tolerance: the counts themselves agree to 1e-12 of the largest count.
-        let largest = modelA.counts.map(abs).max()!
-        for (x, y) in zip(model.counts, modelA.counts) { #expect(abs(x - y) <= 1e-12 * largest) }
+        let largest = modelA.counts.expanded.map(abs).max()!
+        for (x, y) in zip(model.counts.expanded, modelA.counts.expanded) { #expect(abs(x - y) <= 1e-12 * largest) }
     }
 
     /// The split storage (dense part + transition rows) computes exactly L · x' over the logical columns.
@@ -55,7 +55,7 @@ struct ProfileModelTests {
         for t in 0 ..< model.space.targetCount {
             for j in [layout.time.lowerBound, layout.weekday.lowerBound + 2, layout.context.lowerBound,
                       layout.previous.lowerBound + t, layout.previous.lowerBound + (t + 1) % model.space.targetCount, layout.noPrevious] {
-                let expected = log(model.decay * model.counts[t * layout.dimension + j] + model.configuration.smoothing)
+                let expected = log(model.decay * model.counts[t, j] + model.configuration.smoothing)
                 // Stored in single precision: rounded to the nearest Float (half an ulp, 2^-24 relative).
                 #expect(model.logProfile[t, j] == Double(Float(expected)), "L[\(t), \(j)]")
                 #expect(abs(model.logProfile[t, j] - expected) <= 0x1p-24 * abs(expected), "L[\(t), \(j)]")
@@ -157,6 +157,22 @@ struct ProfileModelTests {
         let full = try trainer.fit(TrainingSet(events: all))
         for moment in Fixtures.probeMoments {
             #expect(Fixtures.maxRelativeDifference(model.scores(at: moment), full.scores(at: moment)) < Self.floatTolerance)
+        }
+    }
+
+    /// A new target (no new context value, same day) updates L in place of rebuilding it: the
+    /// same entries, bit for bit, as rebuilding it from the counts.
+    @Test func aNewTargetUpdatesTheLogProfileAsARebuildWould() throws {
+        var model = try ProfileTrainer().fit(TrainingSet(events: Self.a))
+        let last = try #require(model.log.last).date
+        for (i, name) in ["new1", "new2", "new1", "new3"].enumerated() {
+            let targets = model.space.targetCount
+            model.update(with: Event(target: Fixtures.target(name), date: last.addingTimeInterval(Double(i + 1) * 60), utcOffset: 0,
+                                     context: [:], weight: 1))
+            #expect(model.space.targetCount == targets + (i == 2 ? 0 : 1))
+            var rebuilt = model
+            rebuilt.refreshAll()
+            #expect(model.logProfile == rebuilt.logProfile, "after \(name)")
         }
     }
 
