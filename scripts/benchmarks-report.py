@@ -161,6 +161,7 @@ class Report:
         self.peer = load(os.path.join(out, "peer", "python.json"), {})
         self.live = load(os.path.join(out, "live", "live.json"), {})
         self.serve = load(os.path.join(out, "serve", "serve.json"), {})
+        self.serve_wide = load(os.path.join(out, "serve-wide", "serve.json"), {})
         self.lines = []
 
     def emit(self, text=""):
@@ -226,6 +227,16 @@ class Report:
             if "sigterm_s" in engine:
                 rows.append(("serve: SIGTERM with every model held exits within systemd's 90 s stop timeout",
                              f"{engine['sigterm_s']:.1f} s", engine["sigterm_s"] <= 90, over(engine["sigterm_s"], 90)))
+        wide = self.serve_wide.get("sides", {}).get("engine")
+        if wide:
+            shape = self.serve_wide["shape"]
+            scale = f"the issue's shape: {shape['users']:,} users x {shape['targets']:,} targets in memory"
+            s, d = wide["suggestions"], wide["donations"]
+            rows.append((f"serve: suggestions ≥ 10,000 requests/s sustained ({scale})", f"{s['requests_per_s']:,.0f} /s",
+                         s["requests_per_s"] >= 10_000, short(s["requests_per_s"], 10_000)))
+            rows.append((f"serve: suggestions p99 ≤ 5 ms ({scale})", f"{s['p99_ms']:.2f} ms", s["p99_ms"] <= 5, over(s["p99_ms"], 5)))
+            rows.append((f"serve: donations ≥ 50,000/s acknowledged ({scale})", f"{d['donations_per_s']:,.0f} /s",
+                         d["donations_per_s"] >= 50_000, short(d["donations_per_s"], 50_000)))
         return rows
 
     def targets(self):
@@ -497,6 +508,36 @@ class Report:
                           f"{Report.server_cpu(r)} |")
         self.emit()
 
+    def serve_wide_table(self):
+        serve = self.serve_wide
+        engine = serve.get("sides", {}).get("engine")
+        if not engine:
+            return
+        shape = serve["shape"]
+        rss = engine.get("rss_mb", {})
+        self.emit(f"## Service at the issue's shape ({shape['users']:,} users x {shape['targets']:,} targets, `TARGETS={shape['targets']} scripts/load-serve.sh`)")
+        self.emit()
+        self.emit(f"{shape['users']:,} users with {shape['targets']:,} apps and {shape['donations_per_user']:,} donations each "
+                  f"(`scripts/load-serve.sh --help`), every model in memory (server RSS {rss.get('models_loaded', 0):,} MB once "
+                  f"all were loaded, {rss.get('after_load', 0):,} MB after the load), on {serve['cores']} cores shared with wrk, "
+                  f"{serve['seconds']} s per route, the same wrk scripts as above. {shape['distinct_trained']} users were imported "
+                  f"and trained ({shape['train_s']:.0f} s); every other user is a copy of one of them (its donations imported "
+                  "under its own name, the source's saved state copied with sqlite3: the script's header says why and "
+                  "what differs). No Python peer at this shape: its dense W would be 8.4 MB a user.")
+        self.emit()
+        self.emit("| route | requests/s | donations/s | p50 | p90 | p99 | max | non-2xx | wrk CPU | server CPU |")
+        self.emit("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for route in ("suggestions", "donations"):
+            r = engine[route]
+            donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
+            self.emit(f"| {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
+                      f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} | "
+                      f"{Report.server_cpu(r)} |")
+        if "sigterm_s" in engine:
+            self.emit()
+            self.emit(f"SIGTERM with every model held: exited {engine['sigterm_s']:.1f} s after the signal.")
+        self.emit()
+
     @staticmethod
     def server_cpu(route):
         """The server's CPU per request (and per donation for batches), or blank when not measured."""
@@ -514,6 +555,7 @@ class Report:
         self.peer_table()
         self.live_table()
         self.serve_table()
+        self.serve_wide_table()
         self.profiles()
         self.structure()
         return "\n".join(self.lines) + "\n"

@@ -8,15 +8,17 @@
 #    `proactive import` under /usr/bin/time -v (wall time, peak RSS) -> OUT/ingest.json
 # 3. the Python peer, same shapes, same run (scripts/compare-python.sh) -> OUT/peer/
 # 4. `proactive serve` and its Python peer under wrk (scripts/load-serve.sh; SERVE_USERS,
-#    default 1000) -> OUT/serve/serve.json
+#    default 1000) -> OUT/serve/serve.json, then the issue's shape, 1,000 users x 1,000
+#    targets (TARGETS=1000 scripts/load-serve.sh, about 10 minutes) -> OUT/serve-wide/serve.json
 # 5. callgrind profiles of the hot paths (suggest at 1,000 targets, ingest) -> OUT/profile-*.txt
 # 6. scripts/benchmarks-report.py OUT > BENCHMARKS.md
 #
 # BLAS runs on one thread everywhere. Environment: BENCH_OUT (default out/bench),
 # BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS,
 # BENCH_SKIP (steps to skip, keeping their earlier output in BENCH_OUT: any of
-# "suite ingest peer live serve profiles").
-# Takes about 15-30 minutes on 2 cores; needs about 4 GB of memory and 1 GB of disk.
+# "suite ingest peer live serve serve-wide profiles").
+# Takes about 25-40 minutes on 2 cores; needs about 14 GB of memory and 25 GB of disk (the wide
+# shape's store).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${BENCH_OUT:-out/bench}"
@@ -49,6 +51,7 @@ proactive retention set --keep-all --store $out/ingest-N.sqlite   # explicit (a 
 scripts/compare-python.sh $out/peer
 scripts/live-latency.py proactive $out/live     # whole-command latency of the live model path
 LOAD_OUT=$out/serve scripts/load-serve.sh 1000 60 10 16 500   # proactive serve and its Python peer under wrk
+TARGETS=1000 LOAD_OUT=$out/serve-wide scripts/load-serve.sh 1000 0 10 16 500   # the issue's shape, no peer
 # 4. profiles
 valgrind --tool=callgrind --toggle-collect='*SuggestScenarioV7suggest*' engine-peer $out/profile --iterations 200 --targets 1000 --skip-training
 valgrind --tool=callgrind engine-peer $out/profile --ingest $out/ingest-20000.jsonl   # in-process importer
@@ -107,6 +110,12 @@ if runs serve; then
 log "proactive serve and its Python peer under wrk"
 LOAD_OUT="$out/serve" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh "${SERVE_USERS:-1000}" "${SERVE_DAYS:-60}" 10 16 500 \
   | tee "$out/serve.txt" >&2
+fi
+
+if runs serve-wide; then
+log "proactive serve at the issue's shape: 1,000 users x 1,000 targets"
+TARGETS=1000 LOAD_OUT="$out/serve-wide" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh 1000 0 10 16 500 \
+  | tee "$out/serve-wide.txt" >&2
 fi
 
 # MARK: 5. Profiles
