@@ -501,13 +501,26 @@ class Report:
             entry = serve["sides"].get(side)
             if not entry:
                 continue
-            for route in ("suggestions", "donations"):
+            for route in ("healthz", "suggestions", "donations"):
+                if route not in entry:
+                    continue
                 r = entry[route]
                 donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
                 self.emit(f"| {side} | {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
                           f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} | "
                           f"{Report.server_cpu(r)} |")
         self.emit()
+        engine, peer = serve["sides"].get("engine", {}), serve["sides"].get("peer", {})
+        if "healthz" in engine and "suggestions" in peer:
+            wanted = 5 * peer["suggestions"]["requests_per_s"]
+            self.emit(f"`healthz` is `GET /healthz` under the same wrk settings: no credential, model or store, only the "
+                      f"HTTP stack (Hummingbird 2 for the engine, uvicorn for the peer), so it bounds every route. The engine "
+                      f"answered {engine['healthz']['requests_per_s']:,.0f} of them a second "
+                      f"({engine['healthz']['server_cpu_us_per_request']:.0f} µs of server CPU each); 5x the peer's suggestions "
+                      f"would be {wanted:,.0f} a second"
+                      + (", above what the engine's HTTP stack answers with no work at all on this machine."
+                         if wanted > engine["healthz"]["requests_per_s"] else "."))
+            self.emit()
 
     def serve_wide_table(self):
         serve = self.serve_wide
@@ -528,7 +541,9 @@ class Report:
         self.emit()
         self.emit("| route | requests/s | donations/s | p50 | p90 | p99 | max | non-2xx | wrk CPU | server CPU |")
         self.emit("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for route in ("suggestions", "donations"):
+        for route in ("healthz", "suggestions", "donations"):
+            if route not in engine:
+                continue
             r = engine[route]
             donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
             self.emit(f"| {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "

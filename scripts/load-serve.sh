@@ -17,7 +17,8 @@
 #    in WAL mode; installed from PyPI into .venv-serve-peer on first use);
 # 4. runs wrk for SECONDS per route against each, one after the other, with the
 #    same scripts, users and connections, timing wrk's own CPU (on 2 cores the
-#    load generator competes with the server).
+#    load generator competes with the server): GET /healthz first (no credential,
+#    model or store: the transport's ceiling on this machine), then the two routes.
 # 5. sends the engine SIGTERM with every model held and times its exit (held
 #    models saved within `serve --shutdown-save`).
 # Prints requests/s, p50/p99 latency, donations/s, each server's own CPU per
@@ -198,7 +199,14 @@ for line in io.lines("$work/users.txt") do users[#users + 1] = line end
 wrk.method = "POST"
 wrk.headers["Authorization"] = "Bearer $owner"
 LUA
-  if [ "$1" = suggestions ]; then
+  if [ "$1" = healthz ]; then
+    cat <<LUA
+-- The transport's ceiling: GET /healthz answers without credentials, model or store. What a side
+-- serves here bounds what it can serve on any route with the same connections.
+wrk.method = "GET"
+request = function() return wrk.format(nil, "/healthz") end
+LUA
+  elif [ "$1" = suggestions ]; then
     cat <<LUA
 wrk.headers["Content-Type"] = "application/json"
 -- Every question names its own moment: the load's minute plus a millisecond count that grows with
@@ -251,7 +259,7 @@ cpu_ticks() {  # CPU time (user + system, clock ticks) of a process and its chil
 }
 
 run_load() {  # $1 side (engine|peer), $2 port, $3 server pid
-  for route in suggestions donations; do
+  for route in healthz suggestions donations; do
     local lua="$work/$1-$route.lua" result="$work/$1-$route.json" clients="$connections"
     [ "$route" = donations ] && clients=4
     write_lua "$route" "$result" > "$lua"
@@ -296,7 +304,7 @@ for side in ("engine", "peer"):
     if side == "engine":
         entry["sigterm_s"] = float(sigterm_s)
         entry["rss_mb"] = {"models_loaded": int(rss_loaded), "after_load": int(rss_after)}
-    for route in ("suggestions", "donations"):
+    for route in ("healthz", "suggestions", "donations"):
         result = json.load(open(os.path.join(work, f"{side}-{route}.json")))
         cpu = json.load(open(os.path.join(work, f"{side}-{route}.cpu.json")))
         rate = result["requests"] / (result["duration_us"] / 1e6)
@@ -313,8 +321,8 @@ for side in ("engine", "peer"):
     report["sides"][side] = entry
 json.dump(report, open(path, "w"), indent=1)
 for side, entry in report["sides"].items():
-    s, d = entry["suggestions"], entry["donations"]
-    print(f"{side}: suggestions {s['requests_per_s']:,.0f}/s p50 {s['p50_ms']:.2f} ms p99 {s['p99_ms']:.2f} ms "
+    h, s, d = entry["healthz"], entry["suggestions"], entry["donations"]
+    print(f"{side}: healthz {h['requests_per_s']:,.0f}/s (server CPU {h['server_cpu_us_per_request']:.0f} us a request); suggestions {s['requests_per_s']:,.0f}/s p50 {s['p50_ms']:.2f} ms p99 {s['p99_ms']:.2f} ms "
           f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx, server CPU {s['server_cpu_us_per_request']:.0f} us a request); "
           f"donations {d['donations_per_s']:,.0f}/s p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx, server CPU "
           f"{d['server_cpu_us_per_donation']:.1f} us a donation), {entry['stored']:,} stored"
