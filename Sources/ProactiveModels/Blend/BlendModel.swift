@@ -179,16 +179,27 @@ public struct BlendModel: FittedModel {
     /// The prior the weights are pulled toward (the population's when trained with other users).
     public var prior: BlendTrainer.Prior { BlendTrainer.Prior(weights: weightGuard.center, name: weightGuard.centerName) }
 
-    /// Refits the blend weights on the stored rows (warm start from the current weights), pulled
-    /// toward the guard's centre and shrunk toward its anchor as the guard chose.
-    public mutating func refitWeights() {
+    /// Refits the blend weights on the stored rows, pulled toward the guard's centre and shrunk toward
+    /// its anchor as the guard chose. The fit starts from the previous fit (the current weights with the
+    /// guard's shrinkage undone, `WeightGuard.fitted(from:)`), which a few more rows hardly move: starting
+    /// from the shrunk weights cost the fit many more iterations for every user with a partial share.
+    /// A guard that keeps none of the fit (share 0: the anchor alone) needs no fit.
+    public mutating func refitWeights() { refitWeights(from: nil) }
+
+    /// `refitWeights()` with the fit started from `start` (nil: from the previous fit, as above).
+    mutating func refitWeights(from start: [Double]?) {
         eventsSinceWeightFit = 0
         guard rows.count > 0 else { return }
+        let start = start ?? weightGuard.fitted(from: weights) ?? weights
         if rows.count >= configuration.guardMinimumRows,
            eventsSinceGuard >= max(configuration.guardMinimumRows, weightGuard.rowsAtChoice / 2) {
             chooseGuard(prior: prior)
         }
-        weights = weightGuard.combine(fitWeights(rows, start: weights, center: weightGuard.center))
+        guard weightGuard.keepsFit else {
+            weights = weightGuard.anchor
+            return
+        }
+        weights = weightGuard.combine(fitWeights(rows, start: start, center: weightGuard.center))
     }
 
     /// Lets the guard choose again on the stored rows (see `WeightGuard.choose`).

@@ -217,7 +217,7 @@ public struct BlendTrainer: ModelTrainer {
         var walker = walk.walker
         walker.chooseGuard(prior: prior)
         walker.weights = prior.weights
-        walker.refitWeights()
+        walker.refitWeights(from: prior.weights)
         let weightGuard = walker.weightGuard
 
         var logistic: LogisticModel?

@@ -55,6 +55,17 @@ public struct WeightGuard: Sendable, Equatable {
         zip(fitted, anchor).map { share * $0 + (1 - share) * $1 }
     }
 
+    /// Whether the kept weights depend on the user's fit (a share above 0); with share 0 they are the anchor's.
+    public var keepsFit: Bool { share > 0 }
+
+    /// The fit that `combine` turned into `kept` (its inverse): `kept` itself for share 1, nil for share 0
+    /// (the anchor alone says nothing of the fit).
+    public func fitted(from kept: [Double]) -> [Double]? {
+        guard keepsFit else { return nil }
+        guard share < 1 else { return kept }
+        return zip(kept, anchor).map { ($0 - (1 - share) * $1) / share }
+    }
+
     static let shares: [Double] = [1, 0.75, 0.5, 0.25, 0]
 
     /// The simple models a weight vector can express (one signal each, or the plain profile).
