@@ -41,7 +41,7 @@ public struct TrainingProblem: Sendable {
         }
         try write(features, to: directory.appendingPathComponent("X.f32"))
         try write(design.labels.map { Int32($0) }, to: directory.appendingPathComponent("y.i32"))
-        try write(model.weights, to: directory.appendingPathComponent("W.f64"))
+        try write(model.expandedWeights, to: directory.appendingPathComponent("W.f64"))
         return (design.rows, design.columns)
     }
 
