@@ -6,6 +6,9 @@ bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 swift build --build-tests
 swift test --skip-build
+# The benchmark package (Benchmarks/, its own scratch directory) must keep compiling against the
+# library: scripts/benchmarks.sh is the only other place that builds it. Debug, no run.
+swift build --package-path Benchmarks --scratch-path Benchmarks/.build
 # End-to-end checks of the CLI (import/export round trip, bad lines, strict,
 # app-scoped deletes, predict on the sample, Focus filters and migration).
 bash scripts/cli-checks.sh
