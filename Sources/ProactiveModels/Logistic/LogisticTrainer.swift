@@ -17,6 +17,11 @@ public struct LogisticConfiguration: Sendable, Hashable {
     public var refitEvery: Int
     /// ...or at the first new event at least this many days after the last fit.
     public var refitAfterDays: Double
+    /// Whether every (previous target, target) pair gets a weight, as in a dense model (what
+    /// scikit-learn's `LogisticRegression` fits on the same one-hot columns), instead of only the
+    /// pairs that occur (the default: a pair never seen keeps weight 0, so the block stays sparse).
+    /// For comparisons against a dense peer on one objective; not saved with a model.
+    public var allPreviousPairs = false
 
     public init(encoder: EncoderConfiguration = EncoderConfiguration(), l2: Double = 1, halfLifeDays: Double? = nil,
                 maxIterations: Int = 200, gradientTolerance: Double = 1e-4, refitEvery: Int = 50, refitAfterDays: Double = 1) {
@@ -86,12 +91,14 @@ public struct LogisticTrainer: ModelTrainer {
     }
 
     /// Minimises the objective of `design` from `start` (entries of the previous-target block
-    /// outside the pairs that occur in `design` are dropped: they stay 0).
+    /// outside the pairs that occur in `design` are dropped: they stay 0; with `allPreviousPairs`,
+    /// every pair is learned).
     /// - Returns: the weights found and the iterations taken.
     static func optimize(design: DesignMatrix, targets: Int, start: SparseBlockMatrix,
                          configuration: LogisticConfiguration) -> (weights: SparseBlockMatrix, iterations: Int) {
         let totalWeight = max(design.weights.reduce(0, +), 1e-12)
-        let pairs = PreviousPairs(design: design)
+        let pairs = configuration.allPreviousPairs ? PreviousPairs(every: design.previousBlock.count, targets: targets)
+            : PreviousPairs(design: design)
         var objective = SoftmaxObjective(design: design, targets: targets, l2: configuration.l2, pairs: pairs)
         let optimizer = LBFGS(maxIterations: configuration.maxIterations, gradientTolerance: configuration.gradientTolerance)
         let result = optimizer.minimize(start: start.dense + pairs.values(of: start)) { weights, gradient in

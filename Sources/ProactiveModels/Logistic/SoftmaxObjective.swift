@@ -107,6 +107,12 @@ struct PreviousPairs: Sendable, Equatable {
         self.targets = targets
     }
 
+    /// Every pair of a block of `block` previous targets and `targets` targets (a dense block).
+    init(every block: Int, targets: Int) {
+        start = (0 ... block).map { $0 * targets }
+        self.targets = (0 ..< block).flatMap { _ in (0 ..< Int32(targets)) }
+    }
+
     /// The pairs' values of `weights` (absent entries 0), in pair order.
     func values(of weights: SparseBlockMatrix) -> [Double] {
         var values = [Double](repeating: 0, count: count)

@@ -103,6 +103,25 @@ struct LogisticModelTests {
         #expect(model.top(1, at: Fixtures.moment(day: 33, hour: 10)).first?.target == Fixtures.target("news"))
     }
 
+    @Test("allPreviousPairs learns every (previous, target) weight, as a dense peer does; the default only pairs that occur")
+    func allPreviousPairsLearnsTheDenseBlock() throws {
+        let training = TrainingSet(events: Fixtures.routine(days: 28))
+        let sparse = try LogisticTrainer().fit(training)
+        var configuration = LogisticConfiguration()
+        configuration.allPreviousPairs = true
+        let dense = try LogisticTrainer(configuration: configuration).fit(training)
+        let targets = dense.space.targetCount
+        let events = dense.log.events
+        let occurring = Set(zip(events, events.dropFirst()).map { [$1.target.rawValue, $0.target.rawValue] })
+        #expect(sparse.weights.storedPairs <= occurring.count)
+        #expect(dense.weights.storedPairs > occurring.count)
+        // A pair never seen is pushed below 0 (that target is less likely after that previous one).
+        let unseen = (0 ..< targets).flatMap { p in (0 ..< targets).map { [$0, p] } }.filter { !occurring.contains($0) }
+        #expect(!unseen.isEmpty)
+        #expect(unseen.allSatisfy { (dense.weights.previous[$0[1]][$0[0]] ?? 0) < 0 })
+        #expect(unseen.allSatisfy { sparse.weights.previous[$0[1]][$0[0]] == nil })
+    }
+
     @Test func warmStartConvergesFaster() throws {
         let events = Fixtures.routine(days: 42)
         let trainer = LogisticTrainer()
