@@ -391,12 +391,11 @@ class Report:
                       f"{fmt(row['peer'], ' ' + unit if unit else '', 4)} | {row['ratio']:.3f} | {target} |")
         self.emit()
         self.emit(f"Training problem: {t['rows']:,} donations x {t['features']} features (+ intercept), {t['targets']} targets. "
-                  f"Both minimise Σ CE + (λ/2)‖W‖² with λ = 1/C = {1 / t['C']:g} (bias/intercept unpenalised), but not over "
-                  f"the same weights: the engine learns previous-target weights only for the (previous, target) pairs that "
-                  f"occur in the data, the others fixed at 0 (sparse previous-target blocks, model format 7), where "
-                  f"scikit-learn fits all {t['targets']} x {t['targets']} of them. The engine solves the smaller problem, "
-                  f"so its log-loss is higher by what the pairs never seen would learn (each pushed below 0), and the time "
-                  f"ratio is not on one objective. scikit-learn `LogisticRegression(C={t['C']:g}, solver=\"lbfgs\", "
+                  f"Both minimise the same objective, Σ CE + (λ/2)‖W‖² with λ = 1/C = {1 / t['C']:g} "
+                  f"(bias/intercept unpenalised), over the same weights: the engine is run with "
+                  f"`LogisticConfiguration.allPreviousPairs` (every one of the {t['targets']} x {t['targets']} previous-target "
+                  f"weights learned, as scikit-learn does; the engine's default learns only the pairs that occur); "
+                  f"scikit-learn `LogisticRegression(C={t['C']:g}, solver=\"lbfgs\", "
                   f"tol={t['tol']:g}, max_iter={t['max_iter']})`, the engine's own stopping rule. Iterations: engine "
                   f"{t['engine_iterations']}, scikit-learn {t['sklearn_iterations']} (converged: {t['sklearn_converged']}). "
                   "predict_proba above 2,000 classes uses an estimator fitted on 2,000 classes with coefficients of the "
