@@ -507,11 +507,7 @@ class Report:
             for route in ("healthz", "suggestions", "donations"):
                 if route not in entry:
                     continue
-                r = entry[route]
-                donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
-                self.emit(f"| {side} | {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
-                          f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} | "
-                          f"{Report.server_cpu(r)} |")
+                self.emit(f"| {side} | {route} | {Report.load_cells(entry[route])} |")
         self.emit()
         engine, peer = serve["sides"].get("engine", {}), serve["sides"].get("peer", {})
         if "healthz" in engine and "suggestions" in peer:
@@ -547,15 +543,19 @@ class Report:
         for route in ("healthz", "suggestions", "donations"):
             if route not in engine:
                 continue
-            r = engine[route]
-            donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
-            self.emit(f"| {route} | {r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
-                      f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} | "
-                      f"{Report.server_cpu(r)} |")
+            self.emit(f"| {route} | {Report.load_cells(engine[route])} |")
         if "sigterm_s" in engine:
             self.emit()
             self.emit(f"SIGTERM with every model held: exited {engine['sigterm_s']:.1f} s after the signal.")
         self.emit()
+
+    @staticmethod
+    def load_cells(r):
+        """One route's measured cells of a load table: requests/s to server CPU."""
+        donations = f"{r['donations_per_s']:,.0f}" if "donations_per_s" in r else ""
+        return (f"{r['requests_per_s']:,.0f} | {donations} | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | "
+                f"{r['p99_ms']:.2f} ms | {r['max_ms']:.1f} ms | {r['non2xx'] + r['errors']} | {r['wrk_cpu']:.2f} | "
+                f"{Report.server_cpu(r)}")
 
     @staticmethod
     def server_cpu(route):
