@@ -17,16 +17,21 @@ extension Engine {
     /// values do not stay in saved bytes) or had to be refitted; otherwise
     /// saving is the holder's call (`save`).
     /// `live.refitted` and `live.caughtUp` then say what this refresh did.
-    public func refresh(_ live: inout LiveModel, now: Date = Date()) throws {
+    /// `stop` (asked between donations) ends the folding early, as at shutdown: the model is then
+    /// consistent with the donations it learned, and the rest stay pending for the next refresh.
+    /// - Returns: `false` when `stop` ended it with donations left to learn.
+    @discardableResult
+    public func refresh(_ live: inout LiveModel, now: Date = Date(), stop: (@Sendable () -> Bool)? = nil) throws -> Bool {
         live.acknowledgeLoad()
         var engine = self
         engine.savesFoldedStates = false  // the holder saves (`save`)
         let before = live.key
-        try engine.catchUp(&live, now: now)
+        let complete = try engine.catchUp(&live, now: now, stop: stop)
         if live.unlearned > 0 { live.unlearned = 0 }  // catchUp saved it
         if live.latest == nil || live.key.highWater != before.highWater || live.key.erasureMark != before.erasureMark {
             try rememberLatest(&live)
         }
+        return complete
     }
 
     /// Saves a held model and starts its count of donations folded since the last save anew.

@@ -336,7 +336,12 @@ public struct Engine: Sendable {
     }
 
     /// Folds into `live` what the store changed since its marks: deletions first (unlearned), then new donations.
-    func catchUp(_ live: inout LiveModel, now: Date) throws {
+    /// `stop`, asked between donations (every `stopCheckEvery`), ends the folding early: the model then holds the
+    /// donations learned so far and its high-water mark is the last of them, so the rest are still pending
+    /// (the next catch-up learns them). Deletions are always unlearned whole.
+    /// - Returns: `false` when `stop` ended it with donations left to learn.
+    @discardableResult
+    func catchUp(_ live: inout LiveModel, now: Date, stop: (() -> Bool)? = nil) throws -> Bool {
         let clock = ContinuousClock()
         let started = clock.now
         let changes = try states.changes(ofUser: live.user, after: live.key.highWater, erasuresAfter: live.key.erasureMark)
@@ -352,7 +357,7 @@ public struct Engine: Sendable {
                 refit.notes = live.notes + ["refitted: \(learnedErasures.count) of \(previous.donationCount) donations deleted"]
                 live = refit
                 try persist(live, now: now)
-                return
+                return true
             }
             for erased in learnedErasures { live.unlearn(live.inputs.prepare(erased.donation)) }
             if live.catalogue.needsRebuild {
@@ -361,15 +366,23 @@ public struct Engine: Sendable {
             }
         }
         var refittedWhileFolding = false
+        var learned = changes.added.count
         if !changes.added.isEmpty {
             let refitsBefore = live.refitMarks
-            for stored in changes.added { live.learn(live.inputs.prepare(stored.donation)) }
+            for (index, stored) in changes.added.enumerated() {
+                if let stop, index > 0, index % Self.stopCheckEvery == 0, stop() {
+                    learned = index
+                    break
+                }
+                live.learn(live.inputs.prepare(stored.donation))
+            }
             refittedWhileFolding = live.refitMarks != refitsBefore
         }
-        live.key.highWater = changes.highWater
+        let complete = learned == changes.added.count
+        live.key.highWater = complete ? changes.highWater : changes.added[learned - 1].id
         live.key.erasureMark = changes.erasureMark
-        if !changes.added.isEmpty || !learnedErasures.isEmpty {
-            live.caughtUp = (changes.added.count, learnedErasures.count)
+        if learned > 0 || !learnedErasures.isEmpty {
+            live.caughtUp = (learned, learnedErasures.count)
         }
         // Saving costs about as much as loading; worth it once the catch-up did work the next reader would
         // otherwise repeat: a scheduled refit (blend weights, guard, logistic), many donations, or folding that
@@ -381,7 +394,11 @@ public struct Engine: Sendable {
         if live.unlearned > 0 || !changes.erased.isEmpty || (savesFoldedStates && foldingWorthSaving) {
             try persist(live, now: now)
         }
+        return complete
     }
+
+    /// How many donations a catch-up learns between two looks at its `stop` (a fold is about 12 µs each).
+    static let stopCheckEvery = 64
 
     /// Reads the user's latest donations into `live.latest` (see `moment(for:at:)`).
     func rememberLatest(_ live: inout LiveModel) throws {

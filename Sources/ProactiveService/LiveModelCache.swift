@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import ProactiveEngine
 import ProactiveModels
 import ProactiveStore
@@ -56,6 +57,8 @@ public actor LiveModelCache {
     public private(set) var bytesInMemory = 0
     /// Set on shutdown: the background fold stops taking users.
     private var stopping = false
+    /// Set on shutdown: when folds (also one in flight) stop learning donations (see `Engine.refresh(_:now:stop:)`).
+    private let foldDeadline = FoldDeadline()
     /// Where folds and periodic saves run: below the requests' priority.
     private static let background = LowPriorityThread()
 
@@ -184,6 +187,7 @@ public actor LiveModelCache {
     public func saveForShutdown(budget: Duration, now: Date = Date()) async -> (saved: Int, left: Int) {
         stopping = true
         let started = ContinuousClock.now
+        foldDeadline.set(started + budget / 2)
         for task in Array(refreshing.values) { _ = try? await task.value }
         for user in Array(stale) where entries[user] != nil {
             if ContinuousClock.now - started >= budget / 2 { break }
@@ -274,29 +278,33 @@ public actor LiveModelCache {
         guard stale.remove(user) != nil, let held = entries[user]?.live else { return }
         let engine = engine
         let started = generation
+        let deadline = foldDeadline
         let task = Task.detached(priority: priority) { () throws -> LiveModel in
             let live: LiveModel
+            let complete: Bool
             do {
-                let refresh: @Sendable () throws -> LiveModel = {
+                let refresh: @Sendable () throws -> (LiveModel, Bool) = {
                     var live = held
-                    try engine.refresh(&live, now: now)
-                    return live
+                    let complete = try engine.refresh(&live, now: now, stop: { deadline.passed })
+                    return (live, complete)
                 }
-                live = try await background ? Self.background.run(refresh) : refresh()
+                (live, complete) = try await background ? Self.background.run(refresh) : refresh()
             } catch {
                 await self.foldFailed(user, generation: started, error: error)
                 throw error
             }
-            await self.install(user, live, generation: started)
+            await self.install(user, live, generation: started, complete: complete)
             return live
         }
         refreshing[user] = task
         _ = try await task.value
     }
 
-    private func install(_ user: String, _ live: LiveModel, generation started: Int) {
+    /// Holds a fold's result; a fold stopped with donations left (`complete` false) leaves the user stale.
+    private func install(_ user: String, _ live: LiveModel, generation started: Int, complete: Bool) {
         guard started == generation else { return }  // dropped meanwhile (a deletion)
         refreshing[user] = nil
+        if !complete { stale.insert(user) }
         if live.refitted { metrics?.refits.increment() }  // many deletions: refitted
         guard var entry = entries[user] else { return }
         entry.live = live
@@ -361,5 +369,18 @@ public actor LiveModelCache {
     private func publish() {
         metrics?.modelsInMemory.record(entries.count)
         metrics?.modelBytes.record(bytesInMemory)
+    }
+}
+
+/// When folds stop learning donations: never, until shutdown sets it. Read between donations by a fold
+/// in flight on another thread.
+final class FoldDeadline: Sendable {
+    private let instant = Mutex<ContinuousClock.Instant?>(nil)
+
+    func set(_ deadline: ContinuousClock.Instant) { instant.withLock { $0 = deadline } }
+
+    var passed: Bool {
+        guard let deadline = instant.withLock({ $0 }) else { return false }
+        return ContinuousClock.now >= deadline
     }
 }

@@ -4,6 +4,7 @@ import ProactiveCore
 import ProactiveModels
 @testable import ProactiveEngine
 @testable import ProactiveStore
+import Synchronization
 import Testing
 
 /// The live model contract: queries read one caught-up state, which learns
@@ -117,6 +118,38 @@ struct LiveModelTests {
             savedHighWater = highWater
         }
         #expect(saves >= 1 && saves < 40)
+    }
+
+    /// A refresh told to stop (shutdown) stops between donations: the model holds a prefix of them, its
+    /// high-water mark is the last one learned, and the next refresh learns the rest, leaving exactly the
+    /// model of one refresh that learned them all.
+    @Test func stoppedRefreshLeavesTheRestPending() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let log = simulatedLog(users: 1, days: 28)
+        let cut = log.count / 3
+        let user = log[0].user
+        try SQLiteDonationStore(database: engine.database).append(Array(log[..<cut]), duplicates: .fail)
+        try engine.train(user: user)
+        let loaded = try engine.liveModel(user: user)
+        for donation in log[cut...] { try engine.donate(donation) }
+        let pending = log.count - cut
+        #expect(pending > 2 * Engine.stopCheckEvery)
+
+        var whole = loaded
+        #expect(try engine.refresh(&whole))
+        let asked = Mutex(0)
+        var stopped = loaded
+        let complete = try engine.refresh(&stopped, stop: { asked.withLock { $0 += 1; return $0 >= 2 } })
+        #expect(!complete)
+        #expect(stopped.caughtUp.learned == 2 * Engine.stopCheckEvery)
+        let ids = try engine.states.changes(ofUser: user, after: loaded.key.highWater, erasuresAfter: loaded.key.erasureMark).added.map(\.id)
+        #expect(stopped.key.highWater == ids[2 * Engine.stopCheckEvery - 1])
+        #expect(stopped.model.serialized() != whole.model.serialized())
+
+        #expect(try engine.refresh(&stopped))
+        #expect(stopped.key.highWater == whole.key.highWater)
+        #expect(stopped.model.serialized() == whole.model.serialized())
     }
 
     /// A moment after the user's last donation takes its history from the donations the model
