@@ -62,7 +62,7 @@ public struct ProactiveService: Sendable {
         self.metrics = metrics
         self.logger = logger
         models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
-        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime)
+        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime, changes: database.path.flatMap(StoreChanges.init(path:)))
         retention = RetentionSweeper(interval: configuration.retentionInterval)
         committer = DonationCommitter(store: SQLiteDonationStore(database: database))
         answers = SuggestionAnswers()
