@@ -71,6 +71,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // a read-only connection that tells when the store changed
             ]
         ),
         // The commands, as a library so ProactiveCLITests can run them in process.

@@ -312,39 +312,65 @@ public struct JSONParser {
 
 /// Appends JSON text in the engine's canonical form: minimal escaping,
 /// non-ASCII written as UTF-8, no whitespace.
+///
+/// The text is written as UTF-8 bytes (`append(_:to: inout [UInt8])`, `bytes`) and turned into a
+/// `String` once: appending many small pieces to a `String` costs far more than the bytes (the
+/// service answers every question with a document written here).
 public enum JSONWriter {
     public static func appendString(_ text: String, to output: inout String) {
-        output.append("\"")
-        var needsEscape = false
-        for byte in text.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { needsEscape = true; break }
+        var text = text
+        let needsEscape = text.withUTF8 { bytes in bytes.contains { Self.escapes($0) } }
         if !needsEscape {
+            output.append("\"")
             output.append(text)
+            output.append("\"")
         } else {
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": output.append("\\\"")
-                case "\\": output.append("\\\\")
-                case "\n": output.append("\\n")
-                case "\r": output.append("\\r")
-                case "\t": output.append("\\t")
-                case "\u{08}": output.append("\\b")
-                case "\u{0C}": output.append("\\f")
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        output.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-                    } else {
-                        output.unicodeScalars.append(scalar)
-                    }
+            var bytes: [UInt8] = []
+            appendString(text, to: &bytes)
+            output.append(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// The string as a JSON string literal: `"` `\` and the control characters escaped
+    /// (`\n` `\r` `\t` `\b` `\f`, else `\u00xx`), everything else as its UTF-8 bytes.
+    public static func appendString(_ text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            output.append(0x22)
+            var clean = 0  // start of the bytes not written yet that need no escape
+            for index in bytes.indices where escapes(bytes[index]) {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<index]))
+                clean = index + 1
+                switch bytes[index] {
+                case 0x22: output.append(contentsOf: [0x5C, 0x22])  // \"
+                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])  // \\
+                case 0x0A: output.append(contentsOf: [0x5C, 0x6E])  // \n
+                case 0x0D: output.append(contentsOf: [0x5C, 0x72])  // \r
+                case 0x09: output.append(contentsOf: [0x5C, 0x74])  // \t
+                case 0x08: output.append(contentsOf: [0x5C, 0x62])  // \b
+                case 0x0C: output.append(contentsOf: [0x5C, 0x66])  // \f
+                default:  // \u00xx, lowercase hex
+                    let digits: StaticString = "0123456789abcdef"
+                    let byte = Int(bytes[index])
+                    output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30])
+                    output.append(digits.utf8Start[byte >> 4])
+                    output.append(digits.utf8Start[byte & 0x0F])
                 }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean...]))
+            output.append(0x22)
         }
-        output.append("\"")
     }
+
+    @inline(__always) static func escapes(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
 
     /// Writes a finite double in the shortest form that parses back to the same value.
     public static func appendDouble(_ value: Double, to output: inout String) {
         output.append(value.description)
+    }
+
+    public static func appendDouble(_ value: Double, to output: inout [UInt8]) {
+        output.append(contentsOf: value.description.utf8)
     }
 
     public static func append(_ value: JSONValue, to output: inout String) {
@@ -354,28 +380,49 @@ public enum JSONWriter {
         case let .number(number, integer):
             if let integer { output.append(String(integer)) } else { appendDouble(number, to: &output) }
         case let .string(text): appendString(text, to: &output)
-        case let .array(elements):
-            output.append("[")
-            for (offset, element) in elements.enumerated() {
-                if offset > 0 { output.append(",") }
-                append(element, to: &output)
-            }
-            output.append("]")
-        case let .object(members):
-            output.append("{")
-            for (offset, member) in members.enumerated() {
-                if offset > 0 { output.append(",") }
-                appendString(member.0, to: &output)
-                output.append(":")
-                append(member.1, to: &output)
-            }
-            output.append("}")
+        case .array, .object: output.append(string(value))  // many pieces: as bytes
         }
     }
 
-    public static func string(_ value: JSONValue) -> String {
-        var output = ""
+    public static func append(_ value: JSONValue, to output: inout [UInt8]) {
+        switch value {
+        case .null: append("null", to: &output)
+        case let .bool(flag): append(flag ? "true" : "false", to: &output)
+        case let .number(number, integer):
+            if let integer { output.append(contentsOf: String(integer).utf8) } else { appendDouble(number, to: &output) }
+        case let .string(text): appendString(text, to: &output)
+        case let .array(elements):
+            output.append(0x5B)  // [
+            for index in elements.indices {
+                if index > 0 { output.append(0x2C) }  // ,
+                append(elements[index], to: &output)
+            }
+            output.append(0x5D)  // ]
+        case let .object(members):
+            output.append(0x7B)  // {
+            for index in members.indices {
+                if index > 0 { output.append(0x2C) }
+                appendString(members[index].0, to: &output)
+                output.append(0x3A)  // :
+                append(members[index].1, to: &output)
+            }
+            output.append(0x7D)  // }
+        }
+    }
+
+    private static func append(_ literal: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// The value's JSON text as UTF-8 bytes.
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         append(value, to: &output)
         return output
+    }
+
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
     }
 }

@@ -85,7 +85,7 @@ public struct APIError: Error, Sendable, Equatable {
 extension Response {
     /// A JSON response written with the engine's own writer (`JSONWriter`).
     public static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        json(text: JSONWriter.string(value), status: status)
+        json(body: jsonBody(value), status: status)
     }
 
     /// A response whose body is already JSON text.
@@ -96,6 +96,13 @@ extension Response {
     /// A response whose body is JSON text already in a buffer (`jsonBody`).
     public static func json(body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
+    }
+
+    /// A JSON value as a response body: its text (`JSONWriter`, as bytes) and a newline.
+    public static func jsonBody(_ value: JSONValue) -> ByteBuffer {
+        var bytes = JSONWriter.bytes(value)
+        bytes.append(0x0A)
+        return ByteBuffer(bytes: bytes)
     }
 
     /// JSON text as a response body: the text and a newline.

@@ -127,7 +127,8 @@ public actor LiveModelCache {
         guard let index = entries.index(forKey: user) else { return nil }
         if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await self.drain() } }
         entries.values[index].lastUse = clock
-        return (entries.values[index].live, entries.values[index].version)
+        let entry = entries.values[index]  // one copy of the entry: the profile showed one per member read through the subscript
+        return (entry.live, entry.version)
     }
 
     private func newVersion() -> UInt64 {

@@ -34,12 +34,23 @@ struct CredentialMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, "unauthorized", "missing credential: send Authorization: Bearer <credential>")
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let access = credentials.access(for: Self.trimmed(parts[1]))
+        guard let credential = Self.credential(in: header), let access = credentials.access(for: credential)
         else { throw APIError(.unauthorized, "unauthorized", "unknown credential") }
         var context = context
         context.access = access
         return try await next(request, context)
+    }
+
+    /// The credential of an `Authorization` value: after `Bearer` (any case) and a space, without
+    /// the spaces around it; nil for another scheme. The usual `Bearer pk_...` is taken as it is.
+    static func credential(in header: String) -> String? {
+        let prefix = "Bearer "
+        if header.utf8.count == prefix.utf8.count + 67, header.hasPrefix(prefix) {
+            return String(header.dropFirst(prefix.count))  // trimming changes nothing the credential check would accept
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return trimmed(parts[1])
     }
 
     /// `text` without leading and trailing spaces and tabs (what `CharacterSet.whitespaces` trims: Unicode

@@ -62,7 +62,7 @@ public struct ProactiveService: Sendable {
         self.metrics = metrics
         self.logger = logger
         models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
-        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime)
+        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime, changes: database.path.flatMap(StoreChanges.init(path:)))
         retention = RetentionSweeper(interval: configuration.retentionInterval)
         committer = DonationCommitter(store: SQLiteDonationStore(database: database))
         answers = SuggestionAnswers()
@@ -324,12 +324,12 @@ public struct ProactiveService: Sendable {
         let result = try session.suggest(at: question.date, utcOffset: question.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
         let offset = result.moment.utcOffset ?? 0
-        let body = Response.jsonBody(JSONWriter.string(.object([
+        let body = Response.jsonBody(.object([
             ("user", .string(question.user)),
             ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
             ("model", .string(result.model)),
             ("suggestions", .array(result.suggestions.map(\.json))),
-        ])))
+        ]))
         answers.keep(user: question.user, key: key, body: body)
         return Response.json(body: body)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Prometheus
+import Synchronization
 
 // MARK: - Metrics
 
@@ -16,6 +17,9 @@ public struct ServiceMetrics: Sendable {
     let refits: Metrics.Counter
     let modelsInMemory: Metrics.Gauge
     let modelBytes: Metrics.Gauge
+    /// Each route's request counter (per status) and timer, made once: the factory looks its
+    /// metrics up by label and dimensions under the registry's lock.
+    private let perRoute = RouteMetrics()
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -34,12 +38,36 @@ public struct ServiceMetrics: Sendable {
 
     /// Counts one answered request and records how long it took.
     func record(route: String, method: String, status: Int, nanoseconds: Int64) {
-        Metrics.Counter(label: "proactive_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))],
-                factory: factory).increment()
-        Metrics.Timer(label: "proactive_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
-                      factory: factory).recordNanoseconds(nanoseconds)
+        let (counter, timer) = perRoute.metrics(for: RouteMetrics.Key(route: route, method: method, status: status)) { key in
+            (Metrics.Counter(label: "proactive_http_requests_total",
+                             dimensions: [("route", key.route), ("method", key.method), ("status", String(key.status))], factory: factory),
+             Metrics.Timer(label: "proactive_http_request_duration_seconds", dimensions: [("route", key.route), ("method", key.method)],
+                           factory: factory))
+        }
+        counter.increment()
+        timer.recordNanoseconds(nanoseconds)
     }
 
     /// The Prometheus text exposition of every metric.
     public func exposition() -> String { registry.emitToString() }
+}
+
+/// The request metrics made so far, by route, method and status.
+private final class RouteMetrics: Sendable {
+    struct Key: Hashable, Sendable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+    private let made = Mutex<[Key: (Metrics.Counter, Metrics.Timer)]>([:])
+
+    func metrics(for key: Key, make: (Key) -> (Metrics.Counter, Metrics.Timer)) -> (Metrics.Counter, Metrics.Timer) {
+        if let known = made.withLock({ $0[key] }) { return known }
+        let new = make(key)  // the factory answers the same metric for the same label and dimensions
+        return made.withLock { made in
+            if let known = made[key] { return known }
+            made[key] = new
+            return new
+        }
+    }
 }

@@ -63,6 +63,31 @@ struct JSONParserTests {
         #expect(out == #""a\"b\\c\nd\u0001é/""#)
     }
 
+    @Test func writerEscapesEveryControlCharacterAsBytesAndAsText() {
+        let text = "\u{00}\u{08}\t\n\u{0B}\u{0C}\r\u{1F} \"\\\u{7F}é😀"
+        let expected = #""\u0000\b\t\n\u000b\f\r\u001f \"\\\#u{7F}é😀""#
+        var bytes: [UInt8] = []
+        JSONWriter.appendString(text, to: &bytes)
+        var out = "x"
+        JSONWriter.appendString(text, to: &out)
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        #expect(out == "x" + expected)
+    }
+
+    @Test func writerTextAndBytesAgree() {
+        let value = JSONValue.object([
+            ("a\"", .array([.null, .bool(true), .bool(false), .number(0.1, integer: nil), .number(-3, integer: -3), .number(1e300, integer: nil)])),
+            ("", .object([])), ("s", .string("tab\there")), ("e", .array([])),
+        ])
+        let expected = #"{"a\"":[null,true,false,0.1,-3,1e+300],"":{},"s":"tab\there","e":[]}"#
+        #expect(JSONWriter.string(value) == expected)
+        #expect(JSONWriter.bytes(value) == Array(expected.utf8))
+        var appended = "["
+        JSONWriter.append(value, to: &appended)
+        JSONWriter.append(.number(2.5, integer: nil), to: &appended)
+        #expect(appended == "[" + expected + "2.5")
+    }
+
     @Test func writeThenParseIsIdentity() throws {
         let value = JSONValue.object([("k", .array([.number(0.1, integer: nil), .number(3, integer: 3), .string("☃")]))])
         #expect(try JSONParser.parse(JSONWriter.string(value)) == value)

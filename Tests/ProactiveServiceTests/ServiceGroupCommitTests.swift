@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ProactiveCore
+import ProactiveEngine
 import ProactiveService
 import ProactiveStore
 import Testing
@@ -128,5 +129,33 @@ struct ServiceSuggestionAnswerTests {
             _ = try await client.send(.post, "/v1/suggestions", credential: fixture.owner, body: question)
             #expect(fixture.service.answers.hits == 1)
         }
+    }
+}
+
+@Suite("Service: ranking inputs held while the store does not change")
+struct ServiceRankingInputsTests {
+    @Test("inputs past their lifetime are kept (same stamp) until a commit by any connection; without a change probe they are read again")
+    func heldUntilACommit() throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        let changes = try #require(StoreChanges(path: fixture.path))
+        let probed = RankingInputsCache(lifetime: .zero, changes: changes)  // always past its lifetime
+        let first = try probed.stampedInputs(user: "me", engine: engine).stamp
+        #expect(try probed.stampedInputs(user: "me", engine: engine).stamp == first)
+        #expect(try probed.stampedInputs(user: "me", engine: engine).stamp == first)
+        let before = changes.version()
+        try SQLitePrivacyStore(database: fixture.database).setRetention(.days(30))  // a commit on the service's own connection
+        #expect(changes.version() != before)
+        let second = try probed.stampedInputs(user: "me", engine: engine).stamp
+        #expect(second != first)
+        #expect(try probed.stampedInputs(user: "me", engine: engine).stamp == second)
+        // Another process's connection.
+        let other = try ProactiveDatabase(path: fixture.path)
+        try SQLitePrivacyStore(database: other).setRetention(.keepAll)
+        #expect(try probed.stampedInputs(user: "me", engine: engine).stamp != second)
+
+        let unprobed = RankingInputsCache(lifetime: .zero)
+        let once = try unprobed.stampedInputs(user: "me", engine: engine).stamp
+        #expect(try unprobed.stampedInputs(user: "me", engine: engine).stamp != once)
     }
 }

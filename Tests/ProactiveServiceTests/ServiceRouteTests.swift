@@ -27,6 +27,25 @@ struct ServiceCredentialTests {
         }
     }
 
+    @Test("the Authorization value: Bearer in any case, spaces around the credential ignored, other schemes refused")
+    func authorizationForms() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            func status(_ value: String) async throws -> HTTPResponse.Status {
+                try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: value]) { $0.status }
+            }
+            for accepted in ["Bearer \(fixture.owner)", "bearer \(fixture.owner)", "BEARER  \(fixture.owner)\t", "Bearer \(fixture.owner) ",
+                             "Bearer \(fixture.coffee)"] {
+                #expect(try await status(accepted) == .ok, "\(accepted.prefix(8))")
+            }
+            let shorter = String(fixture.owner.dropLast())
+            for refused in ["Basic \(fixture.owner)", "Bearer", "Bearer \(shorter) ", "Bearer x\(shorter)", "Bearer \(fixture.owner)x",
+                            "\(fixture.owner)"] {
+                #expect(try await status(refused) == .unauthorized, "\(refused.prefix(8))")
+            }
+        }
+    }
+
     @Test("a revoked app credential is refused on the next request")
     func revokedCredential() async throws {
         let fixture = try ServiceFixture()
