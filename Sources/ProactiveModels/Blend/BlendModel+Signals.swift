@@ -245,7 +245,9 @@ struct SignalFrame {
     private func fineSignal(_ t: Int) -> Double {
         var near = 0.0
         let base = t * usage.fineKernels
-        for (k, value) in fine { near += value * usage.fineTime.values[base + k] }
+        usage.fineTime.values.withUnsafeBufferPointer { sums in
+            for (k, value) in fine { near += value * sums[base + k] }
+        }
         let total = usage.fineTotals.values[t] * fineTotalsFactor
         return Foundation.log((near * fineFactor + 1 / fineCount) / (total + 1) * fineCount)
     }
