@@ -105,7 +105,10 @@ struct SignalFrame {
     let fineFactor: Double
     let fineTotalsFactor: Double
     let kernels: [Double]
-    let fine: [(kernel: Int, weight: Double)]
+    /// Per target: Σ over the moment's fine kernels (in order) of weight x the target's stored use in
+    /// that kernel, summed kernel by kernel over every target (a constant stride through the sums,
+    /// which the hardware prefetches; target by target, each read missed the cache on a cold model).
+    let fineNear: [Double]
     let fineCount: Double
     let habitScale: Double
     /// The transition signal fed, with the previous target's decayed counts by next target (dense).
@@ -161,7 +164,16 @@ struct SignalFrame {
         fineTotalsFactor = usage.fineTotals.factor(at: now)
         let clock = model.clockInputs(at: moment.date, utcOffset: moment.utcOffset)
         kernels = Array(clock.kernels.prefix(usage.timeKernels))
-        fine = clock.fine.filter { $0.kernel < usage.fineKernels }
+        var fineNear = [Double](repeating: 0, count: targets)
+        if wanted(.timeFine) {
+            let stride = usage.fineKernels
+            usage.fineTime.values.withUnsafeBufferPointer { sums in
+                for (k, value) in clock.fine where k < stride {
+                    for t in 0 ..< targets { fineNear[t] += value * sums[t * stride + k] }
+                }
+            }
+        }
+        self.fineNear = fineNear
         fineCount = Double(usage.fineKernels)
         habitScale = model.configuration.habitHalfLifeDays / model.configuration.longHalfLifeDays
 
@@ -243,11 +255,7 @@ struct SignalFrame {
 
     /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.
     private func fineSignal(_ t: Int) -> Double {
-        var near = 0.0
-        let base = t * usage.fineKernels
-        usage.fineTime.values.withUnsafeBufferPointer { sums in
-            for (k, value) in fine { near += value * sums[base + k] }
-        }
+        let near = fineNear[t]
         let total = usage.fineTotals.values[t] * fineTotalsFactor
         return Foundation.log((near * fineFactor + 1 / fineCount) / (total + 1) * fineCount)
     }
