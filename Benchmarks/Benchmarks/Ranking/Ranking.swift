@@ -32,6 +32,10 @@ func rankerBox(_ targets: Int) -> Box<SuggestionRanker?> {
     return box
 }
 
+/// The wide-shape blend user, built on first use (seconds of training).
+let blendScenario = Box(BlendSuggestScenario(targets: 1_000))
+let blendRanker = Box(SuggestionRanker(ranker: blendScenario.value.ranker))
+
 /// Raw gemv of each scenario's scoring shape, and of its dense part alone
 /// (built from the scenario so the shapes are exact).
 let gemvs = [100, 1_000, 10_000].map { _ in Box<(gemv: RawGemv, y: [Float])?>(nil) }
@@ -84,6 +88,27 @@ let benchmarks: @Sendable () -> Void = {
             box.value!.gemv.run(into: &box.value!.y)
             blackHole(box.value!.y[0])
         }
+    }
+
+    // MARK: The default model at the wide shape (1,000 targets, 5,000 events)
+
+    Benchmark("suggest blend 1000 targets", configuration: .init(setup: {
+        BenchmarkEnvironment.pinBLAS()
+        BenchmarkEnvironment.note("suggest blend 1000: \(blendScenario.value.events.count) events; \(BenchmarkEnvironment.blasLine)")
+        _ = blendRanker
+    })) { benchmark in
+        let scenario = blendScenario.value
+        benchmark.startMeasurement()
+        blackHole(scenario.suggest(with: &blendRanker.value))
+    }
+
+    Benchmark("blend scores 1000 targets", configuration: .init(setup: {
+        BenchmarkEnvironment.pinBLAS()
+        _ = blendScenario
+    })) { benchmark in
+        let scenario = blendScenario.value
+        benchmark.startMeasurement()
+        blackHole(scenario.logScores())
     }
 
     // MARK: Smart Stack

@@ -35,90 +35,39 @@ extension BlendModel {
 
     /// The signals of the learned state at `moment` (the moment's recent events mark recency only).
     func learnedSignals(at moment: Moment) -> [Double] {
-        let space = profile.space
-        let targets = space.targetCount
+        let targets = profile.space.targetCount
         let features = BlendFeature.count
         var signals = [Double](repeating: 0, count: targets * features)
         guard targets > 0 else { return signals }
-        func set(_ t: Int, _ feature: BlendFeature, _ value: Double) { signals[t * features + feature.rawValue] = value }
-
-        // Profile evidence, one column per group.
-        let groups = profile.groupLogScores(at: moment)
-        let groupCount = ProfileGroup.allCases.count
-        for t in 0 ..< targets {
-            for g in 0 ..< groupCount { signals[t * features + BlendFeature.profilePrior.rawValue + g] = groups[t * groupCount + g] }
+        let frame = SignalFrame(self, at: moment, needed: nil)
+        signals.withUnsafeMutableBufferPointer { all in
+            for t in 0 ..< targets { frame.write(target: t, into: all.baseAddress! + t * features) }
         }
-
-        // Logistic log-probabilities.
-        if let logistic {
-            var logScores = logistic.logScores(at: moment)
-            let normaliser = Softmax.logSumExp(logScores)
-            for i in logScores.indices { logScores[i] -= normaliser }
-            if logistic.space.targets == space.targets {
-                for t in 0 ..< targets { set(t, .logistic, logScores[t]) }
-            } else {
-                let floor = -Foundation.log(Double(max(targets, 1)))
-                for t in 0 ..< targets {
-                    set(t, .logistic, logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor)
-                }
-            }
-        }
-
-        // Recency state, with the moment's own recent uses laid over it.
-        var usage = usage
-        usage.grow(to: targets)
-        for event in moment.recent.sorted(by: { $0.date < $1.date }) where event.date <= moment.date {
-            if let index = space.index(of: event.target) { usage.touch(target: index.rawValue, time: event.date.timeIntervalSince1970) }
-        }
-        let now = moment.date.timeIntervalSince1970
-        let shortFactor = usage.short.factor(at: now)
-        let longFactor = usage.long.factor(at: now)
-        var longTotal = 0.0
-        for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
-        let epsilon = 0.01
-        let clock = clockInputs(at: moment.date, utcOffset: moment.utcOffset)
-        let nowKernels = clock.kernels
-        let fineCount = Double(usage.fineKernels)
-        let habitScale = configuration.habitHalfLifeDays / configuration.longHalfLifeDays
-        for t in 0 ..< targets {
-            let recentHere = usage.recentUse(of: t, kernels: nowKernels, time: now)
-            let usualHere = usage.recentUse(of: t, kernels: nowKernels, time: now, long: true) * habitScale
-            set(t, .recentTimeOfDay, Foundation.log(recentHere + epsilon))
-            set(t, .habitChange, Foundation.log((recentHere + 0.5) / (usualHere + 0.5)))
-            set(t, .frecencyShort, Foundation.log(usage.short.values[t] * shortFactor + epsilon))
-            let long = usage.long.values[t] * longFactor
-            set(t, .frecencyLong, Foundation.log(long + epsilon))
-            let fine = usage.fineUse(of: t, fine: clock.fine, time: now)
-            set(t, .timeFine, Foundation.log((fine.near + 1 / fineCount) / (fine.total + 1) * fineCount))
-            set(t, .frequencyUses, Foundation.log(usage.uses[t] + epsilon))
-            set(t, .frequencyOccasions, Foundation.log(usage.occasions[t] + epsilon))
-            let age = max(0, now - usage.lastUse[t]) / 60
-            set(t, .logAge, Foundation.log1p(min(age, 525_600)) / 10)
-        }
-
-        // Transitions from the previous target, split by how long ago it was used; none after a day.
-        let gap = now - usage.lastTime
-        let window = configuration.transitionWindowMinutes * 60
-        if let previous = usage.lastTarget, gap >= 0 {
-            if let feature = transitionFeature(gap: gap) {
-                for t in 0 ..< targets {
-                    let fallback = (usage.long.values[t] * longFactor + epsilon) / (longTotal + epsilon * Double(targets))
-                    set(t, feature, Foundation.log(usage.transitionProbability(from: previous, to: t, fallback: fallback)))
-                }
-            }
-            set(previous, BlendFeature.repeatBucket(gap: gap), 1)
-        }
-
-        // Position among the most recently used targets.
-        let recent = usage.mostRecent(8)
-        var ranked = [Bool](repeating: false, count: targets)
-        for (position, t) in recent.enumerated() {
-            set(t, BlendFeature(rawValue: BlendFeature.rank0.rawValue + position)!, 1)
-            ranked[t] = true
-        }
-        for t in 0 ..< targets where !ranked[t] { set(t, .rankOlder, 1) }
-        if recent.count > 1, gap >= 0, gap < window { set(recent[1], .backToPrevious, 1) }
         return signals
+    }
+
+    /// Σ_f w_f · signal_f of the learned state at `moment`, per target: the sum `learnedSignals(at:)`
+    /// times the weights gives, term for term in feature order (so equal to the last bit), without the
+    /// targets x features matrix, and without taking the signals whose weight is 0 (their term is 0
+    /// either way: every such signal is finite).
+    func learnedLogScores(at moment: Moment) -> [Double] {
+        let targets = profile.space.targetCount
+        guard targets > 0 else { return [] }
+        let features = BlendFeature.count
+        let frame = SignalFrame(self, at: moment, needed: weights.map { $0 != 0 })
+        var scores = [Double](repeating: 0, count: targets)
+        var row = [Double](repeating: 0, count: features)
+        weights.withUnsafeBufferPointer { w in
+            row.withUnsafeMutableBufferPointer { row in
+                for t in 0 ..< targets {
+                    frame.write(target: t, into: row.baseAddress!)
+                    var score = 0.0
+                    for f in 0 ..< features { score += w[f] * row[f] }
+                    scores[t] = score
+                }
+            }
+        }
+        return scores
     }
 
     /// Which transition signal a previous use `gap` seconds ago feeds, if any ("after X" fades with the gap).
@@ -130,5 +79,184 @@ extension BlendModel {
         case ..<(configuration.overnightTransitionHours * 3600): return .transitionOvernight
         default: return nil
         }
+    }
+}
+
+// MARK: - One moment's signal inputs
+
+/// What every target's signals at one moment share, computed once: the profile's group scores, the
+/// logistic log-probabilities, the recency state with the moment's recent uses laid over it, the decay
+/// factors of each decayed sum at the moment, the clock's kernels, the transition row of the previous
+/// target, and the recency ranks. `write(target:into:)` then gives one target's signals.
+struct SignalFrame {
+    let targets: Int
+    /// Per feature: whether to take it (nil: all); a feature not taken is written as 0.
+    let needed: [Bool]?
+    let groups: [Double]
+    /// Per target (space order), when the blend has a logistic part.
+    let logistic: [Double]?
+    let usage: UsageTracker
+    let now: Double
+    let shortFactor: Double
+    let longFactor: Double
+    let longTotal: Double
+    let timeOfDayFactor: Double
+    let timeOfDayLongFactor: Double
+    let fineFactor: Double
+    let fineTotalsFactor: Double
+    let kernels: [Double]
+    /// Per target: Σ over the moment's fine kernels (in order) of weight x the target's stored use in
+    /// that kernel, summed kernel by kernel over every target (a constant stride through the sums,
+    /// which the hardware prefetches; target by target, each read missed the cache on a cold model).
+    let fineNear: [Double]
+    let fineCount: Double
+    let habitScale: Double
+    /// The transition signal fed, with the previous target's decayed counts by next target (dense).
+    let transition: (feature: BlendFeature, counts: [Double], total: Double, factor: Double)?
+    let previous: Int?
+    let repeatFeature: BlendFeature
+    /// Per target: its feature among rank0...rank7, rankOlder.
+    let rank: [BlendFeature]
+    let backToPrevious: Int?
+
+    init(_ model: BlendModel, at moment: Moment, needed: [Bool]?) {
+        let space = model.profile.space
+        let targets = space.targetCount
+        self.targets = targets
+        self.needed = needed
+        func wanted(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
+        let profileGroups: [BlendFeature] = [.profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious]
+        groups = profileGroups.contains(where: wanted) ? model.profile.groupLogScores(at: moment)
+            : [Double](repeating: 0, count: targets * ProfileGroup.allCases.count)
+
+        // Logistic log-probabilities.
+        if let logistic = model.logistic, wanted(.logistic) {
+            var logScores = logistic.logScores(at: moment)
+            let normaliser = Softmax.logSumExp(logScores)
+            for i in logScores.indices { logScores[i] -= normaliser }
+            if logistic.space.targets == space.targets {
+                self.logistic = logScores
+            } else {
+                let floor = -Foundation.log(Double(max(targets, 1)))
+                self.logistic = (0 ..< targets).map { t in logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor }
+            }
+        } else {
+            logistic = nil
+        }
+
+        // Recency state, with the moment's own recent uses laid over it.
+        var usage = model.usage
+        usage.grow(to: targets)
+        for event in moment.recent.sorted(by: { $0.date < $1.date }) where event.date <= moment.date {
+            if let index = space.index(of: event.target) { usage.touch(target: index.rawValue, time: event.date.timeIntervalSince1970) }
+        }
+        self.usage = usage
+        let now = moment.date.timeIntervalSince1970
+        self.now = now
+        shortFactor = usage.short.factor(at: now)
+        longFactor = usage.long.factor(at: now)
+        var longTotal = 0.0
+        for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
+        self.longTotal = longTotal
+        timeOfDayFactor = usage.timeOfDay.factor(at: now)
+        timeOfDayLongFactor = usage.timeOfDayLong.factor(at: now)
+        fineFactor = usage.fineTime.factor(at: now)
+        fineTotalsFactor = usage.fineTotals.factor(at: now)
+        let clock = model.clockInputs(at: moment.date, utcOffset: moment.utcOffset)
+        kernels = Array(clock.kernels.prefix(usage.timeKernels))
+        var fineNear = [Double](repeating: 0, count: targets)
+        if wanted(.timeFine) {
+            let stride = usage.fineKernels
+            usage.fineTime.values.withUnsafeBufferPointer { sums in
+                for (k, value) in clock.fine where k < stride {
+                    for t in 0 ..< targets { fineNear[t] += value * sums[t * stride + k] }
+                }
+            }
+        }
+        self.fineNear = fineNear
+        fineCount = Double(usage.fineKernels)
+        habitScale = model.configuration.habitHalfLifeDays / model.configuration.longHalfLifeDays
+
+        // Transitions from the previous target, split by how long ago it was used; none after a day.
+        let gap = now - usage.lastTime
+        if let previous = usage.lastTarget, gap >= 0 {
+            self.previous = previous
+            repeatFeature = BlendFeature.repeatBucket(gap: gap)
+            if let feature = model.transitionFeature(gap: gap), wanted(feature) {
+                var counts = [Double](repeating: 0, count: targets)
+                for (next, count) in usage.transitions[previous] where next < targets { counts[next] = count }
+                transition = (feature, counts, usage.transitionTotals.values[previous], usage.transitionTotals.factor(at: usage.lastTime))
+            } else {
+                transition = nil
+            }
+        } else {
+            previous = nil
+            repeatFeature = .repeatLater
+            transition = nil
+        }
+
+        // Position among the most recently used targets.
+        let recent = usage.mostRecent(8)
+        var rank = [BlendFeature](repeating: .rankOlder, count: targets)
+        for (position, t) in recent.enumerated() { rank[t] = BlendFeature(rawValue: BlendFeature.rank0.rawValue + position)! }
+        self.rank = rank
+        let window = model.configuration.transitionWindowMinutes * 60
+        backToPrevious = recent.count > 1 && gap >= 0 && gap < window ? recent[1] : nil
+    }
+
+    /// Target `t`'s `BlendFeature.count` signals, written to `row`.
+    func write(target t: Int, into row: UnsafeMutablePointer<Double>) {
+        func set(_ feature: BlendFeature, _ value: @autoclosure () -> Double) {
+            row[feature.rawValue] = needed?[feature.rawValue] ?? true ? value() : 0
+        }
+        let groupCount = ProfileGroup.allCases.count
+        for g in 0 ..< groupCount { row[BlendFeature.profilePrior.rawValue + g] = groups[t * groupCount + g] }
+        row[BlendFeature.logistic.rawValue] = logistic?[t] ?? 0
+        let epsilon = UsageTracker.frequencyEpsilon
+        let short = usage.short.values[t] * shortFactor
+        let long = usage.long.values[t] * longFactor
+        set(.frecencyShort, Foundation.log(short + epsilon))
+        set(.frecencyLong, Foundation.log(long + epsilon))
+        // Recent and usual use at this time of day: Σ_k kernel_k · decayed use in k, in kernel order.
+        let timeKernels = usage.timeKernels
+        var recent = 0.0
+        var usual = 0.0
+        usage.timeOfDay.values.withUnsafeBufferPointer { recentSums in
+            usage.timeOfDayLong.values.withUnsafeBufferPointer { usualSums in
+                let base = t * timeKernels
+                for (k, value) in kernels.enumerated() {
+                    recent += value * recentSums[base + k]
+                    usual += value * usualSums[base + k]
+                }
+            }
+        }
+        let recentHere = recent * timeOfDayFactor
+        let usualHere = usual * timeOfDayLongFactor * habitScale
+        set(.recentTimeOfDay, Foundation.log(recentHere + epsilon))
+        set(.habitChange, Foundation.log((recentHere + 0.5) / (usualHere + 0.5)))
+        set(.timeFine, fineSignal(t))
+        row[BlendFeature.frequencyUses.rawValue] = usage.logUses[t]
+        row[BlendFeature.frequencyOccasions.rawValue] = usage.logOccasions[t]
+        set(.logAge, Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10)
+
+        for feature in BlendFeature.transitionRecent.rawValue ... BlendFeature.transitionOvernight.rawValue { row[feature] = 0 }
+        if let transition {
+            let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
+            let probability = transition.total > 0
+                ? (transition.counts[t] * transition.factor + fallback) / (transition.total * transition.factor + 1) : fallback
+            row[transition.feature.rawValue] = Foundation.log(probability)
+        }
+        for feature in BlendFeature.rank0.rawValue ... BlendFeature.rankOlder.rawValue { row[feature] = 0 }
+        row[rank[t].rawValue] = 1
+        row[BlendFeature.backToPrevious.rawValue] = t == backToPrevious ? 1 : 0
+        for feature in BlendFeature.repeat1m.rawValue ... BlendFeature.repeatLater.rawValue { row[feature] = 0 }
+        if t == previous { row[repeatFeature.rawValue] = 1 }
+    }
+
+    /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.
+    private func fineSignal(_ t: Int) -> Double {
+        let near = fineNear[t]
+        let total = usage.fineTotals.values[t] * fineTotalsFactor
+        return Foundation.log((near * fineFactor + 1 / fineCount) / (total + 1) * fineCount)
     }
 }

@@ -124,18 +124,6 @@ public struct BlendModel: FittedModel {
         (caughtUp(to: moment) ?? self).learnedLogScores(at: moment)
     }
 
-    func learnedLogScores(at moment: Moment) -> [Double] {
-        let targets = profile.space.targetCount
-        guard targets > 0 else { return [] }
-        let signals = learnedSignals(at: moment)
-        let features = BlendFeature.count
-        return (0 ..< targets).map { t in
-            var score = 0.0
-            for f in 0 ..< features { score += weights[f] * signals[t * features + f] }
-            return score
-        }
-    }
-
     public func scores(at moment: Moment) -> [ScoredTarget] {
         distribution(at: moment).ranked()
     }

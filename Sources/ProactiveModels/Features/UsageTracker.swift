@@ -78,6 +78,13 @@ public struct UsageTracker: Sendable, Equatable {
     /// Every use ever learned (counts included) and every donation (occasions), not decayed.
     public private(set) var uses: [Double]
     public private(set) var occasions: [Double]
+    /// log(uses + ε) and log(occasions + ε) per target (ε = `frequencyEpsilon`): the blend's frequency
+    /// signals, which change only when a use is recorded, so they are kept up to date here instead of
+    /// being taken again for every target at every moment. Derived (not saved; rebuilt on restore).
+    private(set) var logUses: [Double]
+    private(set) var logOccasions: [Double]
+    /// The ε of the blend's log signals of counts and decayed sums (so a never-used target scores log ε).
+    static let frequencyEpsilon = 0.01
     /// When the user acts at all.
     public private(set) var activity: ActivityLevel
 
@@ -89,6 +96,8 @@ public struct UsageTracker: Sendable, Equatable {
         fineTotals = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount)
         uses = [Double](repeating: 0, count: targetCount)
         occasions = [Double](repeating: 0, count: targetCount)
+        logUses = [Double](repeating: Self.logFrequency(0), count: targetCount)
+        logOccasions = logUses
         activity = ActivityLevel(kernels: timeKernels, halfLifeDays: routineHalfLifeDays)
         timeOfDay = DecayedSums(halfLifeDays: habitHalfLifeDays, count: targetCount * timeKernels)
         timeOfDayLong = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount * timeKernels)
@@ -111,6 +120,8 @@ public struct UsageTracker: Sendable, Equatable {
         self.fineKernels = fineKernels
         self.uses = uses
         self.occasions = occasions
+        logUses = uses.map(Self.logFrequency)
+        logOccasions = occasions.map(Self.logFrequency)
         self.activity = activity
         self.lastUse = lastUse
         self.lastTarget = lastTarget
@@ -137,7 +148,12 @@ public struct UsageTracker: Sendable, Equatable {
         fineTotals.grow(to: count)
         uses += [Double](repeating: 0, count: count - uses.count)
         occasions += [Double](repeating: 0, count: count - occasions.count)
+        logUses += [Double](repeating: Self.logFrequency(0), count: count - logUses.count)
+        logOccasions += [Double](repeating: Self.logFrequency(0), count: count - logOccasions.count)
     }
+
+    /// log(count + `frequencyEpsilon`).
+    static func logFrequency(_ count: Double) -> Double { Foundation.log(count + frequencyEpsilon) }
 
     /// Records a use. Uses must come in time order (a caller replays from its log otherwise).
     /// - Parameters:
@@ -157,6 +173,8 @@ public struct UsageTracker: Sendable, Equatable {
         if fineTotal > 0 { fineTotals.add(fineTotal, at: target, time: time) }
         uses[target] += weight
         occasions[target] += 1
+        logUses[target] = Self.logFrequency(uses[target])
+        logOccasions[target] = Self.logFrequency(occasions[target])
         if let reading { activity.record(reading: reading, kernelWeights: activityKernels, time: time) }
         for (k, value) in kernels.prefix(timeKernels).enumerated() where value > 1e-6 {
             timeOfDay.add(weight * value, at: target * timeKernels + k, time: time)
