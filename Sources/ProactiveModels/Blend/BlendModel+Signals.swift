@@ -242,9 +242,8 @@ struct SignalFrame {
         for feature in BlendFeature.transitionRecent.rawValue ... BlendFeature.transitionOvernight.rawValue { row[feature] = 0 }
         if let transition {
             let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
-            let probability = transition.total > 0
-                ? (transition.counts[t] * transition.factor + fallback) / (transition.total * transition.factor + 1) : fallback
-            row[transition.feature.rawValue] = Foundation.log(probability)
+            row[transition.feature.rawValue] = Foundation.log(UsageTracker.smoothedTransition(
+                count: transition.counts[t], total: transition.total, factor: transition.factor, fallback: fallback))
         }
         for feature in BlendFeature.rank0.rawValue ... BlendFeature.rankOlder.rawValue { row[feature] = 0 }
         row[rank[t].rawValue] = 1

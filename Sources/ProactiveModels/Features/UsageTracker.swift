@@ -219,31 +219,16 @@ public struct UsageTracker: Sendable, Equatable {
         return best
     }
 
-    /// The target's recent use around a time of day: Σ_k kernels[k] · decayed use in kernel k, at `time`.
-    /// - Parameter long: read the long half-life sums instead.
-    public func recentUse(of target: Int, kernels: [Double], time: Double, long: Bool = false) -> Double {
-        let sums = long ? timeOfDayLong : timeOfDay
-        var total = 0.0
-        for (k, value) in kernels.prefix(timeKernels).enumerated() { total += value * sums.values[target * timeKernels + k] }
-        return total * sums.factor(at: time)
-    }
-
-    /// The target's use around a minute of the day at quarter-hour resolution (fine kernel
-    /// weights of that minute), and its total over the day, both decayed to `time`.
-    public func fineUse(of target: Int, fine: [(kernel: Int, weight: Double)], time: Double) -> (near: Double, total: Double) {
-        var near = 0.0
-        let base = target * fineKernels
-        for (k, value) in fine where k < fineKernels { near += value * fineTime.values[base + k] }
-        return (near * fineTime.factor(at: time), fineTotals.value(at: target, time: time))
-    }
-
     /// P(next | previous) with the decayed transition counts, smoothed toward `fallback` with strength 1.
     public func transitionProbability(from previous: Int, to next: Int, fallback: Double) -> Double {
-        let total = transitionTotals.values[previous]
-        guard total > 0 else { return fallback }
-        let count = transitions[previous][next] ?? 0
         // Both stored with the same anchor, so the ratio needs no decay factor.
-        let factor = transitionTotals.factor(at: lastTime)
-        return (count * factor + fallback) / (total * factor + 1)
+        Self.smoothedTransition(count: transitions[previous][next] ?? 0, total: transitionTotals.values[previous],
+                                       factor: transitionTotals.factor(at: lastTime), fallback: fallback)
+    }
+
+    /// P(next | previous) from the previous target's stored `count` of next and `total` (decayed by
+    /// `factor`), smoothed toward `fallback` with strength 1; `fallback` itself when nothing followed.
+    static func smoothedTransition(count: Double, total: Double, factor: Double, fallback: Double) -> Double {
+        total > 0 ? (count * factor + fallback) / (total * factor + 1) : fallback
     }
 }
