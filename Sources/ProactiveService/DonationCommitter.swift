@@ -12,8 +12,8 @@ import Synchronization
 /// concurrency pool's threads (on 2 cores there are 2): those go on decoding
 /// other requests while this thread writes. The thread takes every batch
 /// waiting when it is free (up to `maximumDonations` donations) and writes them
-/// in one transaction, each batch in a savepoint of its own
-/// (`SQLiteDonationStore.appendEach(batches:)`), so batches that arrived while
+/// in one transaction (`SQLiteDonationStore.appendEach(batches:)`: one after the
+/// other, and again each in a savepoint of its own only when one fails), so batches that arrived while
 /// the previous transaction committed share one commit. A request is answered
 /// only after the transaction holding its batch committed (stored in the WAL);
 /// a batch that fails is answered with its own error, the others are stored.
