@@ -124,7 +124,9 @@ struct ServeCommand: AsyncParsableCommand {
         )
         try await app.runService()
         let committed = service.committer.committed
+        let writing = service.committer.writing
         logger.notice("donation batches committed", metadata: ["batches": "\(committed.batches)", "transactions": "\(committed.transactions)",
+                                                               "writing_s": "\(String(format: "%.2f", writing.seconds))", "writing_cpu_s": "\(String(format: "%.2f", writing.cpuSeconds))",
                                                                "suggestion_answers_reused": "\(service.answers.hits)"])
         if let socketPath { unlink(socketPath) }
         logger.notice("stopped")

@@ -12,8 +12,8 @@ import Synchronization
 /// concurrency pool's threads (on 2 cores there are 2): those go on decoding
 /// other requests while this thread writes. The thread takes every batch
 /// waiting when it is free (up to `maximumDonations` donations) and writes them
-/// in one transaction, each batch in a savepoint of its own
-/// (`SQLiteDonationStore.appendEach(batches:)`), so batches that arrived while
+/// in one transaction (`SQLiteDonationStore.appendEach(batches:)`: one after the
+/// other, and again each in a savepoint of its own only when one fails), so batches that arrived while
 /// the previous transaction committed share one commit. A request is answered
 /// only after the transaction holding its batch committed (stored in the WAL);
 /// a batch that fails is answered with its own error, the others are stored.
@@ -36,6 +36,9 @@ public final class DonationCommitter: Sendable {
         /// Transactions committed so far and the batches they held (for tests and metrics).
         var transactions = 0
         var batches = 0
+        /// Seconds the thread spent writing (wall clock), and of those on a CPU (its own CPU time).
+        var writingSeconds = 0.0
+        var cpuSeconds = 0.0
     }
 
     public let store: SQLiteDonationStore
@@ -75,6 +78,13 @@ public final class DonationCommitter: Sendable {
         state.withLock { ($0.transactions, $0.batches) }
     }
 
+    /// Seconds spent writing groups so far (wall clock) and the thread's CPU time in them: over a
+    /// load, writing / wall time is how busy the one writer was, and cpu / writing how much of
+    /// that it computed rather than waited (for the disk, or for a lock).
+    public var writing: (seconds: Double, cpuSeconds: Double) {
+        state.withLock { ($0.writingSeconds, $0.cpuSeconds) }
+    }
+
     /// The batches waiting, oldest first, up to `maximumDonations` donations (at least one
     /// batch); nil, and the thread ends, when none is waiting.
     private func next() -> [Waiting]? {
@@ -97,6 +107,14 @@ public final class DonationCommitter: Sendable {
     }
 
     private func write(_ group: [Waiting]) {
+        let started = (wall: Self.seconds(CLOCK_MONOTONIC), cpu: Self.seconds(CLOCK_THREAD_CPUTIME_ID))
+        defer {
+            let wall = Self.seconds(CLOCK_MONOTONIC) - started.wall, cpu = Self.seconds(CLOCK_THREAD_CPUTIME_ID) - started.cpu
+            state.withLock { state in
+                state.writingSeconds += wall
+                state.cpuSeconds += cpu
+            }
+        }
         do {
             let results = try store.appendEach(batches: group.map(\.batch))
             state.withLock { state in
@@ -107,5 +125,11 @@ public final class DonationCommitter: Sendable {
         } catch {
             for waiting in group { waiting.answer.resume(throwing: error) }
         }
+    }
+
+    private static func seconds(_ clock: clockid_t) -> Double {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -83,6 +83,11 @@ struct DonationCommitterTests {
         #expect(committer.committed.transactions == 3)
         #expect(committer.committed.batches == 3)
         #expect(try fixture.storedCount() == 30)
+        // Three transactions took some time, and the thread was not on a CPU longer than it ran
+        // (a millisecond of slack for the two clocks' resolutions).
+        let writing = committer.writing
+        #expect(writing.seconds > 0)
+        #expect(writing.cpuSeconds > 0 && writing.cpuSeconds <= writing.seconds + 0.001)
         #expect(try await committer.commit(PreparedDonations([])).isEmpty)
     }
 }

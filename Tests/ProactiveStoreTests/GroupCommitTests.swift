@@ -38,6 +38,33 @@ struct GroupCommitTests {
         #expect(try store.count() == 0)
     }
 
+    /// The batches go in without savepoints first; a batch that SQLite refuses (here a trigger
+    /// raising on one identifier, standing for a CHECK or an I/O error) rolls that attempt back
+    /// and the group is written again batch by batch: the failing batch stores none of its rows,
+    /// the batches before and after it are stored, and each is answered as alone.
+    @Test func aBatchThatSQLiteRefusesIsAnsweredAloneAndTheOthersAreStored() throws {
+        let database = try ProactiveDatabase(path: directory.file("refused.sqlite"))
+        try database.writer.write { db in
+            try db.execute(sql: """
+                CREATE TEMP TRIGGER refuse_boom BEFORE INSERT ON donation WHEN NEW.identifier = 'boom'
+                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                """)
+        }
+        let store = SQLiteDonationStore(database: database)
+        let results = try store.appendEach(batches: [
+            PreparedDonations([sample(minutes: 1, identifier: "a")]),
+            PreparedDonations([sample(minutes: 2, identifier: "c"), sample(minutes: 3, identifier: "boom")]),
+            PreparedDonations([sample(minutes: 4, identifier: "b"), sample(minutes: 5, identifier: "a")]),
+        ])
+        #expect(results.count == 3)
+        #expect((try? results[0].get())?.map(Self.describe) == ["stored"])
+        guard case let .failure(error) = results[1] else { Issue.record("the refused batch was answered as stored"); return }
+        #expect(error.message.contains("refused by the test"))
+        #expect((try? results[2].get())?.map(Self.describe) == ["stored", "duplicate"])
+        #expect(try store.identifiers().sorted() == ["a", "b"])
+        #expect(try store.count() == 2)
+    }
+
     static func describe(_ result: Result<Bool, StoreError>) -> String {
         switch result {
         case let .success(stored): return stored ? "stored" : "duplicate"
