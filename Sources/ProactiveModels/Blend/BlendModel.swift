@@ -121,7 +121,9 @@ public struct BlendModel: FittedModel {
 
     /// Σ_f w_f · signal_f for every target (index order; targets first seen in `moment.recent` last).
     public func logScores(at moment: Moment) -> [Double] {
-        (caughtUp(to: moment) ?? self).learnedLogScores(at: moment)
+        // Not `(caughtUp(to:) ?? self)`: that copies the model (a retain of each of its buffers) on every question.
+        if let caught = caughtUp(to: moment) { return caught.learnedLogScores(at: moment) }
+        return learnedLogScores(at: moment)
     }
 
     public func scores(at moment: Moment) -> [ScoredTarget] {
@@ -131,8 +133,10 @@ public struct BlendModel: FittedModel {
     /// Every target's probability at `moment`, in index order (no sorting), targets first seen in
     /// `moment.recent` last (see `caughtUp(to:)`).
     public func distribution(at moment: Moment) -> TargetDistribution {
-        let model = caughtUp(to: moment) ?? self
-        return Softmax.distribution(logScores: model.learnedLogScores(at: moment), space: model.profile.space)
+        if let caught = caughtUp(to: moment) {
+            return Softmax.distribution(logScores: caught.learnedLogScores(at: moment), space: caught.profile.space)
+        }
+        return Softmax.distribution(logScores: learnedLogScores(at: moment), space: profile.space)
     }
 
     // MARK: Learning
