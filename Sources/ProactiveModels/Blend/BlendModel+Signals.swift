@@ -156,7 +156,9 @@ struct SignalFrame {
         timeOfDayLongFactor = usage.timeOfDayLong.factor(at: now)
         fineFactor = usage.fineTime.factor(at: now)
         fineTotalsFactor = usage.fineTotals.factor(at: now)
-        let clock = model.clockInputs(at: moment.date, utcOffset: moment.utcOffset)
+        // The hour-wide and quarter-hour kernels (not the activity level's: `ClockInputs` without them).
+        let reading = model.profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
+        let clock = (kernels: model.profile.encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: model.fineKernels(reading))
         kernels = Array(clock.kernels.prefix(usage.timeKernels))
         var fineNear = [Double](repeating: 0, count: targets)
         if wanted(.timeFine) {
