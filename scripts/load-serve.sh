@@ -47,6 +47,15 @@
 # 25 GB of disk while preparing (each state is about 10.7 MB, mostly the blend's rows of targets x
 # features; the copy step writes them all through the WAL) and about 10 minutes.
 # Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer.
+# Preparing once, loading many times (the wide shape's 10 minutes): KEEP_WORK=DIR prepares into DIR (a new
+# or empty directory) and keeps it, with a pristine copy of the prepared store (DIR/prepared.sqlite, taken
+# after a WAL checkpoint, before the server first runs) and the shape (DIR/shape.json); REUSE_WORK=DIR
+# (a DIR kept so, with the same USERS, TARGETS, DISTINCT and DONATIONS, which is checked) skips the
+# preparation and restores DIR/store.sqlite from that copy, so each run starts from the same store
+# (the previous run's load donations and saved states are gone). The copy is as large as the store
+# (about 11 GB for 1,000 x 1,000).
+#   KEEP_WORK=/work/wide TARGETS=1000 scripts/load-serve.sh 1000 0 10
+#   REUSE_WORK=/work/wide TARGETS=1000 scripts/load-serve.sh 1000 0 10
 set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 users="${1:-200}"
@@ -85,16 +94,38 @@ if [ "${PEER:-1}" = 1 ]; then
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "fastapi>=0.110" "uvicorn[standard]>=0.29" numpy
 fi
-work="$(mktemp -d)"
+keep="${KEEP_WORK:-}"
+reuse="${REUSE_WORK:-}"
+[ -n "$keep" ] && [ -n "$reuse" ] && { echo "load-serve.sh: KEEP_WORK and REUSE_WORK exclude each other" >&2; exit 2; }
+wanted_key="users=$users targets=$targets distinct=$distinct donations=$donations days=$days"
+if [ -n "$reuse" ]; then
+  [ -f "$reuse/prepared.sqlite" ] && [ -f "$reuse/shape.json" ] && [ -f "$reuse/key" ] \
+    || { echo "load-serve.sh: REUSE_WORK=$reuse holds no prepared store (prepare it with KEEP_WORK=$reuse)" >&2; exit 2; }
+  [ "$(cat "$reuse/key")" = "$wanted_key" ] \
+    || { echo "load-serve.sh: REUSE_WORK=$reuse was prepared for '$(cat "$reuse/key")', not '$wanted_key'" >&2; exit 2; }
+  work="$reuse"
+elif [ -n "$keep" ]; then
+  mkdir -p "$keep"
+  [ -z "$(ls -A "$keep")" ] || { echo "load-serve.sh: KEEP_WORK=$keep is not empty" >&2; exit 2; }
+  work="$keep"
+else
+  work="$(mktemp -d)"
+fi
 server=""
 peer=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null
   [ -n "$peer" ] && kill "$peer" 2>/dev/null
-  rm -rf "$work"
+  [ -n "$keep" ] || [ -n "$reuse" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 store="$work/store.sqlite"
+if [ -n "$reuse" ]; then
+  echo "== reusing the store prepared in $reuse (restoring it from prepared.sqlite)" >&2
+  rm -f "$store" "$store-wal" "$store-shm"
+  cp "$reuse/prepared.sqlite" "$store"
+  shape="$(cat "$reuse/shape.json")"
+else
 "$P" retention set --keep-all --store "$store" >/dev/null 2>&1
 if [ "$targets" -gt 0 ]; then
   echo "== preparing $users users x $targets targets x $donations donations ($distinct trained, the others copies)" >&2
@@ -166,6 +197,14 @@ index = json.load(open(sys.argv[1]))
 targets = [len(e["targets"]) for e in index]
 print(json.dumps({"users": len(index), "targets_mean": sum(targets) / len(targets), "targets_max": max(targets),
                   "columns_mean": sum(e["columns"] for e in index) / len(index)}))' "$work/weights/index.json")"
+fi
+if [ -n "$keep" ]; then
+  sqlite3 "$store" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+  cp "$store" "$work/prepared.sqlite"
+  echo "$shape" > "$work/shape.json"
+  echo "$wanted_key" > "$work/key"
+  echo "== kept the prepared store in $work (reuse it with REUSE_WORK=$work)" >&2
+fi
 fi
 echo "== shape: $shape" >&2
 

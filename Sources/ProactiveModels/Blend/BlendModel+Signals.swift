@@ -48,26 +48,17 @@ extension BlendModel {
 
     /// Σ_f w_f · signal_f of the learned state at `moment`, per target: the sum `learnedSignals(at:)`
     /// times the weights gives, term for term in feature order (so equal to the last bit), without the
-    /// targets x features matrix, and without taking the signals whose weight is 0 (their term is 0
-    /// either way: every such signal is finite).
+    /// targets x features matrix (`SignalFrame.logScore(target:)`).
     func learnedLogScores(at moment: Moment) -> [Double] {
         let targets = profile.space.targetCount
         guard targets > 0 else { return [] }
-        let features = BlendFeature.count
         let frame = SignalFrame(self, at: moment, needed: weights.map { $0 != 0 })
-        var scores = [Double](repeating: 0, count: targets)
-        var row = [Double](repeating: 0, count: features)
-        weights.withUnsafeBufferPointer { w in
-            row.withUnsafeMutableBufferPointer { row in
-                for t in 0 ..< targets {
-                    frame.write(target: t, into: row.baseAddress!)
-                    var score = 0.0
-                    for f in 0 ..< features { score += w[f] * row[f] }
-                    scores[t] = score
-                }
+        return [Double](unsafeUninitializedCapacity: targets) { scores, filled in
+            weights.withUnsafeBufferPointer { w in
+                for t in 0 ..< targets { scores[t] = frame.logScore(target: t, weights: w) }
             }
+            filled = targets
         }
-        return scores
     }
 
     /// Which transition signal a previous use `gap` seconds ago feeds, if any ("after X" fades with the gap).
@@ -148,7 +139,10 @@ struct SignalFrame {
         var usage = model.usage
         usage.grow(to: targets)
         for event in moment.recent.sorted(by: { $0.date < $1.date }) where event.date <= moment.date {
-            if let index = space.index(of: event.target) { usage.touch(target: index.rawValue, time: event.date.timeIntervalSince1970) }
+            // `touch` ignores a use older than the newest one: such an event (every one the model learned) needs no lookup.
+            let time = event.date.timeIntervalSince1970
+            guard time >= usage.lastTime else { continue }
+            if let index = space.index(of: event.target) { usage.touch(target: index.rawValue, time: time) }
         }
         self.usage = usage
         let now = moment.date.timeIntervalSince1970
@@ -162,7 +156,9 @@ struct SignalFrame {
         timeOfDayLongFactor = usage.timeOfDayLong.factor(at: now)
         fineFactor = usage.fineTime.factor(at: now)
         fineTotalsFactor = usage.fineTotals.factor(at: now)
-        let clock = model.clockInputs(at: moment.date, utcOffset: moment.utcOffset)
+        // The hour-wide and quarter-hour kernels (not the activity level's: `ClockInputs` without them).
+        let reading = model.profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
+        let clock = (kernels: model.profile.encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: model.fineKernels(reading))
         kernels = Array(clock.kernels.prefix(usage.timeKernels))
         var fineNear = [Double](repeating: 0, count: targets)
         if wanted(.timeFine) {
@@ -217,21 +213,7 @@ struct SignalFrame {
         let long = usage.long.values[t] * longFactor
         set(.frecencyShort, Foundation.log(short + epsilon))
         set(.frecencyLong, Foundation.log(long + epsilon))
-        // Recent and usual use at this time of day: Σ_k kernel_k · decayed use in k, in kernel order.
-        let timeKernels = usage.timeKernels
-        var recent = 0.0
-        var usual = 0.0
-        usage.timeOfDay.values.withUnsafeBufferPointer { recentSums in
-            usage.timeOfDayLong.values.withUnsafeBufferPointer { usualSums in
-                let base = t * timeKernels
-                for (k, value) in kernels.enumerated() {
-                    recent += value * recentSums[base + k]
-                    usual += value * usualSums[base + k]
-                }
-            }
-        }
-        let recentHere = recent * timeOfDayFactor
-        let usualHere = usual * timeOfDayLongFactor * habitScale
+        let (recentHere, usualHere) = timeOfDayUse(t)
         set(.recentTimeOfDay, Foundation.log(recentHere + epsilon))
         set(.habitChange, Foundation.log((recentHere + 0.5) / (usualHere + 0.5)))
         set(.timeFine, fineSignal(t))
@@ -250,6 +232,67 @@ struct SignalFrame {
         row[BlendFeature.backToPrevious.rawValue] = t == backToPrevious ? 1 : 0
         for feature in BlendFeature.repeat1m.rawValue ... BlendFeature.repeatLater.rawValue { row[feature] = 0 }
         if t == previous { row[repeatFeature.rawValue] = 1 }
+    }
+
+    /// Σ_f w_f · signal_f for target `t`, in feature order, equal to the last bit to summing the row
+    /// `write(target:into:)` gives times `w` (with `needed` = the weights that are not 0), with fewer terms:
+    /// a term that is 0 for a weight of 0 whose signal was not taken, or for a one-hot signal (ranks, back to
+    /// previous, repeat buckets, the transitions not fed) that is 0 here, is left out. Adding such a term
+    /// (±0) leaves every partial sum unchanged, except that -0 + +0 is +0: a sum that is exactly 0 may come
+    /// out as -0 where the row's gave +0, the same number (`==`, and its exponential, are the same). The
+    /// terms always taken (profile groups, logistic, frequencies) are added whatever their weight, as the row's.
+    @inline(__always)
+    func logScore(target t: Int, weights w: UnsafeBufferPointer<Double>) -> Double {
+        @inline(__always) func taken(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
+        let groupCount = ProfileGroup.allCases.count
+        var score = 0.0
+        for g in 0 ..< groupCount { score += w[BlendFeature.profilePrior.rawValue + g] * groups[t * groupCount + g] }
+        score += w[BlendFeature.logistic.rawValue] * (logistic?[t] ?? 0)
+        let epsilon = UsageTracker.frequencyEpsilon
+        let long = usage.long.values[t] * longFactor
+        if taken(.frecencyShort) { score += w[BlendFeature.frecencyShort.rawValue] * Foundation.log(usage.short.values[t] * shortFactor + epsilon) }
+        if taken(.frecencyLong) { score += w[BlendFeature.frecencyLong.rawValue] * Foundation.log(long + epsilon) }
+        if let transition {
+            let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
+            score += w[transition.feature.rawValue] * Foundation.log(UsageTracker.smoothedTransition(
+                count: transition.counts[t], total: transition.total, factor: transition.factor, fallback: fallback))
+        }
+        score += w[rank[t].rawValue]   // x 1
+        if t == backToPrevious { score += w[BlendFeature.backToPrevious.rawValue] }
+        if taken(.logAge) {
+            score += w[BlendFeature.logAge.rawValue] * (Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10)
+        }
+        if t == previous { score += w[repeatFeature.rawValue] }
+        let recentTaken = taken(.recentTimeOfDay)
+        let habitTaken = taken(.habitChange)
+        if recentTaken || habitTaken {
+            let (recentHere, usualHere) = timeOfDayUse(t)
+            if recentTaken { score += w[BlendFeature.recentTimeOfDay.rawValue] * Foundation.log(recentHere + epsilon) }
+            if habitTaken { score += w[BlendFeature.habitChange.rawValue] * Foundation.log((recentHere + 0.5) / (usualHere + 0.5)) }
+        }
+        if taken(.timeFine) { score += w[BlendFeature.timeFine.rawValue] * fineSignal(t) }
+        score += w[BlendFeature.frequencyUses.rawValue] * usage.logUses[t]
+        score += w[BlendFeature.frequencyOccasions.rawValue] * usage.logOccasions[t]
+        return score
+    }
+
+    /// Target `t`'s recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k,
+    /// in kernel order, times each sum's decay factor.
+    @inline(__always)
+    private func timeOfDayUse(_ t: Int) -> (recent: Double, usual: Double) {
+        let timeKernels = usage.timeKernels
+        var recent = 0.0
+        var usual = 0.0
+        usage.timeOfDay.values.withUnsafeBufferPointer { recentSums in
+            usage.timeOfDayLong.values.withUnsafeBufferPointer { usualSums in
+                let base = t * timeKernels
+                for (k, value) in kernels.enumerated() {
+                    recent += value * recentSums[base + k]
+                    usual += value * usualSums[base + k]
+                }
+            }
+        }
+        return (recent * timeOfDayFactor, usual * timeOfDayLongFactor * habitScale)
     }
 
     /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.

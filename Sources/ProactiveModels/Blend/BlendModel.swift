@@ -92,17 +92,25 @@ public struct BlendModel: FittedModel {
     static let activityConcentration = 64.0
 
     func clockInputs(at date: Date, utcOffset: Int?) -> ClockInputs {
-        let encoder = profile.encoder
-        let reading = encoder.clock.read(date, writtenOffset: utcOffset)
-        let fine = CircularKernels.sparseWeights(count: configuration.fineTimeKernels,
-                                                 concentration: configuration.fineTimeConcentration, minuteOfDay: reading.minuteOfDay)
-        var activity = [Double](repeating: 0, count: Self.activityCentres.count)
+        let reading = profile.encoder.clock.read(date, writtenOffset: utcOffset)
+        return ClockInputs(reading: reading, kernels: profile.encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay),
+                           fine: fineKernels(reading), activity: Self.activityKernels(reading))
+    }
+
+    /// The quarter-hour kernels at `reading` (`ClockInputs.fine`; a question's signals need only these and the hour-wide ones).
+    func fineKernels(_ reading: LocalClock.Reading) -> [(kernel: Int, weight: Double)] {
+        CircularKernels.sparseWeights(count: configuration.fineTimeKernels, concentration: configuration.fineTimeConcentration,
+                                      minuteOfDay: reading.minuteOfDay)
+    }
+
+    /// The activity level's kernels at `reading` (`ClockInputs.activity`; the activity level needs only these).
+    static func activityKernels(_ reading: LocalClock.Reading) -> [Double] {
+        var activity = [Double](repeating: 0, count: activityCentres.count)
         activity.withUnsafeMutableBufferPointer {
-            CircularKernels.write(centres: Self.activityCentres, concentration: Self.activityConcentration,
-                                  minuteOfDay: reading.minuteOfDay, into: $0, at: 0)
+            CircularKernels.write(centres: activityCentres, concentration: activityConcentration, minuteOfDay: reading.minuteOfDay,
+                                  into: $0, at: 0)
         }
-        return ClockInputs(reading: reading, kernels: encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: fine,
-                           activity: activity)
+        return activity
     }
 
     public func activityLevel(at moment: Moment) -> Double? { activity(at: moment) }
@@ -110,10 +118,10 @@ public struct BlendModel: FittedModel {
     /// How likely the user is to act at all at `moment` (0...1, see `ActivityLevel`): 1 at the
     /// user's usual times and right after a use, about 0 at hours they never act.
     public func activity(at moment: Moment) -> Double {
-        let clock = clockInputs(at: moment.date, utcOffset: moment.utcOffset)
+        let reading = profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         var lastUse = usage.lastTime
         for event in moment.recent where event.date <= moment.date { lastUse = max(lastUse, event.date.timeIntervalSince1970) }
-        return usage.activity.level(reading: clock.reading, kernelWeights: clock.activity, time: moment.date.timeIntervalSince1970,
+        return usage.activity.level(reading: reading, kernelWeights: Self.activityKernels(reading), time: moment.date.timeIntervalSince1970,
                                     lastUse: lastUse)
     }
 
@@ -121,7 +129,9 @@ public struct BlendModel: FittedModel {
 
     /// Σ_f w_f · signal_f for every target (index order; targets first seen in `moment.recent` last).
     public func logScores(at moment: Moment) -> [Double] {
-        (caughtUp(to: moment) ?? self).learnedLogScores(at: moment)
+        // Not `(caughtUp(to:) ?? self)`: that copies the model (a retain of each of its buffers) on every question.
+        if let caught = caughtUp(to: moment) { return caught.learnedLogScores(at: moment) }
+        return learnedLogScores(at: moment)
     }
 
     public func scores(at moment: Moment) -> [ScoredTarget] {
@@ -131,8 +141,10 @@ public struct BlendModel: FittedModel {
     /// Every target's probability at `moment`, in index order (no sorting), targets first seen in
     /// `moment.recent` last (see `caughtUp(to:)`).
     public func distribution(at moment: Moment) -> TargetDistribution {
-        let model = caughtUp(to: moment) ?? self
-        return Softmax.distribution(logScores: model.learnedLogScores(at: moment), space: model.profile.space)
+        if let caught = caughtUp(to: moment) {
+            return Softmax.distribution(logScores: caught.learnedLogScores(at: moment), space: caught.profile.space)
+        }
+        return Softmax.distribution(logScores: learnedLogScores(at: moment), space: profile.space)
     }
 
     // MARK: Learning

@@ -30,7 +30,7 @@ public struct SuggestionRanker: Sendable {
             staticAdjusted = adjusted.count
             indexHints = []
             adjustedDescriptions = adjusted.map(describe)
-            descriptions = []
+            descriptions = [:]
         }
     }
     /// The ranked entries of the last `rank` call, best first.
@@ -42,8 +42,10 @@ public struct SuggestionRanker: Sendable {
     private var rankedSources: [Candidate] = []
     /// The app and summary of each of the ranker's adjusted targets (same order as its `adjustedTargets`).
     private var adjustedDescriptions: [Description] = []
-    /// The app and summary of plain targets by model index (valid for `knownTargets`).
-    private var descriptions: [Description?] = []
+    /// The app and summary of plain targets by model index (valid for `knownTargets`): only those
+    /// described so far (a few per call), not an entry per target, which a ranker made for one call
+    /// (the service's) allocated, filled and freed each time.
+    private var descriptions: [Int: Description] = [:]
     /// The target list of the last distribution ranked, held so its storage cannot be reused by
     /// another array: while distributions carry this same storage, `indexHints` and `descriptions`
     /// hold without hashing or comparing a key.
@@ -166,11 +168,9 @@ public struct SuggestionRanker: Sendable {
     /// when it was set, plain targets' once per model index (no key hashed while the target list stays).
     private mutating func description(of source: Candidate, key: TargetKey) -> Description {
         if source.slot >= 0 { return source.slot < staticAdjusted ? adjustedDescriptions[source.slot] : describe(key) }
-        let i = source.index
-        if i < descriptions.count, let cached = descriptions[i] { return cached }
+        if let cached = descriptions[source.index] { return cached }
         let found = describe(key)
-        if descriptions.count <= i { descriptions += [Description?](repeating: nil, count: i + 1 - descriptions.count) }
-        descriptions[i] = found
+        descriptions[source.index] = found
         return found
     }
 
@@ -217,7 +217,7 @@ public struct SuggestionRanker: Sendable {
         guard !same else { return }
         knownTargets = targets
         indexHints = []
-        descriptions = []
+        descriptions = [:]
     }
 
     /// Whether target index `i` is one of this call's adjusted targets (binary search).

@@ -92,6 +92,35 @@ struct BlendScorePathTests {
         for bucket in expectedBuckets { #expect(buckets.contains(bucket)) }
     }
 
+    /// The direct path leaves out the terms that are 0 (one-hot signals not set, signals of weight 0 not taken):
+    /// with every weight non-zero (so every one-hot signal's term is present when set), with weights of exactly 1
+    /// and -1 (a one-hot term is then ±1, nothing to round), and with each one-hot group alone, every score has
+    /// the reference's bits (up to the sign of a score of exactly 0) and every probability is the same.
+    @Test func directScoresKeepTheBitsWithOneHotWeights() throws {
+        let events = Self.events()
+        let fitted = try BlendTrainer().fit(TrainingSet(events: events))
+        var everyWeight = fitted
+        everyWeight.weights = fitted.weights.enumerated().map { f, w in w + (f % 2 == 0 ? 0.5 : -0.375) }
+        var units = fitted
+        units.weights = (0 ..< BlendFeature.count).map { Double($0 % 3) - 1 }
+        var oneHotOnly = fitted
+        let oneHot = Set(Array(BlendFeature.transitionRecent.rawValue ... BlendFeature.backToPrevious.rawValue)
+            + Array(BlendFeature.repeat1m.rawValue ... BlendFeature.repeatLater.rawValue))
+        oneHotOnly.weights = (0 ..< BlendFeature.count).map { oneHot.contains($0) ? Double($0) / 7 : 0 }
+        for model in [everyWeight, units, oneHotOnly] {
+            for moment in Self.moments(after: events) {
+                let learned = model.caughtUp(to: moment) ?? model
+                let fast = model.logScores(at: moment)
+                let expected = Self.reference(learned, at: moment)
+                #expect(fast.count == expected.count)
+                let differing = zip(fast, expected).filter { $0.bitPattern != $1.bitPattern && !($0 == 0 && $1 == 0) }
+                #expect(differing.isEmpty, "moment \(moment.date): \(differing.prefix(3))")
+                let probabilities = model.distribution(at: moment).probabilities
+                #expect(probabilities == Softmax.distribution(logScores: expected, space: learned.space).probabilities)
+            }
+        }
+    }
+
     @Test func frequencySignalsFollowLearningRemovalAndRestore() throws {
         let events = Self.events()
         var model = try BlendTrainer().fit(TrainingSet(events: Array(events.prefix(1_200))))
