@@ -14,6 +14,8 @@
 # 6. scripts/benchmarks-report.py OUT > BENCHMARKS.md
 #
 # BLAS runs on one thread everywhere. Environment: BENCH_OUT (default out/bench),
+# WIDE_REUSE_WORK (a directory prepared by `KEEP_WORK=DIR TARGETS=1000 scripts/load-serve.sh 1000 0 10`:
+# step 4's wide shape is restored from it instead of prepared again; see load-serve.sh),
 # BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS,
 # BENCH_SKIP (steps to skip, keeping their earlier output in BENCH_OUT: any of
 # "suite ingest peer live serve serve-wide profiles").
@@ -108,13 +110,13 @@ fi
 # MARK: 4. The service under load, with its Python peer
 if runs serve; then
 log "proactive serve and its Python peer under wrk"
-LOAD_OUT="$out/serve" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh "${SERVE_USERS:-1000}" "${SERVE_DAYS:-60}" 10 16 500 \
+REUSE_WORK= KEEP_WORK= LOAD_OUT="$out/serve" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh "${SERVE_USERS:-1000}" "${SERVE_DAYS:-60}" 10 16 500 \
   | tee "$out/serve.txt" >&2
 fi
 
 if runs serve-wide; then
 log "proactive serve at the issue's shape: 1,000 users x 1,000 targets"
-TARGETS=1000 LOAD_OUT="$out/serve-wide" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh 1000 0 10 16 500 \
+REUSE_WORK="${WIDE_REUSE_WORK:-}" KEEP_WORK= TARGETS=1000 LOAD_OUT="$out/serve-wide" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh 1000 0 10 16 500 \
   | tee "$out/serve-wide.txt" >&2
 fi
 
