@@ -64,9 +64,11 @@ public final class DonationCommitter: Sendable {
             }
             if start {
                 let thread = Thread { [self] in
+                    // Named from inside: on Linux a name set before `start()` never reaches the thread,
+                    // and the kernel keeps at most 15 bytes (so `perf` and `top -H` show it).
+                    Thread.current.name = "proactive-write"
                     while let group = next() { write(group) }
                 }
-                thread.name = "proactive.commit"
                 thread.start()
             }
         }

@@ -36,12 +36,12 @@ final class LowPriorityThread: Sendable {
             }
             if start {
                 let thread = Thread { [self] in
+                    Thread.current.name = "proactive-bg"  // from inside, at most 15 bytes (see DonationCommitter)
                     #if canImport(Glibc)
                     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)  // this thread only (Linux)
                     #endif
                     while let job = next() { job() }
                 }
-                thread.name = "proactive.background"
                 thread.start()
             }
         }
