@@ -46,7 +46,8 @@
 # loaded and after the load is reported (rss_mb). 1,000 x 1,000 needs about 13 GB of memory and
 # 25 GB of disk while preparing (each state is about 10.7 MB, mostly the blend's rows of targets x
 # features; the copy step writes them all through the WAL) and about 10 minutes.
-# Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer.
+# Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer, PEER_LAYOUT=engine
+# to have the peer store donations in the engine's own table layout (scripts/serve_peer.py says what that is).
 # Preparing once, loading many times (the wide shape's 10 minutes): KEEP_WORK=DIR prepares into DIR (a new
 # or empty directory) and keeps it, with a pristine copy of the prepared store (DIR/prepared.sqlite, taken
 # after a WAL checkpoint, before the server first runs) and the shape (DIR/shape.json); REUSE_WORK=DIR
@@ -326,7 +327,8 @@ peer_stored=0
 if [ "${PEER:-1}" = 1 ]; then
   start_peer
   run_load peer "$peer_port" "$peer"
-  peer_stored="$(sqlite3 "$work/peer.sqlite" "select count(*) from donation")"
+  peer_table=donation; [ "${PEER_LAYOUT:-simple}" = engine ] && peer_table=donation_engine_layout
+  peer_stored="$(sqlite3 "$work/peer.sqlite" "select count(*) from $peer_table")"
   kill -TERM "$peer"; wait "$peer" || true; peer=""
 fi
 
@@ -336,6 +338,7 @@ work, path, shape, seconds, connections, batch, engine_stored, peer_stored, core
 batch = int(batch)
 report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
+report["peer_layout"] = os.environ.get("PEER_LAYOUT", "simple")  # the peer's donation table (scripts/serve_peer.py)
 for side in ("engine", "peer"):
     if not os.path.exists(os.path.join(work, f"{side}-suggestions.json")):
         continue

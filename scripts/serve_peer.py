@@ -17,9 +17,19 @@ FastAPI under uvicorn, written the way a competent Python user would write it:
   line) into SQLite in WAL mode with `synchronous = NORMAL` (the engine's
   settings); the answer says per line stored, duplicate or rejected and why.
 
-Environment: PEER_WEIGHTS (the export directory), PEER_DB (the SQLite file).
+With PEER_LAYOUT=engine the donations go into the engine's own table layout
+instead (the `donation` table of Sources/ProactiveStore/Database/DonationSchema.swift
+as migrated: STRICT, the same CHECKs including json_valid on parameters and
+context, UNIQUE (app, identifier) where an identifier is set, an (app, group_id)
+index, and UNIQUE (user, date_ms, content_hash) with a 64-bit content hash of
+every field computed in Python), so that a donation costs the peer the same
+checks and indexes it costs the engine: the fair peer for the donation route.
+
+Environment: PEER_WEIGHTS (the export directory), PEER_DB (the SQLite file),
+PEER_LAYOUT (`simple`, the default, or `engine`).
 """
 import datetime
+import hashlib
 import json
 import os
 import sqlite3
@@ -41,9 +51,38 @@ with open(os.path.join(WEIGHTS, "index.json")) as handle:
 connection = sqlite3.connect(DB, isolation_level=None, check_same_thread=False, timeout=30)
 connection.execute("PRAGMA journal_mode = WAL")
 connection.execute("PRAGMA synchronous = NORMAL")
-connection.execute("""CREATE TABLE IF NOT EXISTS donation (
-    id INTEGER PRIMARY KEY, user TEXT NOT NULL, app TEXT NOT NULL, intent TEXT NOT NULL,
-    parameters TEXT NOT NULL, date REAL NOT NULL, identifier TEXT, UNIQUE (app, identifier))""")
+LAYOUT = os.environ.get("PEER_LAYOUT", "simple")
+if LAYOUT not in ("simple", "engine"):
+    raise SystemExit(f"PEER_LAYOUT must be simple or engine, not {LAYOUT!r}")
+if LAYOUT == "simple":
+    connection.execute("""CREATE TABLE IF NOT EXISTS donation (
+        id INTEGER PRIMARY KEY, user TEXT NOT NULL, app TEXT NOT NULL, intent TEXT NOT NULL,
+        parameters TEXT NOT NULL, date REAL NOT NULL, identifier TEXT, UNIQUE (app, identifier))""")
+    INSERT = "INSERT OR IGNORE INTO donation (user, app, intent, parameters, date, identifier) VALUES (?, ?, ?, ?, ?, ?)"
+else:
+    connection.executescript("""
+        CREATE TABLE IF NOT EXISTS donation_engine_layout (
+            id INTEGER PRIMARY KEY,
+            user TEXT NOT NULL CHECK (user <> ''),
+            app TEXT NOT NULL CHECK (app <> ''),
+            intent TEXT NOT NULL CHECK (intent <> ''),
+            parameters TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(parameters) AND json_type(parameters) = 'object'),
+            date_ms INTEGER NOT NULL CHECK (date_ms BETWEEN 0 AND 7289654399999),
+            utc_offset INTEGER CHECK (utc_offset BETWEEN -64800 AND 64800),
+            identifier TEXT CHECK (identifier <> ''),
+            group_id TEXT CHECK (group_id <> ''),
+            context TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(context) AND json_type(context) = 'object'),
+            count INTEGER NOT NULL DEFAULT 1 CHECK (count BETWEEN 1 AND 2147483647),
+            content_hash INTEGER
+        ) STRICT;
+        CREATE UNIQUE INDEX IF NOT EXISTS engine_layout_app_identifier ON donation_engine_layout(app, identifier)
+            WHERE identifier IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS engine_layout_app_group ON donation_engine_layout(app, group_id);
+        CREATE UNIQUE INDEX IF NOT EXISTS engine_layout_user_date_content ON donation_engine_layout(user, date_ms, content_hash);
+        """)
+    INSERT = """INSERT OR IGNORE INTO donation_engine_layout
+        (user, app, intent, parameters, date_ms, utc_offset, identifier, context, content_hash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, '{}', ?)"""
 
 app = FastAPI()
 
@@ -79,14 +118,21 @@ async def suggestions(request: Request):
 
 
 def parse_date(value):
+    """Seconds since 1970 and the UTC offset it was written in (seconds; None for a number)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        return float(value), None
     if isinstance(value, str):
         parsed = datetime.datetime.fromisoformat(value)
         if parsed.tzinfo is None:
             raise ValueError("a date needs an offset")
-        return parsed.timestamp()
+        return parsed.timestamp(), int(parsed.utcoffset().total_seconds())
     raise ValueError("a date is a number or an ISO 8601 string")
+
+
+def content_hash(row):
+    """64 bits of BLAKE2b over every stored field (what makes two donations the same), as a signed integer."""
+    digest = hashlib.blake2b("\x1f".join("" if field is None else str(field) for field in row).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
 
 
 def check(line):
@@ -105,8 +151,12 @@ def check(line):
     identifier = donation.get("identifier")
     if identifier is not None and not isinstance(identifier, str):
         raise ValueError("identifier: a string")
-    return (user, donation["app"], donation["intent"], json.dumps(parameters, separators=(",", ":"), sort_keys=True),
-            parse_date(donation.get("date")), identifier)
+    seconds, offset = parse_date(donation.get("date"))
+    parameters = json.dumps(parameters, separators=(",", ":"), sort_keys=True)
+    if LAYOUT == "simple":
+        return (user, donation["app"], donation["intent"], parameters, seconds, identifier)
+    row = (user, donation["app"], donation["intent"], parameters, round(seconds * 1000), offset, identifier)
+    return row + (content_hash(row),)
 
 
 @app.post("/v1/donations")
@@ -125,8 +175,7 @@ async def donations(request: Request):
     try:
         before = connection.total_changes
         for number, row in rows:
-            cursor = connection.execute(
-                "INSERT OR IGNORE INTO donation (user, app, intent, parameters, date, identifier) VALUES (?, ?, ?, ?, ?, ?)", row)
+            cursor = connection.execute(INSERT, row)
             results.append({"line": number, "status": "stored" if cursor.rowcount == 1 else "duplicate"})
         stored = connection.total_changes - before
         connection.execute("COMMIT")
