@@ -68,27 +68,15 @@ enum GroupCommit {
     }()
 
     /// The next transaction's batches: new dates and identifiers every time, users drawn by a fixed-seed generator.
-    static func nextBatches(_ round: Int, _ generator: inout SplitMix64) -> [PreparedDonations] {
+    static func nextBatches(_ round: Int, _ generator: inout SeededGenerator) -> [PreparedDonations] {
         (0 ..< batches).map { b in
             PreparedDonations((0 ..< batchSize).map { i in
                 let n = (round * batches + b) * batchSize + i
-                return Donation(user: "user\(Int(generator.next() % UInt64(users)))", app: "com.example.app\(n % 20)",
+                return Donation(user: "user\(generator.integer(in: 0 ... users - 1))", app: "com.example.app\(n % 20)",
                                 intent: Donation.openIntent, date: start.addingTimeInterval(Double(users * history + n)), utcOffset: 0,
                                 identifier: "load-\(n)")
             })
         }
-    }
-}
-
-/// A small fixed-seed generator (the benchmark's batches are the same in every run).
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -123,7 +111,7 @@ let benchmarks: @Sendable () -> Void = {
         }, teardown: {
             try? FileManager.default.removeItem(at: scratch)
         })) { benchmark in
-        var generator = SplitMix64(state: UInt64(groupCommitRound.value))
+        var generator = SeededGenerator(seed: UInt64(groupCommitRound.value))
         let batches = GroupCommit.nextBatches(groupCommitRound.value, &generator)
         groupCommitRound.value += 1
         benchmark.startMeasurement()

@@ -208,25 +208,19 @@ struct SignalFrame {
         let groupCount = ProfileGroup.allCases.count
         for g in 0 ..< groupCount { row[BlendFeature.profilePrior.rawValue + g] = groups[t * groupCount + g] }
         row[BlendFeature.logistic.rawValue] = logistic?[t] ?? 0
-        let epsilon = UsageTracker.frequencyEpsilon
-        let short = usage.short.values[t] * shortFactor
         let long = usage.long.values[t] * longFactor
-        set(.frecencyShort, Foundation.log(short + epsilon))
-        set(.frecencyLong, Foundation.log(long + epsilon))
+        set(.frecencyShort, logUse(usage.short.values[t] * shortFactor))
+        set(.frecencyLong, logUse(long))
         let (recentHere, usualHere) = timeOfDayUse(t)
-        set(.recentTimeOfDay, Foundation.log(recentHere + epsilon))
-        set(.habitChange, Foundation.log((recentHere + 0.5) / (usualHere + 0.5)))
+        set(.recentTimeOfDay, logUse(recentHere))
+        set(.habitChange, habitSignal(recent: recentHere, usual: usualHere))
         set(.timeFine, fineSignal(t))
         row[BlendFeature.frequencyUses.rawValue] = usage.logUses[t]
         row[BlendFeature.frequencyOccasions.rawValue] = usage.logOccasions[t]
-        set(.logAge, Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10)
+        set(.logAge, logAgeSignal(t))
 
         for feature in BlendFeature.transitionRecent.rawValue ... BlendFeature.transitionOvernight.rawValue { row[feature] = 0 }
-        if let transition {
-            let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
-            row[transition.feature.rawValue] = Foundation.log(UsageTracker.smoothedTransition(
-                count: transition.counts[t], total: transition.total, factor: transition.factor, fallback: fallback))
-        }
+        if let transition { row[transition.feature.rawValue] = transitionSignal(transition, t, long: long) }
         for feature in BlendFeature.rank0.rawValue ... BlendFeature.rankOlder.rawValue { row[feature] = 0 }
         row[rank[t].rawValue] = 1
         row[BlendFeature.backToPrevious.rawValue] = t == backToPrevious ? 1 : 0
@@ -248,32 +242,49 @@ struct SignalFrame {
         var score = 0.0
         for g in 0 ..< groupCount { score += w[BlendFeature.profilePrior.rawValue + g] * groups[t * groupCount + g] }
         score += w[BlendFeature.logistic.rawValue] * (logistic?[t] ?? 0)
-        let epsilon = UsageTracker.frequencyEpsilon
         let long = usage.long.values[t] * longFactor
-        if taken(.frecencyShort) { score += w[BlendFeature.frecencyShort.rawValue] * Foundation.log(usage.short.values[t] * shortFactor + epsilon) }
-        if taken(.frecencyLong) { score += w[BlendFeature.frecencyLong.rawValue] * Foundation.log(long + epsilon) }
-        if let transition {
-            let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
-            score += w[transition.feature.rawValue] * Foundation.log(UsageTracker.smoothedTransition(
-                count: transition.counts[t], total: transition.total, factor: transition.factor, fallback: fallback))
-        }
+        if taken(.frecencyShort) { score += w[BlendFeature.frecencyShort.rawValue] * logUse(usage.short.values[t] * shortFactor) }
+        if taken(.frecencyLong) { score += w[BlendFeature.frecencyLong.rawValue] * logUse(long) }
+        if let transition { score += w[transition.feature.rawValue] * transitionSignal(transition, t, long: long) }
         score += w[rank[t].rawValue]   // x 1
         if t == backToPrevious { score += w[BlendFeature.backToPrevious.rawValue] }
-        if taken(.logAge) {
-            score += w[BlendFeature.logAge.rawValue] * (Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10)
-        }
+        if taken(.logAge) { score += w[BlendFeature.logAge.rawValue] * logAgeSignal(t) }
         if t == previous { score += w[repeatFeature.rawValue] }
         let recentTaken = taken(.recentTimeOfDay)
         let habitTaken = taken(.habitChange)
         if recentTaken || habitTaken {
             let (recentHere, usualHere) = timeOfDayUse(t)
-            if recentTaken { score += w[BlendFeature.recentTimeOfDay.rawValue] * Foundation.log(recentHere + epsilon) }
-            if habitTaken { score += w[BlendFeature.habitChange.rawValue] * Foundation.log((recentHere + 0.5) / (usualHere + 0.5)) }
+            if recentTaken { score += w[BlendFeature.recentTimeOfDay.rawValue] * logUse(recentHere) }
+            if habitTaken { score += w[BlendFeature.habitChange.rawValue] * habitSignal(recent: recentHere, usual: usualHere) }
         }
         if taken(.timeFine) { score += w[BlendFeature.timeFine.rawValue] * fineSignal(t) }
         score += w[BlendFeature.frequencyUses.rawValue] * usage.logUses[t]
         score += w[BlendFeature.frequencyOccasions.rawValue] * usage.logOccasions[t]
         return score
+    }
+
+    // The signals' formulas, one place for both `write(target:into:)` and `logScore(target:weights:)`.
+
+    /// log of a decayed use (frecency, recent use at this time of day), kept finite by the frequency epsilon.
+    @inline(__always)
+    private func logUse(_ decayed: Double) -> Double { Foundation.log(decayed + UsageTracker.frequencyEpsilon) }
+
+    /// How much more (or less) the target is used at this time of day lately than usually.
+    @inline(__always)
+    private func habitSignal(recent: Double, usual: Double) -> Double { Foundation.log((recent + 0.5) / (usual + 0.5)) }
+
+    /// log(1 + minutes since the target's last use, at most a year) / 10.
+    @inline(__always)
+    private func logAgeSignal(_ t: Int) -> Double { Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10 }
+
+    /// log of the smoothed probability of `t` after the previous target (its frequency share as the fallback).
+    @inline(__always)
+    private func transitionSignal(_ transition: (feature: BlendFeature, counts: [Double], total: Double, factor: Double), _ t: Int,
+                                  long: Double) -> Double {
+        let epsilon = UsageTracker.frequencyEpsilon
+        let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
+        return Foundation.log(UsageTracker.smoothedTransition(count: transition.counts[t], total: transition.total,
+                                                               factor: transition.factor, fallback: fallback))
     }
 
     /// Target `t`'s recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k,
