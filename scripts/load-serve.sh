@@ -46,8 +46,11 @@
 # loaded and after the load is reported (rss_mb). 1,000 x 1,000 needs about 13 GB of memory and
 # 25 GB of disk while preparing (each state is about 10.7 MB, mostly the blend's rows of targets x
 # features; the copy step writes them all through the WAL) and about 10 minutes.
-# Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer, PEER_LAYOUT=engine
-# to have the peer store donations in the engine's own table layout (scripts/serve_peer.py says what that is).
+# Environment: PORT (default 18766; the peer uses PORT+1), PEER=0 to skip the peer. PEER_LAYOUT says
+# where the peer stores donations: `both` (the default) runs every route with the peer's own simple table,
+# then restarts the peer and runs the donation route again into the engine's own table layout (side
+# peer_engine_layout: the same CHECKs, indexes and content-hash dedupe, the fair peer for that route;
+# scripts/serve_peer.py says what it is); `simple` or `engine` run every route once with that table.
 # Preparing once, loading many times (the wide shape's 10 minutes): KEEP_WORK=DIR prepares into DIR (a new
 # or empty directory) and keeps it, with a pristine copy of the prepared store (DIR/prepared.sqlite, taken
 # after a WAL checkpoint, before the server first runs) and the shape (DIR/shape.json); REUSE_WORK=DIR
@@ -76,6 +79,8 @@ if [ "$targets" -gt 0 ]; then
   [ "$distinct" -ge 1 ] && [ "$distinct" -le "$users" ] || { echo "load-serve.sh: DISTINCT must be 1..USERS" >&2; exit 2; }
 fi
 peer_port=$((port + 1))
+peer_layout="${PEER_LAYOUT:-both}"
+case "$peer_layout" in simple|engine|both) ;; *) echo "load-serve.sh: PEER_LAYOUT must be simple, engine or both, not '$peer_layout'" >&2; exit 2 ;; esac
 at="2026-11-20T08:30:00-08:00"
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -223,8 +228,8 @@ start_engine() {
 }
 rss_mb() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 rss_loaded_mb=0
-start_peer() {
-  (cd "$root/scripts" && PEER_WEIGHTS="$work/weights" PEER_DB="$work/peer.sqlite" exec "$root/$venv/bin/uvicorn" serve_peer:app \
+start_peer() {  # $1 the peer's donation table layout (simple|engine)
+  (cd "$root/scripts" && PEER_LAYOUT="$1" PEER_WEIGHTS="$work/weights" PEER_DB="$work/peer.sqlite" exec "$root/$venv/bin/uvicorn" serve_peer:app \
     --host 127.0.0.1 --port "$peer_port" --workers 2 --log-level warning --no-access-log) 2>"$work/peer.log" &
   peer=$!
   for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -298,8 +303,8 @@ cpu_ticks() {  # CPU time (user + system, clock ticks) of a process and its chil
   echo "$total"
 }
 
-run_load() {  # $1 side (engine|peer), $2 port, $3 server pid
-  for route in healthz suggestions donations; do
+run_load() {  # $1 side (engine|peer|peer_engine_layout), $2 port, $3 server pid, $4 routes (default all three)
+  for route in ${4:-healthz suggestions donations}; do
     local lua="$work/$1-$route.lua" result="$work/$1-$route.json" clients="$connections"
     [ "$route" = donations ] && clients=4
     write_lua "$route" "$result" > "$lua"
@@ -311,6 +316,7 @@ run_load() {  # $1 side (engine|peer), $2 port, $3 server pid
   done
 }
 
+rm -f "$work"/engine-*.json "$work"/peer-*.json "$work"/peer_engine_layout-*.json  # a kept work directory holds an earlier run's results
 start_engine
 run_load engine "$port" "$server"
 rss_after_mb="$(rss_mb "$server")"
@@ -324,29 +330,40 @@ sigterm_s="$(python3 -c "import sys, time; print(round(time.time() - float(sys.a
 echo "== engine: SIGTERM to exit took ${sigterm_s}s" >&2
 grep -E "saved the held models|donation batches committed" "$work/serve.log" >&2 || true
 peer_stored=0
+peer_engine_layout_stored=0
 if [ "${PEER:-1}" = 1 ]; then
-  start_peer
+  rm -f "$work/peer.sqlite" "$work/peer.sqlite-wal" "$work/peer.sqlite-shm"  # a kept work directory may hold an earlier run's
+  first_layout=simple; [ "$peer_layout" = engine ] && first_layout=engine
+  start_peer "$first_layout"
   run_load peer "$peer_port" "$peer"
-  peer_table=donation; [ "${PEER_LAYOUT:-simple}" = engine ] && peer_table=donation_engine_layout
+  peer_table=donation; [ "$first_layout" = engine ] && peer_table=donation_engine_layout
   peer_stored="$(sqlite3 "$work/peer.sqlite" "select count(*) from $peer_table")"
   kill -TERM "$peer"; wait "$peer" || true; peer=""
+  if [ "$peer_layout" = both ]; then  # the donation route again, into the engine's table layout
+    start_peer engine
+    run_load peer_engine_layout "$peer_port" "$peer" donations
+    peer_engine_layout_stored="$(sqlite3 "$work/peer.sqlite" "select count(*) from donation_engine_layout")"
+    kill -TERM "$peer"; wait "$peer" || true; peer=""
+  fi
 fi
 
-python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" "$rss_loaded_mb" "$rss_after_mb" <<'EOF'
+python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$peer_engine_layout_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" "$rss_loaded_mb" "$rss_after_mb" <<'EOF'
 import datetime, json, os, sys
-work, path, shape, seconds, connections, batch, engine_stored, peer_stored, cores, sigterm_s, rss_loaded, rss_after = sys.argv[1:]
+work, path, shape, seconds, connections, batch, engine_stored, peer_stored, peer_engine_layout_stored, cores, sigterm_s, rss_loaded, rss_after = sys.argv[1:]
 batch = int(batch)
 report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
-report["peer_layout"] = os.environ.get("PEER_LAYOUT", "simple")  # the peer's donation table (scripts/serve_peer.py)
-for side in ("engine", "peer"):
-    if not os.path.exists(os.path.join(work, f"{side}-suggestions.json")):
+report["peer_layout"] = os.environ.get("PEER_LAYOUT") or "both"  # the peer's donation tables (scripts/serve_peer.py)
+stored = {"engine": engine_stored, "peer": peer_stored, "peer_engine_layout": peer_engine_layout_stored}
+for side in ("engine", "peer", "peer_engine_layout"):
+    routes = [route for route in ("healthz", "suggestions", "donations") if os.path.exists(os.path.join(work, f"{side}-{route}.json"))]
+    if not routes:
         continue
-    entry = {"stored": int(engine_stored if side == "engine" else peer_stored)}
+    entry = {"stored": int(stored[side])}
     if side == "engine":
         entry["sigterm_s"] = float(sigterm_s)
         entry["rss_mb"] = {"models_loaded": int(rss_loaded), "after_load": int(rss_after)}
-    for route in ("healthz", "suggestions", "donations"):
+    for route in routes:
         result = json.load(open(os.path.join(work, f"{side}-{route}.json")))
         cpu = json.load(open(os.path.join(work, f"{side}-{route}.cpu.json")))
         rate = result["requests"] / (result["duration_us"] / 1e6)
@@ -363,11 +380,18 @@ for side in ("engine", "peer"):
     report["sides"][side] = entry
 json.dump(report, open(path, "w"), indent=1)
 for side, entry in report["sides"].items():
-    h, s, d = entry["healthz"], entry["suggestions"], entry["donations"]
-    print(f"{side}: healthz {h['requests_per_s']:,.0f}/s (server CPU {h['server_cpu_us_per_request']:.0f} us a request); suggestions {s['requests_per_s']:,.0f}/s p50 {s['p50_ms']:.2f} ms p99 {s['p99_ms']:.2f} ms "
-          f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx, server CPU {s['server_cpu_us_per_request']:.0f} us a request); "
-          f"donations {d['donations_per_s']:,.0f}/s p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx, server CPU "
-          f"{d['server_cpu_us_per_donation']:.1f} us a donation), {entry['stored']:,} stored"
+    parts = []
+    if "healthz" in entry:
+        h = entry["healthz"]
+        parts.append(f"healthz {h['requests_per_s']:,.0f}/s (server CPU {h['server_cpu_us_per_request']:.0f} us a request)")
+    if "suggestions" in entry:
+        s = entry["suggestions"]
+        parts.append(f"suggestions {s['requests_per_s']:,.0f}/s p50 {s['p50_ms']:.2f} ms p99 {s['p99_ms']:.2f} ms "
+                     f"(wrk {s['wrk_cpu']:.0%} of a core, {s['non2xx']} non-2xx, server CPU {s['server_cpu_us_per_request']:.0f} us a request)")
+    d = entry["donations"]
+    parts.append(f"donations {d['donations_per_s']:,.0f}/s p99 {d['p99_ms']:.1f} ms ({d['non2xx']} non-2xx, server CPU "
+                 f"{d['server_cpu_us_per_donation']:.1f} us a donation), {entry['stored']:,} stored")
+    print(f"{side}: " + "; ".join(parts)
           + (f"; SIGTERM {entry['sigterm_s']:.1f} s" if "sigterm_s" in entry else "")
           + (f"; RSS {entry['rss_mb']['models_loaded']:,} MB loaded, {entry['rss_mb']['after_load']:,} MB after" if "rss_mb" in entry else ""))
 print(f"written to {path}")
