@@ -369,12 +369,13 @@ public struct Engine: Sendable {
         var learned = changes.added.count
         if !changes.added.isEmpty {
             let refitsBefore = live.refitMarks
+            let memo = ClockMemo()  // an older donation replays every learned one: their clock inputs computed once a fold
             for (index, stored) in changes.added.enumerated() {
                 if let stop, index > 0, index % Self.stopCheckEvery == 0, stop() {
                     learned = index
                     break
                 }
-                live.learn(live.inputs.prepare(stored.donation))
+                live.learn(live.inputs.prepare(stored.donation), memo: memo)
             }
             refittedWhileFolding = live.refitMarks != refitsBefore
         }

@@ -63,9 +63,10 @@ public struct LiveModel: Sendable {
 
     // MARK: Learning
 
-    /// Learns one stored donation (prepared: Focus and zone applied).
-    mutating func learn(_ prepared: Donation) {
-        model.update(with: inputs.event(prepared))
+    /// Learns one stored donation (prepared: Focus and zone applied); `memo`, kept across the donations of
+    /// one fold, spares the model recomputing what it already computed in it (it learns the same either way).
+    mutating func learn(_ prepared: Donation, memo: ClockMemo? = nil) {
+        model.update(with: inputs.event(prepared), memo: memo)
         catalogue.add(prepared, resolver: inputs.resolver)
         key.donationCount += 1
         folded += 1

@@ -41,6 +41,13 @@ public struct ModelChoice: Sendable, Hashable {
 public protocol LiveLearningModel: PersistentModel {
     /// Forgets one learned event. - Returns: false when no such event was learned.
     mutating func remove(_ event: Event) -> Bool
+    /// Learns one event of a run learned one after the other (a fold), with `memo` kept across the run
+    /// for what the model may reuse (see `BlendModel.update(with:memo:)`): exactly what `update(with:)` learns.
+    mutating func update(with event: Event, memo: ClockMemo?)
+}
+
+extension LiveLearningModel {
+    public mutating func update(with event: Event, memo: ClockMemo?) { update(with: event) }
 }
 
 extension BlendModel: LiveLearningModel {}

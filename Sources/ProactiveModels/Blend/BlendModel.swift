@@ -61,11 +61,12 @@ public struct BlendModel: FittedModel {
     /// The vocabulary (the profile's; every known target is scored).
     public var space: FeatureSpace { profile.space }
 
-    /// Replays the profile's log into a fresh usage tracker.
-    mutating func rebuildUsage() {
+    /// Replays the profile's log into a fresh usage tracker (each event's clock inputs taken from `memo`
+    /// when it holds them, and kept there).
+    mutating func rebuildUsage(memo: ClockMemo? = nil) {
         usage = Self.emptyUsage(configuration, targets: profile.space.targetCount)
         for event in profile.log.events {
-            let clock = clockInputs(at: event.date, utcOffset: event.utcOffset)
+            let clock = clockInputs(at: event.date, utcOffset: event.utcOffset, memo: memo)
             usage.record(target: event.target.rawValue, time: event.time, weight: event.weight,
                          kernels: clock.kernels, fine: clock.fine, reading: clock.reading, activityKernels: clock.activity)
         }
@@ -90,6 +91,17 @@ public struct BlendModel: FittedModel {
 
     static let activityCentres = CircularKernels.Centres(count: 24)
     static let activityConcentration = 64.0
+
+    /// `clockInputs(at:utcOffset:)` read from `memo` when it holds them for this instant, else computed
+    /// and kept there (the same function of the date and offset: the same bits either way).
+    func clockInputs(at date: Date, utcOffset: Int?, memo: ClockMemo?) -> ClockInputs {
+        guard let memo else { return clockInputs(at: date, utcOffset: utcOffset) }
+        let key = ClockMemo.Key(date: date.timeIntervalSinceReferenceDate.bitPattern, utcOffset: utcOffset)
+        if let known = memo.inputs[key] { return known }
+        let computed = clockInputs(at: date, utcOffset: utcOffset)
+        memo.inputs[key] = computed
+        return computed
+    }
 
     func clockInputs(at date: Date, utcOffset: Int?) -> ClockInputs {
         let reading = profile.encoder.clock.read(date, writtenOffset: utcOffset)
@@ -149,15 +161,22 @@ public struct BlendModel: FittedModel {
 
     // MARK: Learning
 
-    public mutating func update(with event: Event) {
-        learn(event, collectRow: true)
+    public mutating func update(with event: Event) { update(with: event, memo: nil) }
+
+    /// `update(with:)` for one event of a run learned one after the other (a live model's fold): `memo`
+    /// keeps the clock inputs of learned events across the run, so an event older than the newest, which
+    /// replays every learned event into the usage state (`rebuildUsage`), does not compute them all again.
+    /// The model learns exactly what `update(with:)` learns. `memo` belongs to this model (its clock and
+    /// kernels) for the run only.
+    public mutating func update(with event: Event, memo: ClockMemo?) {
+        learn(event, collectRow: true, memo: memo)
         eventsSinceWeightFit += 1
         eventsSinceGuard += 1
         if eventsSinceWeightFit >= configuration.refitEvery { refitWeights() }
     }
 
     /// Records the event's row (when its target is known), then teaches every component.
-    mutating func learn(_ event: Event, collectRow: Bool) {
+    mutating func learn(_ event: Event, collectRow: Bool, memo: ClockMemo? = nil) {
         if collectRow, let label = profile.space.index(of: event.target) {
             let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
             rows.append(features: learnedSignals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
@@ -167,11 +186,11 @@ public struct BlendModel: FittedModel {
         let inOrder = time >= usage.lastTime
         profile.update(with: event)
         if inOrder {
-            let clock = clockInputs(at: event.date, utcOffset: event.utcOffset)
+            let clock = clockInputs(at: event.date, utcOffset: event.utcOffset, memo: memo)
             usage.record(target: profile.space.index(of: event.target)!.rawValue, time: time, weight: event.weight,
                          kernels: clock.kernels, fine: clock.fine, reading: clock.reading, activityKernels: clock.activity)
         } else {
-            rebuildUsage()
+            rebuildUsage(memo: memo)
         }
         if !logisticFrozen { logistic?.update(with: event) }
     }
@@ -231,4 +250,18 @@ public struct BlendModel: FittedModel {
         rows.removeAll()
         return true
     }
+}
+
+/// The clock inputs of events one blend model learned (`BlendModel.update(with:memo:)`), by instant: what
+/// replaying the usage state after an older event computes for every learned event. Held for one run of
+/// updates of one model, on one thread.
+public final class ClockMemo {
+    struct Key: Hashable {
+        /// The date's own bits (`timeIntervalSinceReferenceDate`): equal keys are equal dates.
+        var date: UInt64
+        var utcOffset: Int?
+    }
+    var inputs: [Key: BlendModel.ClockInputs] = [:]
+
+    public init() {}
 }

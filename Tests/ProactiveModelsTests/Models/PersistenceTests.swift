@@ -101,6 +101,46 @@ struct PersistenceTests {
         #expect(again.profile.log.events.elementsEqual(original.profile.log.events))
     }
 
+    /// A fold's run of updates with a clock memo (`update(with:memo:)`, what live models use) learns exactly
+    /// what plain updates learn: the same bytes after newer events, events older than the newest (each
+    /// replays the usage state: the memo's path), events at the same instant under another offset, and a
+    /// weight refit; and the memo was used (it holds every learned instant after a replay).
+    @Test func memoizedFoldLearnsExactlyWhatPlainUpdatesLearn() throws {
+        let events = Fixtures.routine(days: 21)
+        let cut = events.count * 3 / 4
+        var plain = try BlendTrainer().fit(TrainingSet(events: Array(events[..<cut])))
+        var memoized = try BlendModel(serialized: plain.serialized())
+        var run: [Event] = []
+        for (index, event) in events[cut...].enumerated() {
+            run.append(event)
+            var early = events[(index * 7) % cut]
+            early.date = early.date.addingTimeInterval(-90)
+            run.append(early)  // older than the newest learned event
+            if index % 5 == 0 {
+                var elsewhere = event
+                elsewhere.utcOffset = (event.utcOffset ?? 0) + 3600  // same instant, another clock reading
+                run.append(elsewhere)
+            }
+        }
+        #expect(run.count > plain.configuration.refitEvery, "the run spans a weight refit")
+        let memo = ClockMemo()
+        for (index, event) in run.enumerated() {
+            plain.update(with: event)
+            memoized.update(with: event, memo: memo)
+            if index % 25 == 0 {
+                let same = memoized.serialized() == plain.serialized()  // a Bool: a failure does not print the bytes
+                #expect(same, "after \(index + 1) events")
+            }
+        }
+        let same = memoized.serialized() == plain.serialized()
+        #expect(same)
+        #expect(memoized.weights == plain.weights)
+        let learned = Set(plain.profile.log.events.map { ClockMemo.Key(date: $0.date.timeIntervalSinceReferenceDate.bitPattern, utcOffset: $0.utcOffset) })
+        #expect(learned.isSubset(of: Set(memo.inputs.keys)), "the replays went through the memo")
+        let at = Moment(date: plain.profile.log.last!.date.addingTimeInterval(600), utcOffset: 0, context: ["place": "home"])
+        #expect(memoized.distribution(at: at).probabilities == plain.distribution(at: at).probabilities)
+    }
+
     /// States saved by the previous format (same payload, one-lane checksum) still load, to the same model.
     @Test func versionFiveStatesStillLoad() throws {
         let model = try BlendModel(serialized: Self.bytes)
