@@ -53,12 +53,7 @@ extension BlendModel {
         let targets = profile.space.targetCount
         guard targets > 0 else { return [] }
         let frame = SignalFrame(self, at: moment, needed: weights.map { $0 != 0 })
-        return [Double](unsafeUninitializedCapacity: targets) { scores, filled in
-            weights.withUnsafeBufferPointer { w in
-                for t in 0 ..< targets { scores[t] = frame.logScore(target: t, weights: w) }
-            }
-            filled = targets
-        }
+        return weights.withUnsafeBufferPointer { frame.logScores(weights: $0) }
     }
 
     /// Which transition signal a previous use `gap` seconds ago feeds, if any ("after X" fades with the gap).
@@ -96,6 +91,10 @@ struct SignalFrame {
     let fineFactor: Double
     let fineTotalsFactor: Double
     let kernels: [Double]
+    /// Per target, when the time-of-day signals are taken: its recent and usual (habit-scaled) use at
+    /// this time of day (`timeOfDayUses`); empty otherwise.
+    let recentHere: [Double]
+    let usualHere: [Double]
     /// Per target: Σ over the moment's fine kernels (in order) of weight x the target's stored use in
     /// that kernel, summed kernel by kernel over every target (a constant stride through the sums,
     /// which the hardware prefetches; target by target, each read missed the cache on a cold model).
@@ -153,6 +152,7 @@ struct SignalFrame {
         for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
         self.longTotal = longTotal
         timeOfDayFactor = usage.timeOfDay.factor(at: now)
+        habitScale = model.configuration.habitHalfLifeDays / model.configuration.longHalfLifeDays
         timeOfDayLongFactor = usage.timeOfDayLong.factor(at: now)
         fineFactor = usage.fineTime.factor(at: now)
         fineTotalsFactor = usage.fineTotals.factor(at: now)
@@ -160,6 +160,12 @@ struct SignalFrame {
         let reading = model.profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         let clock = (kernels: model.profile.encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: model.fineKernels(reading))
         kernels = Array(clock.kernels.prefix(usage.timeKernels))
+        if wanted(.recentTimeOfDay) || wanted(.habitChange) {
+            (recentHere, usualHere) = Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
+                                                         usualFactor: timeOfDayLongFactor, habitScale: habitScale)
+        } else {
+            (recentHere, usualHere) = ([], [])
+        }
         var fineNear = [Double](repeating: 0, count: targets)
         if wanted(.timeFine) {
             let stride = usage.fineKernels
@@ -171,7 +177,6 @@ struct SignalFrame {
         }
         self.fineNear = fineNear
         fineCount = Double(usage.fineKernels)
-        habitScale = model.configuration.habitHalfLifeDays / model.configuration.longHalfLifeDays
 
         // Transitions from the previous target, split by how long ago it was used; none after a day.
         let gap = now - usage.lastTime
@@ -211,9 +216,8 @@ struct SignalFrame {
         let long = usage.long.values[t] * longFactor
         set(.frecencyShort, logUse(usage.short.values[t] * shortFactor))
         set(.frecencyLong, logUse(long))
-        let (recentHere, usualHere) = timeOfDayUse(t)
-        set(.recentTimeOfDay, logUse(recentHere))
-        set(.habitChange, habitSignal(recent: recentHere, usual: usualHere))
+        set(.recentTimeOfDay, logUse(recentHere[t]))
+        set(.habitChange, habitSignal(recent: recentHere[t], usual: usualHere[t]))
         set(.timeFine, fineSignal(t))
         row[BlendFeature.frequencyUses.rawValue] = usage.logUses[t]
         row[BlendFeature.frequencyOccasions.rawValue] = usage.logOccasions[t]
@@ -228,39 +232,90 @@ struct SignalFrame {
         if t == previous { row[repeatFeature.rawValue] = 1 }
     }
 
-    /// Σ_f w_f · signal_f for target `t`, in feature order, equal to the last bit to summing the row
+    /// Σ_f w_f · signal_f for every target, in feature order, equal to the last bit to summing the row
     /// `write(target:into:)` gives times `w` (with `needed` = the weights that are not 0), with fewer terms:
     /// a term that is 0 for a weight of 0 whose signal was not taken, or for a one-hot signal (ranks, back to
     /// previous, repeat buckets, the transitions not fed) that is 0 here, is left out. Adding such a term
     /// (±0) leaves every partial sum unchanged, except that -0 + +0 is +0: a sum that is exactly 0 may come
     /// out as -0 where the row's gave +0, the same number (`==`, and its exponential, are the same). The
     /// terms always taken (profile groups, logistic, frequencies) are added whatever their weight, as the row's.
-    @inline(__always)
-    func logScore(target t: Int, weights w: UnsafeBufferPointer<Double>) -> Double {
-        @inline(__always) func taken(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
+    ///
+    /// Term by term over all targets (one pass per signal, each target's sum taking its terms in feature order,
+    /// so the same operations as a target-by-target sum): the targets' terms of one pass do not wait for each
+    /// other, so their logarithms and reads overlap, where one target's terms form a chain.
+    func logScores(weights w: UnsafeBufferPointer<Double>) -> [Double] {
+        func taken(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
         let groupCount = ProfileGroup.allCases.count
-        var score = 0.0
-        for g in 0 ..< groupCount { score += w[BlendFeature.profilePrior.rawValue + g] * groups[t * groupCount + g] }
-        score += w[BlendFeature.logistic.rawValue] * (logistic?[t] ?? 0)
-        let long = usage.long.values[t] * longFactor
-        if taken(.frecencyShort) { score += w[BlendFeature.frecencyShort.rawValue] * logUse(usage.short.values[t] * shortFactor) }
-        if taken(.frecencyLong) { score += w[BlendFeature.frecencyLong.rawValue] * logUse(long) }
-        if let transition { score += w[transition.feature.rawValue] * transitionSignal(transition, t, long: long) }
-        score += w[rank[t].rawValue]   // x 1
-        if t == backToPrevious { score += w[BlendFeature.backToPrevious.rawValue] }
-        if taken(.logAge) { score += w[BlendFeature.logAge.rawValue] * logAgeSignal(t) }
-        if t == previous { score += w[repeatFeature.rawValue] }
-        let recentTaken = taken(.recentTimeOfDay)
-        let habitTaken = taken(.habitChange)
-        if recentTaken || habitTaken {
-            let (recentHere, usualHere) = timeOfDayUse(t)
-            if recentTaken { score += w[BlendFeature.recentTimeOfDay.rawValue] * logUse(recentHere) }
-            if habitTaken { score += w[BlendFeature.habitChange.rawValue] * habitSignal(recent: recentHere, usual: usualHere) }
+        let targets = targets
+        return [Double](unsafeUninitializedCapacity: targets) { buffer, filled in
+            let s = buffer.baseAddress!
+            groups.withUnsafeBufferPointer { g in
+                let first = BlendFeature.profilePrior.rawValue
+                for t in 0 ..< targets {
+                    var score = 0.0
+                    for k in 0 ..< groupCount { score += w[first + k] * g[t * groupCount + k] }
+                    s[t] = score
+                }
+            }
+            let wLogistic = w[BlendFeature.logistic.rawValue]
+            if let logistic {
+                for t in 0 ..< targets { s[t] += wLogistic * logistic[t] }
+            } else {
+                for t in 0 ..< targets { s[t] += wLogistic * 0 }
+            }
+            usage.long.values.withUnsafeBufferPointer { longValues in
+                if taken(.frecencyShort) {
+                    let weight = w[BlendFeature.frecencyShort.rawValue]
+                    usage.short.values.withUnsafeBufferPointer { short in
+                        for t in 0 ..< targets { s[t] += weight * logUse(short[t] * shortFactor) }
+                    }
+                }
+                if taken(.frecencyLong) {
+                    let weight = w[BlendFeature.frecencyLong.rawValue]
+                    for t in 0 ..< targets { s[t] += weight * logUse(longValues[t] * longFactor) }
+                }
+                if let transition {
+                    let weight = w[transition.feature.rawValue]
+                    for t in 0 ..< targets { s[t] += weight * transitionSignal(transition, t, long: longValues[t] * longFactor) }
+                }
+            }
+            rank.withUnsafeBufferPointer { rank in
+                for t in 0 ..< targets { s[t] += w[rank[t].rawValue] }   // x 1
+            }
+            if let t = backToPrevious, t < targets { s[t] += w[BlendFeature.backToPrevious.rawValue] }
+            if taken(.logAge) {
+                let weight = w[BlendFeature.logAge.rawValue]
+                for t in 0 ..< targets { s[t] += weight * logAgeSignal(t) }
+            }
+            if let t = previous, t < targets { s[t] += w[repeatFeature.rawValue] }
+            let recentTaken = taken(.recentTimeOfDay)
+            let habitTaken = taken(.habitChange)
+            if recentTaken || habitTaken {
+                let wRecent = w[BlendFeature.recentTimeOfDay.rawValue]
+                let wHabit = w[BlendFeature.habitChange.rawValue]
+                recentHere.withUnsafeBufferPointer { recent in
+                    usualHere.withUnsafeBufferPointer { usual in
+                        for t in 0 ..< targets {
+                            if recentTaken { s[t] += wRecent * logUse(recent[t]) }
+                            if habitTaken { s[t] += wHabit * habitSignal(recent: recent[t], usual: usual[t]) }
+                        }
+                    }
+                }
+            }
+            if taken(.timeFine) {
+                let weight = w[BlendFeature.timeFine.rawValue]
+                for t in 0 ..< targets { s[t] += weight * fineSignal(t) }
+            }
+            let wUses = w[BlendFeature.frequencyUses.rawValue]
+            usage.logUses.withUnsafeBufferPointer { logUses in
+                for t in 0 ..< targets { s[t] += wUses * logUses[t] }
+            }
+            let wOccasions = w[BlendFeature.frequencyOccasions.rawValue]
+            usage.logOccasions.withUnsafeBufferPointer { logOccasions in
+                for t in 0 ..< targets { s[t] += wOccasions * logOccasions[t] }
+            }
+            filled = targets
         }
-        if taken(.timeFine) { score += w[BlendFeature.timeFine.rawValue] * fineSignal(t) }
-        score += w[BlendFeature.frequencyUses.rawValue] * usage.logUses[t]
-        score += w[BlendFeature.frequencyOccasions.rawValue] * usage.logOccasions[t]
-        return score
     }
 
     // The signals' formulas, one place for both `write(target:into:)` and `logScore(target:weights:)`.
@@ -287,23 +342,51 @@ struct SignalFrame {
                                                                factor: transition.factor, fallback: fallback))
     }
 
-    /// Target `t`'s recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k,
-    /// in kernel order, times each sum's decay factor.
-    @inline(__always)
-    private func timeOfDayUse(_ t: Int) -> (recent: Double, usual: Double) {
-        let timeKernels = usage.timeKernels
-        var recent = 0.0
-        var usual = 0.0
+    /// Every target's recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k,
+    /// in kernel order from 0, times each sum's decay factor (the usual one then times `habitScale`). Four
+    /// targets at a time, each its own sum in the same order: their chains of additions overlap.
+    static func timeOfDayUses(_ usage: UsageTracker, kernels: [Double], targets: Int, recentFactor: Double, usualFactor: Double,
+                              habitScale: Double) -> (recent: [Double], usual: [Double]) {
+        let stride = usage.timeKernels
+        var recent = [Double](repeating: 0, count: targets)
+        var usual = [Double](repeating: 0, count: targets)
         usage.timeOfDay.values.withUnsafeBufferPointer { recentSums in
             usage.timeOfDayLong.values.withUnsafeBufferPointer { usualSums in
-                let base = t * timeKernels
-                for (k, value) in kernels.enumerated() {
-                    recent += value * recentSums[base + k]
-                    usual += value * usualSums[base + k]
+                kernels.withUnsafeBufferPointer { kernels in
+                    recent.withUnsafeMutableBufferPointer { recent in
+                        usual.withUnsafeMutableBufferPointer { usual in
+                            @inline(__always) func store(_ t: Int, _ r: Double, _ u: Double) {
+                                recent[t] = r * recentFactor
+                                usual[t] = u * usualFactor * habitScale
+                            }
+                            // The last group's lanes past the end repeat the last target (the same value written again).
+                            for first in Swift.stride(from: 0, to: targets, by: 4) {
+                                let t0 = first, t1 = min(first + 1, targets - 1), t2 = min(first + 2, targets - 1)
+                                let t3 = min(first + 3, targets - 1)
+                                var r0 = 0.0, r1 = 0.0, r2 = 0.0, r3 = 0.0
+                                var u0 = 0.0, u1 = 0.0, u2 = 0.0, u3 = 0.0
+                                for k in 0 ..< kernels.count {
+                                    let value = kernels[k]
+                                    r0 += value * recentSums[t0 * stride + k]
+                                    r1 += value * recentSums[t1 * stride + k]
+                                    r2 += value * recentSums[t2 * stride + k]
+                                    r3 += value * recentSums[t3 * stride + k]
+                                    u0 += value * usualSums[t0 * stride + k]
+                                    u1 += value * usualSums[t1 * stride + k]
+                                    u2 += value * usualSums[t2 * stride + k]
+                                    u3 += value * usualSums[t3 * stride + k]
+                                }
+                                store(t0, r0, u0)
+                                store(t1, r1, u1)
+                                store(t2, r2, u2)
+                                store(t3, r3, u3)
+                            }
+                        }
+                    }
                 }
             }
         }
-        return (recent * timeOfDayFactor, usual * timeOfDayLongFactor * habitScale)
+        return (recent, usual)
     }
 
     /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.
