@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 import ProactiveCore
 
@@ -96,8 +97,7 @@ struct SignalFrame {
     let recentHere: [Double]
     let usualHere: [Double]
     /// Per target: Σ over the moment's fine kernels (in order) of weight x the target's stored use in
-    /// that kernel, summed kernel by kernel over every target (a constant stride through the sums,
-    /// which the hardware prefetches; target by target, each read missed the cache on a cold model).
+    /// that kernel (`kernelSums`).
     let fineNear: [Double]
     let fineCount: Double
     let habitScale: Double
@@ -169,10 +169,8 @@ struct SignalFrame {
         var fineNear = [Double](repeating: 0, count: targets)
         if wanted(.timeFine) {
             let stride = usage.fineKernels
-            usage.fineTime.values.withUnsafeBufferPointer { sums in
-                for (k, value) in clock.fine where k < stride {
-                    for t in 0 ..< targets { fineNear[t] += value * sums[t * stride + k] }
-                }
+            fineNear = usage.fineTime.values.withUnsafeBufferPointer { sums in
+                Self.kernelSums(sums, stride: stride, kernels: clock.fine.filter { $0.kernel < stride }, targets: targets)
             }
         }
         self.fineNear = fineNear
@@ -342,51 +340,34 @@ struct SignalFrame {
                                                                factor: transition.factor, fallback: fallback))
     }
 
-    /// Every target's recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k,
-    /// in kernel order from 0, times each sum's decay factor (the usual one then times `habitScale`). Four
-    /// targets at a time, each its own sum in the same order: their chains of additions overlap.
+    /// Every target's recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k
+    /// (`kernelSums`), times each sum's decay factor (the usual one then times `habitScale`).
     static func timeOfDayUses(_ usage: UsageTracker, kernels: [Double], targets: Int, recentFactor: Double, usualFactor: Double,
                               habitScale: Double) -> (recent: [Double], usual: [Double]) {
+        let weights = kernels.enumerated().map { (kernel: $0.offset, weight: $0.element) }
         let stride = usage.timeKernels
-        var recent = [Double](repeating: 0, count: targets)
-        var usual = [Double](repeating: 0, count: targets)
-        usage.timeOfDay.values.withUnsafeBufferPointer { recentSums in
-            usage.timeOfDayLong.values.withUnsafeBufferPointer { usualSums in
-                kernels.withUnsafeBufferPointer { kernels in
-                    recent.withUnsafeMutableBufferPointer { recent in
-                        usual.withUnsafeMutableBufferPointer { usual in
-                            @inline(__always) func store(_ t: Int, _ r: Double, _ u: Double) {
-                                recent[t] = r * recentFactor
-                                usual[t] = u * usualFactor * habitScale
-                            }
-                            // The last group's lanes past the end repeat the last target (the same value written again).
-                            for first in Swift.stride(from: 0, to: targets, by: 4) {
-                                let t0 = first, t1 = min(first + 1, targets - 1), t2 = min(first + 2, targets - 1)
-                                let t3 = min(first + 3, targets - 1)
-                                var r0 = 0.0, r1 = 0.0, r2 = 0.0, r3 = 0.0
-                                var u0 = 0.0, u1 = 0.0, u2 = 0.0, u3 = 0.0
-                                for k in 0 ..< kernels.count {
-                                    let value = kernels[k]
-                                    r0 += value * recentSums[t0 * stride + k]
-                                    r1 += value * recentSums[t1 * stride + k]
-                                    r2 += value * recentSums[t2 * stride + k]
-                                    r3 += value * recentSums[t3 * stride + k]
-                                    u0 += value * usualSums[t0 * stride + k]
-                                    u1 += value * usualSums[t1 * stride + k]
-                                    u2 += value * usualSums[t2 * stride + k]
-                                    u3 += value * usualSums[t3 * stride + k]
-                                }
-                                store(t0, r0, u0)
-                                store(t1, r1, u1)
-                                store(t2, r2, u2)
-                                store(t3, r3, u3)
-                            }
-                        }
-                    }
-                }
-            }
+        var recent = usage.timeOfDay.values.withUnsafeBufferPointer { kernelSums($0, stride: stride, kernels: weights, targets: targets) }
+        var usual = usage.timeOfDayLong.values.withUnsafeBufferPointer { kernelSums($0, stride: stride, kernels: weights, targets: targets) }
+        for t in 0 ..< targets {
+            recent[t] = recent[t] * recentFactor
+            usual[t] = usual[t] * usualFactor * habitScale
         }
         return (recent, usual)
+    }
+
+    /// Per target t: Σ over `kernels` (in their order, from 0) of weight x sums[t x stride + kernel]
+    /// (`proactive_kernel_sums`: four targets at a time, the rows of the targets ahead prefetched).
+    static func kernelSums(_ sums: UnsafeBufferPointer<Double>, stride: Int, kernels: [(kernel: Int, weight: Double)],
+                           targets: Int) -> [Double] {
+        precondition(kernels.allSatisfy { $0.kernel >= 0 && $0.kernel < stride } && sums.count >= targets * stride, "shape mismatch")
+        let columns = kernels.map(\.kernel)
+        let weights = kernels.map(\.weight)
+        return [Double](unsafeUninitializedCapacity: targets) { out, filled in
+            if targets > 0 {
+                proactive_kernel_sums(sums.baseAddress!, stride, columns, weights, kernels.count, targets, 16, out.baseAddress!)
+            }
+            filled = targets
+        }
     }
 
     /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.
