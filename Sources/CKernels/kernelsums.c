@@ -47,3 +47,9 @@ void proactive_kernel_sums(const double *sums, size_t stride, const long *kernel
         if (t + 3 <= end) out[t + 3] = s3;
     }
 }
+
+void proactive_prefetch(const void *start, size_t bytes) {
+    const char *p = (const char *)start;
+    for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(p + offset);
+    if (bytes > 0) __builtin_prefetch(p + bytes - 1);
+}

@@ -39,6 +39,9 @@ void proactive_weighted_columns(const float *const *columns, const double *weigh
 void proactive_kernel_sums(const double *sums, size_t stride, const long *kernels, const double *weights, size_t count,
                            size_t targets, size_t lookahead, double *out);
 
+/// Prefetches the cache lines of start ..< start + bytes (reads nothing; any address).
+void proactive_prefetch(const void *start, size_t bytes);
+
 /// The first i in from ..< count with !(p[i] < threshold) (p[i] >= threshold, or NaN),
 /// or count when there is none: the selection of the best few targets skips
 /// the many that cannot enter eight or four at a time.

@@ -92,8 +92,9 @@ struct SignalFrame {
     let fineFactor: Double
     let fineTotalsFactor: Double
     let kernels: [Double]
-    /// Per target, when the time-of-day signals are taken: its recent and usual (habit-scaled) use at
-    /// this time of day (`timeOfDayUses`); empty otherwise.
+    /// Per target, when every signal is taken (`needed` nil: `write(target:into:)`): its recent and usual
+    /// (habit-scaled) use at this time of day (`timeOfDayUses`); empty otherwise (`logScores(weights:)`
+    /// takes them itself, after prefetching their rows while it computes logarithms).
     let recentHere: [Double]
     let usualHere: [Double]
     /// Per target: Σ over the moment's fine kernels (in order) of weight x the target's stored use in
@@ -160,7 +161,7 @@ struct SignalFrame {
         let reading = model.profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         let clock = (kernels: model.profile.encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: model.fineKernels(reading))
         kernels = Array(clock.kernels.prefix(usage.timeKernels))
-        if wanted(.recentTimeOfDay) || wanted(.habitChange) {
+        if needed == nil {
             (recentHere, usualHere) = Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
                                                          usualFactor: timeOfDayLongFactor, habitScale: habitScale)
         } else {
@@ -261,16 +262,39 @@ struct SignalFrame {
             } else {
                 for t in 0 ..< targets { s[t] += wLogistic * 0 }
             }
+            let recentTaken = taken(.recentTimeOfDay)
+            let habitTaken = taken(.habitChange)
+            // The time-of-day rows (2 x 24 doubles a target, read last) are fetched while the logarithms below
+            // are computed: on a cold model, reading them when needed waited on memory with nothing else to do.
+            let rowBytes = usage.timeKernels * MemoryLayout<Double>.stride
+            func prefetchRows(_ sums: UnsafeBufferPointer<Double>, from t: Int, count: Int) {
+                if recentTaken || habitTaken, count > 0, let base = sums.baseAddress {
+                    proactive_prefetch(base + t * usage.timeKernels, count * rowBytes)
+                }
+            }
+            let chunk = 16
             usage.long.values.withUnsafeBufferPointer { longValues in
                 if taken(.frecencyShort) {
                     let weight = w[BlendFeature.frecencyShort.rawValue]
                     usage.short.values.withUnsafeBufferPointer { short in
-                        for t in 0 ..< targets { s[t] += weight * logUse(short[t] * shortFactor) }
+                        usage.timeOfDay.values.withUnsafeBufferPointer { rows in
+                            for first in Swift.stride(from: 0, to: targets, by: chunk) {
+                                let end = min(first + chunk, targets)
+                                prefetchRows(rows, from: first, count: end - first)
+                                for t in first ..< end { s[t] += weight * logUse(short[t] * shortFactor) }
+                            }
+                        }
                     }
                 }
                 if taken(.frecencyLong) {
                     let weight = w[BlendFeature.frecencyLong.rawValue]
-                    for t in 0 ..< targets { s[t] += weight * logUse(longValues[t] * longFactor) }
+                    usage.timeOfDayLong.values.withUnsafeBufferPointer { rows in
+                        for first in Swift.stride(from: 0, to: targets, by: chunk) {
+                            let end = min(first + chunk, targets)
+                            prefetchRows(rows, from: first, count: end - first)
+                            for t in first ..< end { s[t] += weight * logUse(longValues[t] * longFactor) }
+                        }
+                    }
                 }
                 if let transition {
                     let weight = w[transition.feature.rawValue]
@@ -286,11 +310,13 @@ struct SignalFrame {
                 for t in 0 ..< targets { s[t] += weight * logAgeSignal(t) }
             }
             if let t = previous, t < targets { s[t] += w[repeatFeature.rawValue] }
-            let recentTaken = taken(.recentTimeOfDay)
-            let habitTaken = taken(.habitChange)
             if recentTaken || habitTaken {
                 let wRecent = w[BlendFeature.recentTimeOfDay.rawValue]
                 let wHabit = w[BlendFeature.habitChange.rawValue]
+                let (recentHere, usualHere) = recentHere.isEmpty && targets > 0
+                    ? Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
+                                         usualFactor: timeOfDayLongFactor, habitScale: habitScale)
+                    : (recentHere, usualHere)
                 recentHere.withUnsafeBufferPointer { recent in
                     usualHere.withUnsafeBufferPointer { usual in
                         for t in 0 ..< targets {
