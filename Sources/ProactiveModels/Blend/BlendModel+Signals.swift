@@ -80,8 +80,10 @@ struct SignalFrame {
     /// Per feature: whether to take it (nil: all); a feature not taken is written as 0.
     let needed: [Bool]?
     let groups: [Double]
-    /// Per target (space order), when the blend has a logistic part.
+    /// Per target (space order), when the blend has a logistic part and every signal is taken (`write`).
     let logistic: [Double]?
+    /// What `logScores(weights:)` takes the logistic log-probabilities from (`logisticLogProbabilities`).
+    let pendingLogistic: (model: LogisticModel, moment: Moment, space: FeatureSpace)?
     let usage: UsageTracker
     let now: Double
     let shortFactor: Double
@@ -120,19 +122,18 @@ struct SignalFrame {
         groups = profileGroups.contains(where: wanted) ? model.profile.groupLogScores(at: moment)
             : [Double](repeating: 0, count: targets * ProfileGroup.allCases.count)
 
-        // Logistic log-probabilities.
+        // Logistic log-probabilities (the score path takes them itself, after prefetching the weights).
         if let logistic = model.logistic, wanted(.logistic) {
-            var logScores = logistic.logScores(at: moment)
-            let normaliser = Softmax.logSumExp(logScores)
-            for i in logScores.indices { logScores[i] -= normaliser }
-            if logistic.space.targets == space.targets {
-                self.logistic = logScores
+            if needed == nil {
+                self.logistic = Self.logisticLogProbabilities(logistic, at: moment, space: space)
+                pendingLogistic = nil
             } else {
-                let floor = -Foundation.log(Double(max(targets, 1)))
-                self.logistic = (0 ..< targets).map { t in logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor }
+                self.logistic = nil
+                pendingLogistic = (logistic, moment, space)
             }
         } else {
             logistic = nil
+            pendingLogistic = nil
         }
 
         // Recency state, with the moment's own recent uses laid over it.
@@ -246,6 +247,49 @@ struct SignalFrame {
         func taken(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
         let groupCount = ProfileGroup.allCases.count
         let targets = targets
+        let recentTaken = taken(.recentTimeOfDay)
+        let habitTaken = taken(.habitChange)
+        let rowsTaken = recentTaken || habitTaken
+        // First the signals that are logarithms of what the frame holds, target by target, while the rows read
+        // later (the time-of-day sums, 2 x 24 doubles a target, and the logistic weights) are prefetched: on a
+        // cold model, reading them when needed waited on memory with nothing else to do.
+        func values(prefetching rows: UnsafeRawBufferPointer?, _ value: (Int) -> Double) -> [Double] {
+            let bytes = targets > 0 ? (rows?.count ?? 0) / targets : 0
+            return [Double](unsafeUninitializedCapacity: targets) { out, filled in
+                for first in Swift.stride(from: 0, to: targets, by: 16) {
+                    let end = min(first + 16, targets)
+                    if let base = rows?.baseAddress, bytes > 0 { proactive_prefetch(base + first * bytes, (end - first) * bytes) }
+                    for t in first ..< end { out[t] = value(t) }
+                }
+                filled = targets
+            }
+        }
+        let (short, long, transitions, ages) = usage.timeOfDay.values.withUnsafeBytes { recentRows in
+            usage.timeOfDayLong.values.withUnsafeBytes { usualRows in
+                (pendingLogistic?.model.weights.dense ?? []).withUnsafeBytes { logisticRows in
+                    usage.long.values.withUnsafeBufferPointer { longValues in
+                        let short = !taken(.frecencyShort) ? [] : usage.short.values.withUnsafeBufferPointer { short in
+                            values(prefetching: rowsTaken ? recentRows : nil) { logUse(short[$0] * shortFactor) }
+                        }
+                        let long = !taken(.frecencyLong) ? [] : values(prefetching: rowsTaken ? usualRows : nil) {
+                            logUse(longValues[$0] * longFactor)
+                        }
+                        let transitions = transition.map { transition in
+                            values(prefetching: nil) { transitionSignal(transition, $0, long: longValues[$0] * longFactor) }
+                        } ?? []
+                        let ages = !taken(.logAge) ? [] : values(prefetching: logisticRows) { logAgeSignal($0) }
+                        return (short, long, transitions, ages)
+                    }
+                }
+            }
+        }
+        let logistic = logistic ?? pendingLogistic.map { Self.logisticLogProbabilities($0.model, at: $0.moment, space: $0.space) }
+        let (recentHere, usualHere) = rowsTaken && recentHere.isEmpty && targets > 0
+            ? Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
+                                 usualFactor: timeOfDayLongFactor, habitScale: habitScale)
+            : (recentHere, usualHere)
+
+        // Then every target's sum, term by term in feature order.
         return [Double](unsafeUninitializedCapacity: targets) { buffer, filled in
             let s = buffer.baseAddress!
             groups.withUnsafeBufferPointer { g in
@@ -262,61 +306,24 @@ struct SignalFrame {
             } else {
                 for t in 0 ..< targets { s[t] += wLogistic * 0 }
             }
-            let recentTaken = taken(.recentTimeOfDay)
-            let habitTaken = taken(.habitChange)
-            // The time-of-day rows (2 x 24 doubles a target, read last) are fetched while the logarithms below
-            // are computed: on a cold model, reading them when needed waited on memory with nothing else to do.
-            let rowBytes = usage.timeKernels * MemoryLayout<Double>.stride
-            func prefetchRows(_ sums: UnsafeBufferPointer<Double>, from t: Int, count: Int) {
-                if recentTaken || habitTaken, count > 0, let base = sums.baseAddress {
-                    proactive_prefetch(base + t * usage.timeKernels, count * rowBytes)
+            func add(_ feature: BlendFeature, _ values: [Double]) {
+                let weight = w[feature.rawValue]
+                values.withUnsafeBufferPointer { values in
+                    for t in 0 ..< min(values.count, targets) { s[t] += weight * values[t] }
                 }
             }
-            let chunk = 16
-            usage.long.values.withUnsafeBufferPointer { longValues in
-                if taken(.frecencyShort) {
-                    let weight = w[BlendFeature.frecencyShort.rawValue]
-                    usage.short.values.withUnsafeBufferPointer { short in
-                        usage.timeOfDay.values.withUnsafeBufferPointer { rows in
-                            for first in Swift.stride(from: 0, to: targets, by: chunk) {
-                                let end = min(first + chunk, targets)
-                                prefetchRows(rows, from: first, count: end - first)
-                                for t in first ..< end { s[t] += weight * logUse(short[t] * shortFactor) }
-                            }
-                        }
-                    }
-                }
-                if taken(.frecencyLong) {
-                    let weight = w[BlendFeature.frecencyLong.rawValue]
-                    usage.timeOfDayLong.values.withUnsafeBufferPointer { rows in
-                        for first in Swift.stride(from: 0, to: targets, by: chunk) {
-                            let end = min(first + chunk, targets)
-                            prefetchRows(rows, from: first, count: end - first)
-                            for t in first ..< end { s[t] += weight * logUse(longValues[t] * longFactor) }
-                        }
-                    }
-                }
-                if let transition {
-                    let weight = w[transition.feature.rawValue]
-                    for t in 0 ..< targets { s[t] += weight * transitionSignal(transition, t, long: longValues[t] * longFactor) }
-                }
-            }
+            add(.frecencyShort, short)
+            add(.frecencyLong, long)
+            if let transition { add(transition.feature, transitions) }
             rank.withUnsafeBufferPointer { rank in
                 for t in 0 ..< targets { s[t] += w[rank[t].rawValue] }   // x 1
             }
             if let t = backToPrevious, t < targets { s[t] += w[BlendFeature.backToPrevious.rawValue] }
-            if taken(.logAge) {
-                let weight = w[BlendFeature.logAge.rawValue]
-                for t in 0 ..< targets { s[t] += weight * logAgeSignal(t) }
-            }
+            add(.logAge, ages)
             if let t = previous, t < targets { s[t] += w[repeatFeature.rawValue] }
-            if recentTaken || habitTaken {
+            if rowsTaken {
                 let wRecent = w[BlendFeature.recentTimeOfDay.rawValue]
                 let wHabit = w[BlendFeature.habitChange.rawValue]
-                let (recentHere, usualHere) = recentHere.isEmpty && targets > 0
-                    ? Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
-                                         usualFactor: timeOfDayLongFactor, habitScale: habitScale)
-                    : (recentHere, usualHere)
                 recentHere.withUnsafeBufferPointer { recent in
                     usualHere.withUnsafeBufferPointer { usual in
                         for t in 0 ..< targets {
@@ -330,14 +337,8 @@ struct SignalFrame {
                 let weight = w[BlendFeature.timeFine.rawValue]
                 for t in 0 ..< targets { s[t] += weight * fineSignal(t) }
             }
-            let wUses = w[BlendFeature.frequencyUses.rawValue]
-            usage.logUses.withUnsafeBufferPointer { logUses in
-                for t in 0 ..< targets { s[t] += wUses * logUses[t] }
-            }
-            let wOccasions = w[BlendFeature.frequencyOccasions.rawValue]
-            usage.logOccasions.withUnsafeBufferPointer { logOccasions in
-                for t in 0 ..< targets { s[t] += wOccasions * logOccasions[t] }
-            }
+            add(.frequencyUses, usage.logUses)
+            add(.frequencyOccasions, usage.logOccasions)
             filled = targets
         }
     }
@@ -364,6 +365,18 @@ struct SignalFrame {
         let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
         return Foundation.log(UsageTracker.smoothedTransition(count: transition.counts[t], total: transition.total,
                                                                factor: transition.factor, fallback: fallback))
+    }
+
+    /// The logistic part's log-probabilities at `moment` for each target of `space` (its own order; a target it
+    /// does not know gets log(1 / targets)).
+    static func logisticLogProbabilities(_ logistic: LogisticModel, at moment: Moment, space: FeatureSpace) -> [Double] {
+        let targets = space.targetCount
+        var logScores = logistic.logScores(at: moment)
+        let normaliser = Softmax.logSumExp(logScores)
+        for i in logScores.indices { logScores[i] -= normaliser }
+        if logistic.space.targets == space.targets { return logScores }
+        let floor = -Foundation.log(Double(max(targets, 1)))
+        return (0 ..< targets).map { t in logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor }
     }
 
     /// Every target's recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k
