@@ -30,6 +30,18 @@ int proactive_softmax_shifted(double *s, size_t count, double maximum);
 /// same, bit for bit, with AVX-512, AVX2 and the portable loop.
 void proactive_weighted_columns(const float *const *columns, const double *weights, size_t count, size_t rows, double *y);
 
+/// out[t] = Σ_c weights[c] · sums[t · stride + kernels[c]] for t < targets, each
+/// sum from 0 in c order, a product then an addition each rounded on its own (no
+/// fused multiply-add): the same bits as that loop written target by target in
+/// Swift. Four targets at a time (their sums overlap), with the rows of the
+/// targets `lookahead` ahead prefetched (a cold model's rows are far apart: the
+/// hardware's stride prefetching stops at each page).
+void proactive_kernel_sums(const double *sums, size_t stride, const long *kernels, const double *weights, size_t count,
+                           size_t targets, size_t lookahead, double *out);
+
+/// Prefetches the cache lines of start ..< start + bytes (reads nothing; any address).
+void proactive_prefetch(const void *start, size_t bytes);
+
 /// The first i in from ..< count with !(p[i] < threshold) (p[i] >= threshold, or NaN),
 /// or count when there is none: the selection of the best few targets skips
 /// the many that cannot enter eight or four at a time.

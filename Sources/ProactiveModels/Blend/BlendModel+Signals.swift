@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 import ProactiveCore
 
@@ -53,12 +54,7 @@ extension BlendModel {
         let targets = profile.space.targetCount
         guard targets > 0 else { return [] }
         let frame = SignalFrame(self, at: moment, needed: weights.map { $0 != 0 })
-        return [Double](unsafeUninitializedCapacity: targets) { scores, filled in
-            weights.withUnsafeBufferPointer { w in
-                for t in 0 ..< targets { scores[t] = frame.logScore(target: t, weights: w) }
-            }
-            filled = targets
-        }
+        return weights.withUnsafeBufferPointer { frame.logScores(weights: $0) }
     }
 
     /// Which transition signal a previous use `gap` seconds ago feeds, if any ("after X" fades with the gap).
@@ -84,8 +80,10 @@ struct SignalFrame {
     /// Per feature: whether to take it (nil: all); a feature not taken is written as 0.
     let needed: [Bool]?
     let groups: [Double]
-    /// Per target (space order), when the blend has a logistic part.
+    /// Per target (space order), when the blend has a logistic part and every signal is taken (`write`).
     let logistic: [Double]?
+    /// What `logScores(weights:)` takes the logistic log-probabilities from (`logisticLogProbabilities`).
+    let pendingLogistic: (model: LogisticModel, moment: Moment, space: FeatureSpace)?
     let usage: UsageTracker
     let now: Double
     let shortFactor: Double
@@ -96,9 +94,13 @@ struct SignalFrame {
     let fineFactor: Double
     let fineTotalsFactor: Double
     let kernels: [Double]
+    /// Per target, when every signal is taken (`needed` nil: `write(target:into:)`): its recent and usual
+    /// (habit-scaled) use at this time of day (`timeOfDayUses`); empty otherwise (`logScores(weights:)`
+    /// takes them itself, after prefetching their rows while it computes logarithms).
+    let recentHere: [Double]
+    let usualHere: [Double]
     /// Per target: Σ over the moment's fine kernels (in order) of weight x the target's stored use in
-    /// that kernel, summed kernel by kernel over every target (a constant stride through the sums,
-    /// which the hardware prefetches; target by target, each read missed the cache on a cold model).
+    /// that kernel (`kernelSums`).
     let fineNear: [Double]
     let fineCount: Double
     let habitScale: Double
@@ -120,19 +122,18 @@ struct SignalFrame {
         groups = profileGroups.contains(where: wanted) ? model.profile.groupLogScores(at: moment)
             : [Double](repeating: 0, count: targets * ProfileGroup.allCases.count)
 
-        // Logistic log-probabilities.
+        // Logistic log-probabilities (the score path takes them itself, after prefetching the weights).
         if let logistic = model.logistic, wanted(.logistic) {
-            var logScores = logistic.logScores(at: moment)
-            let normaliser = Softmax.logSumExp(logScores)
-            for i in logScores.indices { logScores[i] -= normaliser }
-            if logistic.space.targets == space.targets {
-                self.logistic = logScores
+            if needed == nil {
+                self.logistic = Self.logisticLogProbabilities(logistic, at: moment, space: space)
+                pendingLogistic = nil
             } else {
-                let floor = -Foundation.log(Double(max(targets, 1)))
-                self.logistic = (0 ..< targets).map { t in logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor }
+                self.logistic = nil
+                pendingLogistic = (logistic, moment, space)
             }
         } else {
             logistic = nil
+            pendingLogistic = nil
         }
 
         // Recency state, with the moment's own recent uses laid over it.
@@ -153,6 +154,7 @@ struct SignalFrame {
         for t in 0 ..< targets { longTotal += usage.long.values[t] * longFactor }
         self.longTotal = longTotal
         timeOfDayFactor = usage.timeOfDay.factor(at: now)
+        habitScale = model.configuration.habitHalfLifeDays / model.configuration.longHalfLifeDays
         timeOfDayLongFactor = usage.timeOfDayLong.factor(at: now)
         fineFactor = usage.fineTime.factor(at: now)
         fineTotalsFactor = usage.fineTotals.factor(at: now)
@@ -160,18 +162,21 @@ struct SignalFrame {
         let reading = model.profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         let clock = (kernels: model.profile.encoder.timeKernelWeights(minuteOfDay: reading.minuteOfDay), fine: model.fineKernels(reading))
         kernels = Array(clock.kernels.prefix(usage.timeKernels))
+        if needed == nil {
+            (recentHere, usualHere) = Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
+                                                         usualFactor: timeOfDayLongFactor, habitScale: habitScale)
+        } else {
+            (recentHere, usualHere) = ([], [])
+        }
         var fineNear = [Double](repeating: 0, count: targets)
         if wanted(.timeFine) {
             let stride = usage.fineKernels
-            usage.fineTime.values.withUnsafeBufferPointer { sums in
-                for (k, value) in clock.fine where k < stride {
-                    for t in 0 ..< targets { fineNear[t] += value * sums[t * stride + k] }
-                }
+            fineNear = usage.fineTime.values.withUnsafeBufferPointer { sums in
+                Self.kernelSums(sums, stride: stride, kernels: clock.fine.filter { $0.kernel < stride }, targets: targets)
             }
         }
         self.fineNear = fineNear
         fineCount = Double(usage.fineKernels)
-        habitScale = model.configuration.habitHalfLifeDays / model.configuration.longHalfLifeDays
 
         // Transitions from the previous target, split by how long ago it was used; none after a day.
         let gap = now - usage.lastTime
@@ -211,9 +216,8 @@ struct SignalFrame {
         let long = usage.long.values[t] * longFactor
         set(.frecencyShort, logUse(usage.short.values[t] * shortFactor))
         set(.frecencyLong, logUse(long))
-        let (recentHere, usualHere) = timeOfDayUse(t)
-        set(.recentTimeOfDay, logUse(recentHere))
-        set(.habitChange, habitSignal(recent: recentHere, usual: usualHere))
+        set(.recentTimeOfDay, logUse(recentHere[t]))
+        set(.habitChange, habitSignal(recent: recentHere[t], usual: usualHere[t]))
         set(.timeFine, fineSignal(t))
         row[BlendFeature.frequencyUses.rawValue] = usage.logUses[t]
         row[BlendFeature.frequencyOccasions.rawValue] = usage.logOccasions[t]
@@ -228,39 +232,115 @@ struct SignalFrame {
         if t == previous { row[repeatFeature.rawValue] = 1 }
     }
 
-    /// Σ_f w_f · signal_f for target `t`, in feature order, equal to the last bit to summing the row
+    /// Σ_f w_f · signal_f for every target, in feature order, equal to the last bit to summing the row
     /// `write(target:into:)` gives times `w` (with `needed` = the weights that are not 0), with fewer terms:
     /// a term that is 0 for a weight of 0 whose signal was not taken, or for a one-hot signal (ranks, back to
     /// previous, repeat buckets, the transitions not fed) that is 0 here, is left out. Adding such a term
     /// (±0) leaves every partial sum unchanged, except that -0 + +0 is +0: a sum that is exactly 0 may come
     /// out as -0 where the row's gave +0, the same number (`==`, and its exponential, are the same). The
     /// terms always taken (profile groups, logistic, frequencies) are added whatever their weight, as the row's.
-    @inline(__always)
-    func logScore(target t: Int, weights w: UnsafeBufferPointer<Double>) -> Double {
-        @inline(__always) func taken(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
+    ///
+    /// Term by term over all targets (one pass per signal, each target's sum taking its terms in feature order,
+    /// so the same operations as a target-by-target sum): the targets' terms of one pass do not wait for each
+    /// other, so their logarithms and reads overlap, where one target's terms form a chain.
+    func logScores(weights w: UnsafeBufferPointer<Double>) -> [Double] {
+        func taken(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
         let groupCount = ProfileGroup.allCases.count
-        var score = 0.0
-        for g in 0 ..< groupCount { score += w[BlendFeature.profilePrior.rawValue + g] * groups[t * groupCount + g] }
-        score += w[BlendFeature.logistic.rawValue] * (logistic?[t] ?? 0)
-        let long = usage.long.values[t] * longFactor
-        if taken(.frecencyShort) { score += w[BlendFeature.frecencyShort.rawValue] * logUse(usage.short.values[t] * shortFactor) }
-        if taken(.frecencyLong) { score += w[BlendFeature.frecencyLong.rawValue] * logUse(long) }
-        if let transition { score += w[transition.feature.rawValue] * transitionSignal(transition, t, long: long) }
-        score += w[rank[t].rawValue]   // x 1
-        if t == backToPrevious { score += w[BlendFeature.backToPrevious.rawValue] }
-        if taken(.logAge) { score += w[BlendFeature.logAge.rawValue] * logAgeSignal(t) }
-        if t == previous { score += w[repeatFeature.rawValue] }
+        let targets = targets
         let recentTaken = taken(.recentTimeOfDay)
         let habitTaken = taken(.habitChange)
-        if recentTaken || habitTaken {
-            let (recentHere, usualHere) = timeOfDayUse(t)
-            if recentTaken { score += w[BlendFeature.recentTimeOfDay.rawValue] * logUse(recentHere) }
-            if habitTaken { score += w[BlendFeature.habitChange.rawValue] * habitSignal(recent: recentHere, usual: usualHere) }
+        let rowsTaken = recentTaken || habitTaken
+        // First the signals that are logarithms of what the frame holds, target by target, while the rows read
+        // later (the time-of-day sums, 2 x 24 doubles a target, and the logistic weights) are prefetched: on a
+        // cold model, reading them when needed waited on memory with nothing else to do.
+        func values(prefetching rows: UnsafeRawBufferPointer?, _ value: (Int) -> Double) -> [Double] {
+            let bytes = targets > 0 ? (rows?.count ?? 0) / targets : 0
+            return [Double](unsafeUninitializedCapacity: targets) { out, filled in
+                for first in Swift.stride(from: 0, to: targets, by: 16) {
+                    let end = min(first + 16, targets)
+                    if let base = rows?.baseAddress, bytes > 0 { proactive_prefetch(base + first * bytes, (end - first) * bytes) }
+                    for t in first ..< end { out[t] = value(t) }
+                }
+                filled = targets
+            }
         }
-        if taken(.timeFine) { score += w[BlendFeature.timeFine.rawValue] * fineSignal(t) }
-        score += w[BlendFeature.frequencyUses.rawValue] * usage.logUses[t]
-        score += w[BlendFeature.frequencyOccasions.rawValue] * usage.logOccasions[t]
-        return score
+        let (short, long, transitions, ages) = usage.timeOfDay.values.withUnsafeBytes { recentRows in
+            usage.timeOfDayLong.values.withUnsafeBytes { usualRows in
+                (pendingLogistic?.model.weights.dense ?? []).withUnsafeBytes { logisticRows in
+                    usage.long.values.withUnsafeBufferPointer { longValues in
+                        let short = !taken(.frecencyShort) ? [] : usage.short.values.withUnsafeBufferPointer { short in
+                            values(prefetching: rowsTaken ? recentRows : nil) { logUse(short[$0] * shortFactor) }
+                        }
+                        let long = !taken(.frecencyLong) ? [] : values(prefetching: rowsTaken ? usualRows : nil) {
+                            logUse(longValues[$0] * longFactor)
+                        }
+                        let transitions = transition.map { transition in
+                            values(prefetching: nil) { transitionSignal(transition, $0, long: longValues[$0] * longFactor) }
+                        } ?? []
+                        let ages = !taken(.logAge) ? [] : values(prefetching: logisticRows) { logAgeSignal($0) }
+                        return (short, long, transitions, ages)
+                    }
+                }
+            }
+        }
+        let logistic = logistic ?? pendingLogistic.map { Self.logisticLogProbabilities($0.model, at: $0.moment, space: $0.space) }
+        let (recentHere, usualHere) = rowsTaken && recentHere.isEmpty && targets > 0
+            ? Self.timeOfDayUses(usage, kernels: kernels, targets: targets, recentFactor: timeOfDayFactor,
+                                 usualFactor: timeOfDayLongFactor, habitScale: habitScale)
+            : (recentHere, usualHere)
+
+        // Then every target's sum, term by term in feature order.
+        return [Double](unsafeUninitializedCapacity: targets) { buffer, filled in
+            let s = buffer.baseAddress!
+            groups.withUnsafeBufferPointer { g in
+                let first = BlendFeature.profilePrior.rawValue
+                for t in 0 ..< targets {
+                    var score = 0.0
+                    for k in 0 ..< groupCount { score += w[first + k] * g[t * groupCount + k] }
+                    s[t] = score
+                }
+            }
+            let wLogistic = w[BlendFeature.logistic.rawValue]
+            if let logistic {
+                for t in 0 ..< targets { s[t] += wLogistic * logistic[t] }
+            } else {
+                for t in 0 ..< targets { s[t] += wLogistic * 0 }
+            }
+            func add(_ feature: BlendFeature, _ values: [Double]) {
+                let weight = w[feature.rawValue]
+                values.withUnsafeBufferPointer { values in
+                    for t in 0 ..< min(values.count, targets) { s[t] += weight * values[t] }
+                }
+            }
+            add(.frecencyShort, short)
+            add(.frecencyLong, long)
+            if let transition { add(transition.feature, transitions) }
+            rank.withUnsafeBufferPointer { rank in
+                for t in 0 ..< targets { s[t] += w[rank[t].rawValue] }   // x 1
+            }
+            if let t = backToPrevious, t < targets { s[t] += w[BlendFeature.backToPrevious.rawValue] }
+            add(.logAge, ages)
+            if let t = previous, t < targets { s[t] += w[repeatFeature.rawValue] }
+            if rowsTaken {
+                let wRecent = w[BlendFeature.recentTimeOfDay.rawValue]
+                let wHabit = w[BlendFeature.habitChange.rawValue]
+                recentHere.withUnsafeBufferPointer { recent in
+                    usualHere.withUnsafeBufferPointer { usual in
+                        for t in 0 ..< targets {
+                            if recentTaken { s[t] += wRecent * logUse(recent[t]) }
+                            if habitTaken { s[t] += wHabit * habitSignal(recent: recent[t], usual: usual[t]) }
+                        }
+                    }
+                }
+            }
+            if taken(.timeFine) {
+                let weight = w[BlendFeature.timeFine.rawValue]
+                for t in 0 ..< targets { s[t] += weight * fineSignal(t) }
+            }
+            add(.frequencyUses, usage.logUses)
+            add(.frequencyOccasions, usage.logOccasions)
+            filled = targets
+        }
     }
 
     // The signals' formulas, one place for both `write(target:into:)` and `logScore(target:weights:)`.
@@ -287,23 +367,46 @@ struct SignalFrame {
                                                                factor: transition.factor, fallback: fallback))
     }
 
-    /// Target `t`'s recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k,
-    /// in kernel order, times each sum's decay factor.
-    @inline(__always)
-    private func timeOfDayUse(_ t: Int) -> (recent: Double, usual: Double) {
-        let timeKernels = usage.timeKernels
-        var recent = 0.0
-        var usual = 0.0
-        usage.timeOfDay.values.withUnsafeBufferPointer { recentSums in
-            usage.timeOfDayLong.values.withUnsafeBufferPointer { usualSums in
-                let base = t * timeKernels
-                for (k, value) in kernels.enumerated() {
-                    recent += value * recentSums[base + k]
-                    usual += value * usualSums[base + k]
-                }
-            }
+    /// The logistic part's log-probabilities at `moment` for each target of `space` (its own order; a target it
+    /// does not know gets log(1 / targets)).
+    static func logisticLogProbabilities(_ logistic: LogisticModel, at moment: Moment, space: FeatureSpace) -> [Double] {
+        let targets = space.targetCount
+        var logScores = logistic.logScores(at: moment)
+        let normaliser = Softmax.logSumExp(logScores)
+        for i in logScores.indices { logScores[i] -= normaliser }
+        if logistic.space.targets == space.targets { return logScores }
+        let floor = -Foundation.log(Double(max(targets, 1)))
+        return (0 ..< targets).map { t in logistic.space.index(of: space.targets[t]).map { logScores[$0.rawValue] } ?? floor }
+    }
+
+    /// Every target's recent and usual (habit-scaled) use at this time of day: Σ_k kernel_k · decayed use in k
+    /// (`kernelSums`), times each sum's decay factor (the usual one then times `habitScale`).
+    static func timeOfDayUses(_ usage: UsageTracker, kernels: [Double], targets: Int, recentFactor: Double, usualFactor: Double,
+                              habitScale: Double) -> (recent: [Double], usual: [Double]) {
+        let weights = kernels.enumerated().map { (kernel: $0.offset, weight: $0.element) }
+        let stride = usage.timeKernels
+        var recent = usage.timeOfDay.values.withUnsafeBufferPointer { kernelSums($0, stride: stride, kernels: weights, targets: targets) }
+        var usual = usage.timeOfDayLong.values.withUnsafeBufferPointer { kernelSums($0, stride: stride, kernels: weights, targets: targets) }
+        for t in 0 ..< targets {
+            recent[t] = recent[t] * recentFactor
+            usual[t] = usual[t] * usualFactor * habitScale
         }
-        return (recent * timeOfDayFactor, usual * timeOfDayLongFactor * habitScale)
+        return (recent, usual)
+    }
+
+    /// Per target t: Σ over `kernels` (in their order, from 0) of weight x sums[t x stride + kernel]
+    /// (`proactive_kernel_sums`: four targets at a time, the rows of the targets ahead prefetched).
+    static func kernelSums(_ sums: UnsafeBufferPointer<Double>, stride: Int, kernels: [(kernel: Int, weight: Double)],
+                           targets: Int) -> [Double] {
+        precondition(kernels.allSatisfy { $0.kernel >= 0 && $0.kernel < stride } && sums.count >= targets * stride, "shape mismatch")
+        let columns = kernels.map(\.kernel)
+        let weights = kernels.map(\.weight)
+        return [Double](unsafeUninitializedCapacity: targets) { out, filled in
+            if targets > 0 {
+                proactive_kernel_sums(sums.baseAddress!, stride, columns, weights, kernels.count, targets, 16, out.baseAddress!)
+            }
+            filled = targets
+        }
     }
 
     /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.

@@ -121,6 +121,28 @@ struct BlendScorePathTests {
         }
     }
 
+    /// `SignalFrame.kernelSums` (four targets at a time, the last group's lanes past the end repeating the last
+    /// target) against a plain sum target by target, kernel by kernel in the list's order: the same bits, for target
+    /// counts that are and are not multiples of four, dense and sparse (unordered) kernel lists, and no kernels.
+    @Test func kernelSumsEqualAPlainSumTargetByTarget() {
+        var random = SeededGenerator(seed: 7)
+        let stride = 24
+        for targets in [0, 1, 2, 3, 4, 5, 7, 8, 13, 1_001] {
+            let sums = (0 ..< targets * stride).map { _ in random.chance(0.2) ? 0 : random.unit() * 1e3 * Double.pi }
+            let dense = (0 ..< stride).map { (kernel: $0, weight: random.unit() / 7) }
+            let sparse = [(kernel: 17, weight: 0.3), (kernel: 3, weight: 1e-5), (kernel: 4, weight: 0.61)]
+            for kernels in [dense, sparse, []] {
+                let fast = sums.withUnsafeBufferPointer { SignalFrame.kernelSums($0, stride: stride, kernels: kernels, targets: targets) }
+                let plain = (0 ..< targets).map { t in
+                    var sum = 0.0
+                    for (k, weight) in kernels { sum += weight * sums[t * stride + k] }
+                    return sum
+                }
+                #expect(fast.map(\.bitPattern) == plain.map(\.bitPattern), "\(targets) targets, \(kernels.count) kernels")
+            }
+        }
+    }
+
     @Test func frequencySignalsFollowLearningRemovalAndRestore() throws {
         let events = Self.events()
         var model = try BlendTrainer().fit(TrainingSet(events: Array(events.prefix(1_200))))
