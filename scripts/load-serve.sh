@@ -130,8 +130,8 @@ if [ -n "$reuse" ]; then
   echo "== reusing the store prepared in $reuse (restoring it from prepared.sqlite)" >&2
   rm -f "$store" "$store-wal" "$store-shm"
   cp "$reuse/prepared.sqlite" "$store"
-  # Write the copy out before the load: otherwise the kernel flushes it during the load (the donations' p99 was
-  # 500-800 ms in such runs against about 90 ms in freshly prepared ones, with kworker flush threads busy).
+  # Write the copy out before the load, or the kernel flushes it during the donations: back to back on the kept
+  # 20-target store (PEER=0, 10 s), donation p99 was 600.8 ms without this and 85.2 ms with it.
   dirty_mb="$(awk '/^Dirty:/ {printf "%.0f", $2 / 1024}' /proc/meminfo)"
   sync_started="$(date +%s.%N)"
   sync "$store"
@@ -353,13 +353,13 @@ if [ "${PEER:-1}" = 1 ]; then
   fi
 fi
 
-python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$peer_engine_layout_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" "$rss_loaded_mb" "$rss_after_mb" <<'EOF'
+PEER_LAYOUT="$peer_layout" python3 - "$work" "$out/serve.json" "$shape" "$seconds" "$connections" "$batch" "$engine_stored" "$peer_stored" "$peer_engine_layout_stored" "$(python3 -c 'import os; print(os.cpu_count())')" "$sigterm_s" "$rss_loaded_mb" "$rss_after_mb" <<'EOF'
 import datetime, json, os, sys
 work, path, shape, seconds, connections, batch, engine_stored, peer_stored, peer_engine_layout_stored, cores, sigterm_s, rss_loaded, rss_after = sys.argv[1:]
 batch = int(batch)
 report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
-report["peer_layout"] = os.environ.get("PEER_LAYOUT") or "both"  # the peer's donation tables (scripts/serve_peer.py)
+report["peer_layout"] = os.environ["PEER_LAYOUT"]  # the peer's donation tables (scripts/serve_peer.py)
 stored = {"engine": engine_stored, "peer": peer_stored, "peer_engine_layout": peer_engine_layout_stored}
 for side in ("engine", "peer", "peer_engine_layout"):
     routes = [route for route in ("healthz", "suggestions", "donations") if os.path.exists(os.path.join(work, f"{side}-{route}.json"))]

@@ -49,7 +49,7 @@ extension BlendModel {
 
     /// Σ_f w_f · signal_f of the learned state at `moment`, per target: the sum `learnedSignals(at:)`
     /// times the weights gives, term for term in feature order (so equal to the last bit), without the
-    /// targets x features matrix (`SignalFrame.logScore(target:)`).
+    /// targets x features matrix (`SignalFrame.logScores(weights:)`).
     func learnedLogScores(at moment: Moment) -> [Double] {
         let targets = profile.space.targetCount
         guard targets > 0 else { return [] }
@@ -171,8 +171,9 @@ struct SignalFrame {
         var fineNear = [Double](repeating: 0, count: targets)
         if wanted(.timeFine) {
             let stride = usage.fineKernels
+            let fine = clock.fine.filter { $0.kernel < stride }
             fineNear = usage.fineTime.values.withUnsafeBufferPointer { sums in
-                Self.kernelSums(sums, stride: stride, kernels: clock.fine.filter { $0.kernel < stride }, targets: targets)
+                Self.kernelSums(sums, stride: stride, columns: fine.map(\.kernel), weights: fine.map(\.weight), targets: targets)
             }
         }
         self.fineNear = fineNear
@@ -343,7 +344,7 @@ struct SignalFrame {
         }
     }
 
-    // The signals' formulas, one place for both `write(target:into:)` and `logScore(target:weights:)`.
+    // The signals' formulas, one place for both `write(target:into:)` and `logScores(weights:)`.
 
     /// log of a decayed use (frecency, recent use at this time of day), kept finite by the frequency epsilon.
     @inline(__always)
@@ -383,10 +384,14 @@ struct SignalFrame {
     /// (`kernelSums`), times each sum's decay factor (the usual one then times `habitScale`).
     static func timeOfDayUses(_ usage: UsageTracker, kernels: [Double], targets: Int, recentFactor: Double, usualFactor: Double,
                               habitScale: Double) -> (recent: [Double], usual: [Double]) {
-        let weights = kernels.enumerated().map { (kernel: $0.offset, weight: $0.element) }
+        let columns = Array(0 ..< kernels.count)
         let stride = usage.timeKernels
-        var recent = usage.timeOfDay.values.withUnsafeBufferPointer { kernelSums($0, stride: stride, kernels: weights, targets: targets) }
-        var usual = usage.timeOfDayLong.values.withUnsafeBufferPointer { kernelSums($0, stride: stride, kernels: weights, targets: targets) }
+        var recent = usage.timeOfDay.values.withUnsafeBufferPointer {
+            kernelSums($0, stride: stride, columns: columns, weights: kernels, targets: targets)
+        }
+        var usual = usage.timeOfDayLong.values.withUnsafeBufferPointer {
+            kernelSums($0, stride: stride, columns: columns, weights: kernels, targets: targets)
+        }
         for t in 0 ..< targets {
             recent[t] = recent[t] * recentFactor
             usual[t] = usual[t] * usualFactor * habitScale
@@ -394,16 +399,15 @@ struct SignalFrame {
         return (recent, usual)
     }
 
-    /// Per target t: Σ over `kernels` (in their order, from 0) of weight x sums[t x stride + kernel]
+    /// Per target t: Σ over c (in order, from 0) of weights[c] x sums[t x stride + columns[c]]
     /// (`proactive_kernel_sums`: four targets at a time, the rows of the targets ahead prefetched).
-    static func kernelSums(_ sums: UnsafeBufferPointer<Double>, stride: Int, kernels: [(kernel: Int, weight: Double)],
+    static func kernelSums(_ sums: UnsafeBufferPointer<Double>, stride: Int, columns: [Int], weights: [Double],
                            targets: Int) -> [Double] {
-        precondition(kernels.allSatisfy { $0.kernel >= 0 && $0.kernel < stride } && sums.count >= targets * stride, "shape mismatch")
-        let columns = kernels.map(\.kernel)
-        let weights = kernels.map(\.weight)
+        precondition(columns.count == weights.count && columns.allSatisfy { $0 >= 0 && $0 < stride } && sums.count >= targets * stride,
+                     "shape mismatch")
         return [Double](unsafeUninitializedCapacity: targets) { out, filled in
             if targets > 0 {
-                proactive_kernel_sums(sums.baseAddress!, stride, columns, weights, kernels.count, targets, 16, out.baseAddress!)
+                proactive_kernel_sums(sums.baseAddress!, stride, columns, weights, columns.count, targets, 16, out.baseAddress!)
             }
             filled = targets
         }

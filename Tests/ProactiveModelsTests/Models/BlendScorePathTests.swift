@@ -132,7 +132,9 @@ struct BlendScorePathTests {
             let dense = (0 ..< stride).map { (kernel: $0, weight: random.unit() / 7) }
             let sparse = [(kernel: 17, weight: 0.3), (kernel: 3, weight: 1e-5), (kernel: 4, weight: 0.61)]
             for kernels in [dense, sparse, []] {
-                let fast = sums.withUnsafeBufferPointer { SignalFrame.kernelSums($0, stride: stride, kernels: kernels, targets: targets) }
+                let fast = sums.withUnsafeBufferPointer {
+                    SignalFrame.kernelSums($0, stride: stride, columns: kernels.map(\.kernel), weights: kernels.map(\.weight), targets: targets)
+                }
                 let plain = (0 ..< targets).map { t in
                     var sum = 0.0
                     for (k, weight) in kernels { sum += weight * sums[t * stride + k] }
