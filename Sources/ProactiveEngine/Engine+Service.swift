@@ -35,21 +35,29 @@ extension Engine {
     }
 
     /// Saves a held model and starts its count of donations folded since the last save anew.
-    public func save(_ live: inout LiveModel, now: Date = Date()) throws {
-        live.savedBytes = try persist(live, now: now)
-        live.folded = 0
-        live.unlearned = 0
+    /// - Returns: false when the store refused it: another process deleted donations the model still holds
+    ///   (or saved a state further along). The holder must then drop it and read the user's model again,
+    ///   which unlearns the deletions; its counts are left as they were.
+    @discardableResult
+    public func save(_ live: inout LiveModel, now: Date = Date()) throws -> Bool {
+        var lives = [live]
+        let written = try save(&lives, now: now)
+        live = lives[0]
+        return written[0]
     }
 
-    /// Saves held models in one transaction (each as `save` does) and starts their counts anew.
-    public func save(_ lives: inout [LiveModel], now: Date = Date()) throws {
+    /// Saves held models in one transaction (each as `save` does) and starts the counts of those written anew.
+    /// - Returns: per model, whether it was written (see `save(_:now:)`).
+    @discardableResult
+    public func save(_ lives: inout [LiveModel], now: Date = Date()) throws -> [Bool] {
         let saved = lives.map { $0.saved(now: now) }
-        try states.save(saved)
-        for index in lives.indices {
+        let written = try states.save(saved)
+        for index in lives.indices where written[index] {
             lives[index].savedBytes = saved[index].bytes.count
             lives[index].folded = 0
             lives[index].unlearned = 0
         }
+        return written
     }
 
     /// What ranking needs for the user of a model already loaded.

@@ -83,12 +83,15 @@ public struct LiveModel: Sendable {
         }
     }
 
-    /// Unlearns one donation. - Returns: false when the model never learned it.
+    /// Unlearns one donation the store deleted (one with an id up to `key.highWater`). Its count leaves
+    /// `key.donationCount` either way, so the count stays the number of the user's stored donations up to
+    /// the high-water mark (what `SQLiteModelStateStore.save` compares).
+    /// - Returns: false when the model never learned it.
     @discardableResult
     mutating func unlearn(_ prepared: Donation) -> Bool {
+        key.donationCount -= 1
         guard model.remove(inputs.event(prepared)) else { return false }
         catalogue.remove(prepared, resolver: inputs.resolver)
-        key.donationCount -= 1
         unlearned += 1
         return true
     }

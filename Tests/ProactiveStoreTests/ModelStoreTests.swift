@@ -62,6 +62,28 @@ struct ModelStoreTests {
         #expect(try states.usersWithPendingErasures().isEmpty)
     }
 
+    /// A holder whose state still holds donations deleted since its erasure mark (by any process) cannot save
+    /// it: not while the journal has the entries, nor once forgetting the user erased the journal too.
+    @Test func aStateHoldingDeletedDonationsIsRefused() throws {
+        let database = try ProactiveDatabase.inMemory()
+        let donations = SQLiteDonationStore(database: database)
+        try donations.append(["a", "b", "c"].map { sample(user: "u1", identifier: $0) }, duplicates: .fail)
+        let states = SQLiteModelStateStore(database: database)
+        func state(_ byte: UInt8, erased: Int64, count: Int) -> SavedModelState {
+            var state = Self.state("u1", [byte], high: 3, erased: erased)
+            state.key.donationCount = count
+            return state
+        }
+        #expect(try states.save(state(1, erased: 0, count: 3)))
+        #expect(try donations.delete(.identifiers(["b"], app: "com.example.weather")) == 1)
+        #expect(try !states.save(state(2, erased: 0, count: 3)))  // the stale copy: it still holds b
+        let mark = try states.changes(ofUser: "u1", after: 3, erasuresAfter: 0).erasureMark
+        #expect(try states.save(state(3, erased: mark, count: 2)))  // b unlearned
+        _ = try SQLitePrivacyStore(database: database).forget(user: "u1")
+        #expect(try !states.save(state(4, erased: mark, count: 2)))  // journal and state gone with the user
+        #expect(try states.load(user: "u1", name: "blend") == nil)
+    }
+
     /// Donation ids are never reused, even after the newest donation is deleted: "above the high-water mark"
     /// is exactly what a state has not learned.
     @Test func donationIdsAreNeverReused() throws {

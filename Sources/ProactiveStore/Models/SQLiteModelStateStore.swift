@@ -117,9 +117,10 @@ public struct SQLiteModelStateStore: Sendable {
         }
     }
 
-    /// Saves `state` unless the stored one is further along for the same inputs; then deletes the
+    /// Saves `state` unless the stored one is further along for the same inputs, or `state` still holds
+    /// donations the store has deleted since it was read (`hasUnlearnedEveryErasure`); then deletes the
     /// user's journal entries the state has unlearned.
-    /// - Returns: whether it was written.
+    /// - Returns: whether it was written (false: the caller's copy is stale; read the user's model again).
     @discardableResult
     public func save(_ state: SavedModelState) throws(StoreError) -> Bool {
         try StoreError.wrap("saving the \(state.name) model state of user \(state.user)") {
@@ -138,6 +139,7 @@ public struct SQLiteModelStateStore: Sendable {
     }
 
     static func save(_ state: SavedModelState, _ db: Database) throws -> Bool {
+        if try !hasUnlearnedEveryErasure(state, db) { return false }
         if let row = try Row.fetchOne(db, sql: """
             SELECT high_water, erasure_mark, definitions_digest, focus_digest, options FROM model_state WHERE user = ? AND name = ?
             """, arguments: [state.user, state.name]) {
@@ -158,6 +160,22 @@ public struct SQLiteModelStateStore: Sendable {
             DELETE FROM model_erasure WHERE user = ? AND seq <= (SELECT min(erasure_mark) FROM model_state WHERE user = ?)
             """, arguments: [state.user, state.user])
         return true
+    }
+
+    /// Whether `state` has unlearned every deletion of its user's donations that the store has made,
+    /// whichever process made it: the compare-and-set that keeps a stale holder (a service that did not
+    /// see the CLI's `forget`) from writing deleted values back.
+    ///
+    /// A state has learned exactly the user's donations with ids up to its high-water mark, minus those it
+    /// unlearned (`donationCount`). When no donation was deleted anywhere since its erasure mark (the
+    /// journal's last sequence number is that mark) it is current; otherwise it is current only if the
+    /// store still holds exactly `donationCount` of the user's donations up to that mark. This holds even
+    /// when the journal entries are gone (forgetting a user erases them with the donations).
+    static func hasUnlearnedEveryErasure(_ state: SavedModelState, _ db: Database) throws -> Bool {
+        if try erasureMark(db) <= state.key.erasureMark { return true }
+        let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM donation WHERE user = ? AND id <= ?",
+                                    arguments: [state.user, state.key.highWater]) ?? 0
+        return held == state.key.donationCount
     }
 
     /// Every saved state, one line each, sorted by user and name.
