@@ -67,8 +67,7 @@ struct DeleteCommand: ParsableCommand {
     func run() throws {
         let stores = try storeOptions.openScoped(.mustExist)
         let deleted = try stores.donations.delete(try deletion())
-        if deleted > 0 { try Engine(database: stores.database).settleDeletions() }  // saved models unlearn them
-        if deleted > 0, !(try SQLitePrivacyStore(database: stores.database).eraseTraces()) {
+        if deleted > 0, !(try Engine(database: stores.database).finishErasure()) {
             ImportProgressPrinter.writeError("another process kept the write-ahead log open: run proactive compact to erase the deleted rows' old copies\n")
         }
         print("deleted \(deleted) donation\(deleted == 1 ? "" : "s")")

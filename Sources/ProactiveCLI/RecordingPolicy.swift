@@ -22,8 +22,7 @@ enum RecordingPolicy {
     /// Erases what is older than the retention windows at `now` and reports it on standard error.
     @discardableResult
     static func applyRetention(_ database: ProactiveDatabase, now: Date) throws -> RetentionReport {
-        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now)
-        if !report.isEmpty { try Engine(database: database).settleDeletions(now: now) }  // saved models unlearn what expired
+        let report = try Engine(database: database).applyRetention(now: now)
         if !report.isEmpty {
             let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             ImportProgressPrinter.writeError("retention: erased \(report.donations) stored donations now older than their window"

@@ -146,13 +146,39 @@ extension Engine {
         return enriched
     }
 
-    /// Deletes donations as the acting party, then unlearns them from every saved state.
+    /// Deletes donations as the acting party, then finishes the erasure (`finishErasure`): every saved
+    /// state unlearns them and no page of the store's files keeps their bytes.
     /// - Returns: how many were deleted.
+    /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.
     @discardableResult
     public func delete(_ deletion: DonationDeletion, now: Date = Date()) throws -> Int {
         let count = try AppScopedDonationStore(donations, access: access).delete(deletion)
-        if count > 0 { try settleDeletions(now: now) }
+        if count > 0 { try finishErasure(now: now) }
         return count
+    }
+
+    /// What must follow every deletion of donations, in this order: saved states unlearn them (their
+    /// erasure-journal entries go with that), then the write-ahead log is checkpointed and truncated,
+    /// so that no older copy of a page keeps their bytes. (Erasing traces before settling would leave
+    /// the journal's copies in the file.) A process holding models in memory must also drop them:
+    /// `LiveModelCache` does so when it sees the erasure.
+    /// - Returns: false when another connection kept the log from being truncated (its old pages go at
+    ///   the next checkpoint; `proactive compact` forces one).
+    @discardableResult
+    public func finishErasure(now: Date = Date()) throws -> Bool {
+        try settleDeletions(now: now)
+        return try SQLitePrivacyStore(database: database).eraseTraces()
+    }
+
+    /// Erases the donations and feedback the retention policy no longer keeps at `now`, then finishes
+    /// the erasure as `delete` does. `bulk` false skips tuning the connection for a large erasure (for a
+    /// caller that applies it often, such as the service after a batch).
+    /// - Returns: what was erased (empty when the policy keeps everything or nothing had expired).
+    @discardableResult
+    public func applyRetention(now: Date, bulk: Bool = true) throws -> RetentionReport {
+        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now, bulk: bulk)
+        if !report.isEmpty { try finishErasure(now: now) }
+        return report
     }
 }
 

@@ -113,10 +113,12 @@ public struct SQLitePrivacyStore: Sendable {
 
     /// Erases donations and feedback older than their app's window at `now`
     /// (one transaction, with the write connection tuned for bulk work: an
-    /// import of old logs may leave a million rows to erase), then erases
-    /// their traces from the write-ahead log. A policy that keeps everything
-    /// writes nothing. `bulk` false skips the tuning (and the checkpoint it ends
-    /// with): for a caller that applies it often, such as the service after a batch.
+    /// import of old logs may leave a million rows to erase). A policy that
+    /// keeps everything writes nothing. `bulk` false skips the tuning: for a
+    /// caller that applies it often, such as the service after a batch.
+    /// The erasure journal then holds copies of the erased donations until saved
+    /// states unlearn them, and the write-ahead log older pages: use
+    /// `Engine.applyRetention`, which settles both in that order.
     public func applyRetention(now: Date, bulk: Bool = true) throws(StoreError) -> RetentionReport {
         let policy = try retentionPolicy()
         if policy.keepsEverything { return RetentionReport() }
@@ -142,9 +144,7 @@ public struct SQLitePrivacyStore: Sendable {
                 return report
             }
         }
-        let report = try StoreError.wrap("applying the retention policy") { bulk ? try database.bulkTuned(erase) : try erase() }
-        if !report.isEmpty { try eraseTraces() }
-        return report
+        return try StoreError.wrap("applying the retention policy") { bulk ? try database.bulkTuned(erase) : try erase() }
     }
 
     // MARK: Forgetting a user
@@ -163,9 +163,14 @@ public struct SQLitePrivacyStore: Sendable {
         let erased = try StoreError.wrap("forgetting user \(user)") {
             try writer.write { db in
                 var erased: [String: Int] = [:]
-                for table in Self.userTables {
+                // Donations first, while the user's saved states still exist: their deletion then advances the
+                // erasure journal's sequence (the entries themselves go with the states below), which is how a
+                // process holding the user's model in memory learns that it must drop it (`StoreErasureWatch`)
+                // and how the store refuses its save (`SQLiteModelStateStore.save`).
+                for table in ["donation"] + Self.userTables.filter({ $0 != "donation" }) {
                     try db.execute(sql: "DELETE FROM \(table) WHERE user = ?", arguments: [user])
-                    if db.changesCount > 0 { erased[table] = db.changesCount }
+                    // The journal's entries are copies of the donations just erased, not data of their own.
+                    if db.changesCount > 0, table != "model_erasure" { erased[table] = db.changesCount }
                 }
                 return erased
             }
