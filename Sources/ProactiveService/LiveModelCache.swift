@@ -19,7 +19,11 @@ import ProactiveStore
 /// models leave when the budget is exceeded, saved first; `flush` (periodic)
 /// and `saveAll` (shutdown) save the ones that learned something since their
 /// last save. Deleting donations drops every held model (`dropAll`): the
-/// next read unlearns from the store, and no held copy can save deleted
+/// next read unlearns from the store. Deletions made by another process (the
+/// owner's CLI beside the service) are seen through `erasures` before the next
+/// question, fold or save, and drop every held model the same way; a save of a
+/// model that still holds deleted donations is refused by the store
+/// (`Engine.save`) and drops that model, so no held copy can write deleted
 /// values back.
 public actor LiveModelCache {
     struct Entry {
@@ -61,12 +65,41 @@ public actor LiveModelCache {
     private let foldDeadline = FoldDeadline()
     /// Where folds and periodic saves run: below the requests' priority.
     private static let background = LowPriorityThread()
+    /// Tells when any process deleted donations (nil: an in-memory store, no other process).
+    let erasures: StoreErasureWatch?
+    /// The erasure mark the held models are known to be consistent with.
+    private var erasureMark: Int64
+    /// Called (on this actor) after deletions made elsewhere dropped the held models: what else
+    /// the holder derived from the store (declarations, answers) is stale too.
+    private let onErasure: @Sendable () -> Void
 
-    public init(engine: Engine, budget: Int, metrics: ServiceMetrics? = nil, logger: Logger = Logger(label: "proactive.models")) {
+    /// - Parameters:
+    ///   - erasures: how deletions by other processes are seen; nil (an in-memory store) sees only `dropAll`.
+    ///   - onErasure: called when deletions made elsewhere dropped the held models.
+    public init(engine: Engine, budget: Int, metrics: ServiceMetrics? = nil, logger: Logger = Logger(label: "proactive.models"),
+                erasures: StoreErasureWatch? = nil, onErasure: @escaping @Sendable () -> Void = {}) {
         self.engine = engine
         self.budget = budget
         self.metrics = metrics
         self.logger = logger
+        self.erasures = erasures
+        self.onErasure = onErasure
+        erasureMark = erasures?.mark() ?? 0
+    }
+
+    /// Drops every held model when donations were deleted since the last look, by any process:
+    /// the next read of each unlearns them from the store. Called before every question, fold and save.
+    /// - Returns: whether it dropped them.
+    @discardableResult
+    public func forgetDeletedElsewhere() async -> Bool {
+        guard let erasures else { return false }
+        let mark = erasures.mark()
+        guard mark > erasureMark else { return false }
+        if mark != .max { erasureMark = mark }  // .max: SQLite could not tell; drop now and look again next time
+        logger.info("donations were deleted in the store; held models dropped", metadata: ["models": "\(entries.count)"])
+        await dropAll()
+        onErasure()
+        return true
     }
 
     /// The user's live model, caught up with the store.
@@ -80,6 +113,7 @@ public actor LiveModelCache {
     ///   donations still being folded in (they are, in the background): what questions use, so
     ///   that a flood of donations does not hold them up.
     public func live(user: String, now: Date = Date(), waiting: Bool = true) async throws -> LiveModel {
+        await forgetDeletedElsewhere()
         clock += 1
         if !waiting, let held = touch(user) { return held.live }
         if entries.index(forKey: user) != nil {
@@ -115,6 +149,7 @@ public actor LiveModelCache {
     /// what it computed from one version for as long as the version stays. A model not held yet is read
     /// and answered with a version of its own that nothing else carries.
     public func question(user: String, now: Date = Date()) async throws -> (live: LiveModel, version: UInt64) {
+        await forgetDeletedElsewhere()
         clock += 1
         if let held = touch(user) { return held }
         let version = newVersion()
@@ -147,6 +182,8 @@ public actor LiveModelCache {
     /// Drops every held model without saving it (after a deletion), once the saves in flight are written
     /// (so the caller's settling of deletions comes after them).
     public func dropAll() async {
+        // Every deletion committed so far is covered by this drop (the caller's own included).
+        if let mark = erasures?.mark(), mark != .max { erasureMark = max(erasureMark, mark) }
         entries.removeAll()
         stale.removeAll()
         loading.removeAll()
@@ -160,6 +197,7 @@ public actor LiveModelCache {
     /// Folds pending donations into the held models and saves those that learned something;
     /// stops early when `stop` says so (shutdown: what is left is saved by `saveForShutdown`).
     public func flush(now: Date = Date(), stop: @Sendable () -> Bool = { false }) async {
+        await forgetDeletedElsewhere()
         for task in Array(refreshing.values) { _ = try? await task.value }
         for user in Array(stale) where entries[user] != nil {
             if stop() || stopping { return }
@@ -172,6 +210,7 @@ public actor LiveModelCache {
     /// Saves every held model that learned something since its last save.
     /// Models that grew past the budget meanwhile are then evicted, least recently used first.
     public func saveAll(now: Date = Date()) async {
+        await forgetDeletedElsewhere()
         _ = await saveDirty(now: now, until: nil, background: true)
         await evict(keeping: nil, now: now)
         publish()
@@ -187,6 +226,7 @@ public actor LiveModelCache {
     /// - Returns: the models saved, and those left unsaved (caught up from the store on next read).
     public func saveForShutdown(budget: Duration, now: Date = Date()) async -> (saved: Int, left: Int) {
         stopping = true
+        await forgetDeletedElsewhere()
         let started = ContinuousClock.now
         foldDeadline.set(started + budget / 2)
         for task in Array(refreshing.values) { _ = try? await task.value }
@@ -218,11 +258,11 @@ public actor LiveModelCache {
             if held.isEmpty { continue }
             let engine = engine
             let started = generation
-            let task = Task.detached { () -> [LiveModel]? in
-                let write: @Sendable () throws -> [LiveModel] = {
+            let task = Task.detached { () -> [(live: LiveModel, written: Bool)]? in
+                let write: @Sendable () throws -> [(live: LiveModel, written: Bool)] = {
                     var lives = held
-                    try engine.save(&lives, now: now)
-                    return lives
+                    let written = try engine.save(&lives, now: now)
+                    return Array(zip(lives, written))
                 }
                 return try? await (background ? Self.background.run(write) : write())
             }
@@ -237,9 +277,15 @@ public actor LiveModelCache {
                 logger.warning("could not save held models", metadata: ["models": "\(held.count)"])
                 continue
             }
-            saved += result.count
             guard started == generation else { continue }
-            for live in result { installSaved(live) }
+            for (live, written) in result {
+                if written {
+                    saved += 1
+                    installSaved(live)
+                } else {
+                    refused(live.user)
+                }
+            }
         }
         return (saved, dirty.count - saved)
     }
@@ -334,12 +380,14 @@ public actor LiveModelCache {
         let engine = engine
         let started = generation
         let held = entry.live
-        let task = Task.detached { () -> LiveModel? in
+        let task = Task.detached { () -> (live: LiveModel, written: Bool)? in
             var live = held
-            do { try engine.save(&live, now: now) } catch { return nil }
-            return live
+            do {
+                let written = try engine.save(&live, now: now)
+                return (live, written)
+            } catch { return nil }
         }
-        saving[user] = task
+        saving[user] = Task { await task.value?.live }
         let saved = await task.value
         saving[user] = nil
         guard let saved else {
@@ -347,7 +395,15 @@ public actor LiveModelCache {
             return
         }
         guard started == generation else { return }
-        installSaved(saved)
+        if saved.written { installSaved(saved.live) } else { refused(user) }
+    }
+
+    /// The store refused to save the user's held model: donations it holds were deleted (by another
+    /// process) or a state further along was saved. Dropped: its next read catches up from the store.
+    private func refused(_ user: String) {
+        logger.info("the store refused a held model (deleted donations or a newer state); dropped")
+        drop(user)
+        stale.remove(user)
     }
 
     private func drop(_ user: String) {

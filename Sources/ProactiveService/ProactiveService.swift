@@ -61,8 +61,11 @@ public struct ProactiveService: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger)
-        inputs = RankingInputsCache(lifetime: configuration.inputsLifetime, changes: database.path.flatMap(StoreChanges.init(path:)))
+        let inputs = RankingInputsCache(lifetime: configuration.inputsLifetime, changes: database.path.flatMap(StoreChanges.init(path:)))
+        self.inputs = inputs
+        // Deletions by any process (the owner's CLI beside the service) are unlearned before the next answer.
+        models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger,
+                                erasures: database.path.flatMap(StoreErasureWatch.init(path:)), onErasure: { inputs.invalidate() })
         retention = RetentionSweeper(interval: configuration.retentionInterval)
         committer = DonationCommitter(store: SQLiteDonationStore(database: database))
         answers = SuggestionAnswers()
@@ -230,13 +233,11 @@ public struct ProactiveService: Sendable {
     /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
     /// after `donations`), and drops held models if anything went.
     func applyRetention(now: Date, after donations: some Sequence<Donation>) async throws {
-        let privacy = SQLitePrivacyStore(database: database)
-        guard retention.isDue(after: donations, policy: try privacy.retentionPolicy(), now: now) else { return }
-        let report = try privacy.applyRetention(now: now, bulk: false)
+        guard retention.isDue(after: donations, policy: try SQLitePrivacyStore(database: database).retentionPolicy(), now: now) else { return }
+        let report = try Engine(database: database).applyRetention(now: now, bulk: false)
         guard !report.isEmpty else { return }
         inputs.invalidate()
         await models.dropAll()
-        try Engine(database: database).settleDeletions(now: now)
     }
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
@@ -275,12 +276,10 @@ public struct ProactiveService: Sendable {
             }
             deletion = .matching(filter)
         }
-        let deleted = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).delete(deletion)
+        let deleted = try engine(context).delete(deletion)
         if deleted > 0 {
             inputs.invalidate()
             await models.dropAll()
-            try Engine(database: database).settleDeletions()
-            _ = try SQLitePrivacyStore(database: database).eraseTraces()
         }
         return Response.json(.object([("deleted", .int(deleted))]))
     }
