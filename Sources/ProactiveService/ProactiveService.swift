@@ -121,7 +121,9 @@ public struct ProactiveService: Sendable {
 
     // MARK: Donations
 
-    /// One JSON object, a JSON array, or JSON Lines (`application/x-ndjson`, `application/jsonl`).
+    /// One JSON object, a JSON array, or JSON Lines (`application/x-ndjson`, `application/jsonl`). One object
+    /// is answered with the donation: as stored for the owner's credential, as sent for an app's (the Focus
+    /// the store fills in is the owner's to read).
     func donate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: configuration.maxBody)
@@ -149,7 +151,8 @@ public struct ProactiveService: Sendable {
                 answers.drop(users: [stored.user])
                 await models.donated(users: [stored.user])
                 try await applyRetention(now: now, after: [stored])
-                return Response.json(text: DonationLineCodec.encode(stored), status: .created)
+                // An app reads back what it sent, not the owner's Focus the store filled in (apps may not read Focus).
+                return Response.json(text: DonationLineCodec.encode(context.access.app == nil ? stored : donation), status: .created)
             case let .array(items):
                 decoded = items.enumerated().map { index, item in
                     (index + 1, Result { () throws(DonationLineError) in try DonationLineCodec.decode(item) })

@@ -164,6 +164,25 @@ struct ServiceDonationTests {
         #expect(try fixture.storedCount() == 1)
     }
 
+    @Test("an app's single donation is echoed as the app sent it: the owner's Focus the store filled in is not shown")
+    func donationEchoHidesTheFocus() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            #expect(try await client.send(.put, "/v1/focus", credential: fixture.owner,
+                                          body: #"{"focus": "work", "at": "2026-11-20T06:00:00-08:00"}"#).status == .ok)
+            let app = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: donationLine(identifier: "a"))
+            #expect(app.status == .created)
+            #expect(app.json?.string("identifier") == "a")
+            #expect(app.json?["context"]?["focus"] == nil, "\(app.text)")
+            // The store recorded the Focus: the owner's echo shows what was stored.
+            let owner = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: donationLine(item: "mocha", identifier: "b"))
+            #expect(owner.status == .created)
+            #expect(owner.json?.string("context", "focus") == "work")
+        }
+        let stored = try SQLiteDonationStore(database: fixture.database).donations(forUser: "me", in: DateSpan(start: nil, end: nil))
+        #expect(stored.map { $0.context["focus"] } == ["work", "work"])
+    }
+
     @Test("a body over --max-body is a 413 with a JSON error")
     func bodyTooLarge() async throws {
         let fixture = try ServiceFixture { $0.maxBody = 1024 }
