@@ -125,8 +125,7 @@ public struct ProactiveService: Sendable {
     /// is answered with the donation: as stored for the owner's credential, as sent for an app's (the Focus
     /// the store fills in is the owner's to read).
     func donate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
+        let body = try await BodyReading.collect(request, maxBody: configuration.maxBody)
         let engine = engine(context)
         let now = Date()
         let privacy = SQLitePrivacyStore(database: database)
@@ -373,8 +372,7 @@ struct Question {
     var developer = false
 
     init(_ request: Request, maxBody: Int, allowDeveloper: Bool = false) async throws {
-        var request = request
-        let body = try await request.collectBody(upTo: maxBody)
+        let body = try await BodyReading.collect(request, maxBody: maxBody)
         try self.init(json: body.readableBytes > 0 ? try BodyReading.json(body) : .object([]), allowDeveloper: allowDeveloper)
     }
 
@@ -415,10 +413,23 @@ struct Question {
 // MARK: - Reading bodies
 
 enum BodyReading {
+    /// The request's body, at most `maxBody` bytes.
+    /// - Throws: the 413 of a larger body; `APIError` 400 `incomplete_body` when the body could not be
+    ///   read to its end (the client closed or broke the connection mid-body): the client's fault, not the server's.
+    static func collect(_ request: Request, maxBody: Int) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: maxBody)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            throw APIError(.badRequest, "incomplete_body", "the request body ended before it was complete (the connection closed or failed mid-body)")
+        }
+    }
+
     /// The body as a JSON object's members (400 for anything else).
     static func object(_ request: Request, maxBody: Int) async throws -> [(String, JSONValue)] {
-        var request = request
-        guard case let .object(members) = try json(try await request.collectBody(upTo: maxBody)) else {
+        guard case let .object(members) = try json(try await collect(request, maxBody: maxBody)) else {
             throw APIError.badRequest("the body must be a JSON object")
         }
         return members

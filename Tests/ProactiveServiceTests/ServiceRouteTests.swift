@@ -522,3 +522,37 @@ struct ListeningTests {
         #expect(FileManager.default.fileExists(atPath: path))
     }
 }
+
+@Suite("Service: connections on loopback")
+struct ServiceConnectionTests {
+    /// The request counter line of `/metrics` for the donations route and `status`.
+    static func donationRequests(_ metrics: String, status: Int) -> String? {
+        metrics.split(separator: "\n").first { $0.hasPrefix(#"proactive_http_requests_total{route="/v1/donations",method="POST",status="\#(status)"}"#) }
+            .map(String.init)
+    }
+
+    @Test("a client that closes mid-body is counted as a 400 (its error), not a 500", .timeLimit(.minutes(1)))
+    func clientClosesMidBody() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.live { port, client in
+            let connection = try RawConnection(port: port)
+            try await connection.send("POST /v1/donations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.owner)\r\n"
+                                      + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user\": \"m")
+            try await Task.sleep(for: .milliseconds(100))
+            connection.close()
+            // The request is counted once the server has seen the connection go (polled, at most five seconds).
+            var metrics = ""
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                metrics = try await client.send(.get, "/metrics", credential: fixture.owner).text
+                if metrics.contains(#"route="/v1/donations""#) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(Self.donationRequests(metrics, status: 500) == nil, "\(metrics)")
+            #expect(Self.donationRequests(metrics, status: 400)?.hasSuffix(" 1") == true, "\(metrics)")
+        }
+        #expect(try fixture.storedCount() == 0)
+    }
+
+
+}
