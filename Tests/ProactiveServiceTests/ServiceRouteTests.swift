@@ -183,6 +183,31 @@ struct ServiceDonationTests {
         #expect(stored.map { $0.context["focus"] } == ["work", "work"])
     }
 
+    @Test("application/json-seq (RFC 7464): each record is RS, a donation and LF; records are numbered from 1")
+    func jsonTextSequences() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let rs = "\u{1E}"
+            let body = rs + donationLine(identifier: "s1") + "\n" + rs + #"{"user": "me"}"# + "\n" + rs + donationLine(item: "mocha", identifier: "s2") + "\n"
+            let answer = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: body, contentType: "application/json-seq")
+            #expect(answer.status == .ok, "\(answer.text)")
+            #expect(answer.json?.int("stored") == 2)
+            #expect(answer.json?.int("rejected") == 1)
+            let results = answer.json?["results"]?.items ?? []
+            #expect(results.map { $0.int("line") } == [1, 2, 3])
+            #expect(results.map { $0.string("status") } == ["stored", "rejected", "stored"])
+            // Text before the first RS is not a record: refused as record 1, the records after it numbered on.
+            let bare = try await client.send(.post, "/v1/donations", credential: fixture.coffee,
+                                             body: donationLine(identifier: "s3") + "\n" + rs + donationLine(identifier: "s4") + "\n",
+                                             contentType: "application/json-seq")
+            let bareResults = bare.json?["results"]?.items ?? []
+            #expect(bareResults.map { $0.int("line") } == [1, 2])
+            #expect(bareResults.map { $0.string("status") } == ["rejected", "stored"])
+            #expect(bareResults.first?.string("reason")?.contains("0x1E") == true, "\(bare.text)")
+        }
+        #expect(try fixture.storedCount() == 3)
+    }
+
     @Test("a body over --max-body is a 413 with a JSON error")
     func bodyTooLarge() async throws {
         let fixture = try ServiceFixture { $0.maxBody = 1024 }
