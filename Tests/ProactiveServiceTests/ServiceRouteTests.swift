@@ -579,5 +579,23 @@ struct ServiceConnectionTests {
         #expect(try fixture.storedCount() == 0)
     }
 
-
+    @Test("a chunked body over --max-body gets a 413 and the server then closes the connection", .timeLimit(.minutes(1)))
+    func oversizeChunkedBodyClosesTheConnection() async throws {
+        let fixture = try ServiceFixture { $0.maxBody = 1024 }
+        try await fixture.live { port, _ in
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            let chunk = String(repeating: " ", count: 4096)
+            // The body's end (a zero-length chunk) is never sent: the client waits for the answer.
+            try await connection.send("POST /v1/donations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.owner)\r\n"
+                                      + "Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                      + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n")
+            let answer = try await connection.readUntilClosed(timeout: .seconds(5))
+            #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text)")
+            #expect(answer.text.contains("too_large"), "\(answer.text)")
+            #expect(answer.text.lowercased().contains("connection: close"), "\(answer.text)")
+            #expect(answer.closed, "the server kept the connection open after its 413")
+        }
+        #expect(try fixture.storedCount() == 0)
+    }
 }
