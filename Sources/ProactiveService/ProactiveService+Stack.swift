@@ -61,7 +61,8 @@ extension ProactiveService {
         let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
                                                              distribution: ActiveNowModel(live.model).distribution(at: moment),
                                                              moment: moment, state: &state)
-        let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffset: offset) }
+        // Times in reasons on the user's clock at each (a zone's offset changes at DST), else the moment's offset.
+        let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
         return Response.json(.object([
             ("user", .string(question.user)),
             ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
