@@ -14,8 +14,9 @@ struct ExportCommand: ParsableCommand {
             file in that order and exporting it gives the same bytes, and importing an export \
             into the store it came from stores nothing new. Streams: memory does not grow with \
             the store. A regular file given with --output is replaced only once it is complete \
-            (a symbolic link's target is replaced); a FIFO or device is written through; the store \
-            itself and its -wal/-shm files are refused ('-' or no --output: standard output). \
+            (a symbolic link's target is replaced); a FIFO or device is written through; the files \
+            the store owns are refused: the store itself, its -wal/-shm/-journal files and the \
+            service's STORE.credentials and STORE.owner-credential ('-' or no --output: standard output). \
             With --as-app A only A's donations are exported (another --app is refused).
 
             Examples:
@@ -35,9 +36,7 @@ struct ExportCommand: ParsableCommand {
         if output == "-" {
             try exporter.exportToStandardOutput(matching: filter.filter)
         } else {
-            let store = storeOptions.path
-            let count = try exporter.export(matching: filter.filter, toPath: output,
-                                            protectedPaths: [store, store + "-wal", store + "-shm", store + "-journal"])
+            let count = try exporter.export(matching: filter.filter, toPath: output, protectedPaths: storeOptions.ownedFiles)
             printError("exported \(count) donations to \(output)")
         }
     }

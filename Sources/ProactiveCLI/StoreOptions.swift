@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveService
 import ProactiveStore
 
 // MARK: - Store location
@@ -35,6 +36,14 @@ struct StoreOptions: ParsableArguments {
             return fromEnvironment
         }
         return Self.defaultPath
+    }
+
+    /// Every file the store owns, named after its path: the store, its SQLite `-wal`, `-shm` and
+    /// `-journal` files, and the service's credential files (`CredentialStore`). Commands that write
+    /// a file the user names refuse these.
+    var ownedFiles: [String] {
+        let credentials = CredentialStore(storePath: path)
+        return [path, path + "-wal", path + "-shm", path + "-journal", credentials.appsPath, credentials.ownerPath]
     }
 
     /// The acting party: the device owner, or the app given with `--as-app`.

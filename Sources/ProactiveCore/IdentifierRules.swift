@@ -10,6 +10,7 @@
 /// - Bundle identifiers are printable ASCII without `/` or whitespace: names
 ///   equal after Unicode normalisation must not be two apps to the store and
 ///   one app to a person, and `/` separates the app from a widget kind.
+/// - Widget kinds follow the same rule, without `\` or `..` either.
 public enum IdentifierRules {
     /// Why `text` may not name something, nil when it may.
     public static func controlCharacterProblem(_ text: String) -> String? {
@@ -21,12 +22,28 @@ public enum IdentifierRules {
 
     /// Why `text` is not an acceptable bundle identifier, nil when it is.
     public static func bundleIdentifierProblem(_ text: String) -> String? {
+        printableNameProblem(text, rule: "a bundle identifier is printable ASCII without '/' or spaces", refusing: ["/"])
+    }
+
+    /// Why `text` is not an acceptable widget kind, nil when it is. A kind names a widget within
+    /// its app (`app/kind` is a widget's stored key): a bundle identifier's characters, without
+    /// `\` either, and never `..`, so that no kind reads as a path to another app's widget.
+    public static func widgetKindProblem(_ text: String) -> String? {
+        if let problem = printableNameProblem(text, rule: "a widget kind is printable ASCII without '/', '\\' or spaces", refusing: ["/", "\\"]) {
+            return problem
+        }
+        return text.contains("..") ? "a widget kind must not contain '..'" : nil
+    }
+
+    /// Why `text` is not a non-empty run of printable ASCII other than `refused` (spaces and controls
+    /// excluded), stated as `rule` and where the first offending character is; nil when it is.
+    static func printableNameProblem(_ text: String, rule: String, refusing refused: Set<Unicode.Scalar>) -> String? {
         if text.isEmpty { return "must not be empty" }
         for (offset, scalar) in text.unicodeScalars.enumerated() {
             let value = scalar.value
-            if value > 0x20, value < 0x7F, value != 0x2F { continue }
-            let found = value > 0x20 && value < 0x7F ? "'/'" : hex(scalar)
-            return "a bundle identifier is printable ASCII without '/' or spaces (found \(found) at character \(offset + 1))"
+            let printable = value > 0x20 && value < 0x7F
+            if printable, !refused.contains(scalar) { continue }
+            return "\(rule) (found \(printable ? "'\(scalar)'" : hex(scalar)) at character \(offset + 1))"
         }
         return nil
     }

@@ -43,7 +43,8 @@ extension Engine {
         /// The values configured in `focus` now.
         public var values: [String: ParameterValue]
         public var display: FocusFilter.DisplayRepresentation
-        /// The `perform()` call the app gets when `focus` is on at `now` and its values changed.
+        /// The `perform()` call the app gets when `focus` is on at `now` and its values changed;
+        /// nil for an app acting for itself, which may not learn which Focus is on.
         public var perform: FocusFilterPerform?
     }
 
@@ -75,7 +76,7 @@ extension Engine {
         let configured = engine.configuredValues(app: app, focus: focusName)
         try focusStore.replaceValues(app: app, focus: focusName, configured)
         var perform: FocusFilterPerform?
-        if try focusTimeline().timeline.focus(at: now) == focusName, previous != configured {
+        if access.app == nil, try focusTimeline().timeline.focus(at: now) == focusName, previous != configured {
             perform = FocusFilterPerform(app: app, focus: focusName, values: engine.currentValues(app: app, activeFocus: focusName) ?? [:],
                                          reason: .configured)
         }

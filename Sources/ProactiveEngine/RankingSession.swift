@@ -66,9 +66,12 @@ public struct RankingSession: Sendable {
         Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
     }
 
-    /// The widget a name designates: a full key, a kind, the kind's last
-    /// component, or the app's last component. Among several configurations of
-    /// the matching kind, the one whose intent the user used most wins (then the first key).
+    /// The widget a name designates: a full key, `app/kind`, a kind, the kind's last
+    /// component, or the app's last component. A kind belongs to its app: a name that
+    /// matches widgets of several apps designates none of them (it is refused, listing
+    /// them as `app/kind`). Among several configurations of the app's matching kind,
+    /// the one whose intent the user used most wins (then the first key).
+    /// - Throws: `EngineError(.invalidRequest)` for a name that matches no widget, or widgets of several apps.
     public func resolveWidget(_ name: String, in catalogue: [WidgetID], ranker: Ranker) throws -> WidgetID {
         try Self.resolveWidget(name, in: catalogue, uses: live.uses, ranker: ranker)
     }
@@ -83,6 +86,11 @@ public struct RankingSession: Sendable {
             let known = catalogue.map(\.key).joined(separator: "\n  ")
             throw EngineError(.invalidRequest, "no widget named \"\(name)\"; known widgets:\n  "
                               + (known.isEmpty ? "(none: declare shortcuts or timelines, or pass --definitions)" : known))
+        }
+        let apps = Set(matches.map(\.app))
+        guard apps.count == 1 else {
+            let named = Set(matches.map { $0.app + "/" + $0.kind }).sorted().joined(separator: ", ")
+            throw EngineError(.invalidRequest, "\"\(name)\" names widgets of \(apps.count) apps; name one as app/kind: \(named)")
         }
         func count(_ widget: WidgetID) -> Double { ranker.configurationTarget(of: widget).flatMap { uses[$0] } ?? 0 }
         return matches.min { count($0) != count($1) ? count($0) > count($1) : $0 < $1 }!

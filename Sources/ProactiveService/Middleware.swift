@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ProactiveStore
 
 // MARK: - The request context
@@ -10,9 +11,12 @@ public struct ServiceRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by `CredentialMiddleware`; `.administrator` only for the owner's credential.
     public var access: StoreAccess = .app("")
+    /// The connection the request came on (closed after a refused body: `ErrorMiddleware`).
+    public let channel: any Channel
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 
     /// Refuses an app credential (403), as the CLI refuses `--as-app` for owner-only commands.
@@ -65,7 +69,9 @@ struct CredentialMiddleware: RouterMiddleware {
 
 // MARK: - Errors
 
-/// Turns every error into a JSON body with its status (`APIError`); logs server faults.
+/// Turns every error into a JSON body with its status (`APIError`); logs server faults. After a 413
+/// the connection is closed (`Connection: close`): the rest of the refused body may still be on its
+/// way, or never come, and waiting for it would hold the connection until the client gave up.
 struct ErrorMiddleware: RouterMiddleware {
     let logger: Logger
 
@@ -81,8 +87,24 @@ struct ErrorMiddleware: RouterMiddleware {
                 logger.debug("request refused", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)",
                                                            "status": "\(api.status.code)", "code": "\(api.code)"])
             }
-            return api.response
+            return api.status == .contentTooLarge ? Self.closingConnection(api, channel: context.channel) : api.response
         }
+    }
+
+    /// `error`'s answer with `Connection: close`, the connection closed once it is sent: the output
+    /// at once (the client reads the answer, then the end of the stream), the whole connection a second
+    /// later, so a client still sending the body gets the answer rather than a reset.
+    static func closingConnection(_ error: APIError, channel: any Channel) -> Response {
+        var response = error.response
+        response.headers[.connection] = "close"
+        let body = Response.jsonBody(error.json)
+        response.body = ResponseBody(contentLength: body.readableBytes) { writer in
+            try await writer.write(body)
+            try await writer.finish(nil)
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
+        return response
     }
 }
 

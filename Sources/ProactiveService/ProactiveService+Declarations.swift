@@ -66,8 +66,7 @@ extension ProactiveService {
     }
 
     static func bodyText(_ request: Request, maxBody: Int) async throws -> String {
-        var request = request
-        let body = try await request.collectBody(upTo: maxBody)
+        let body = try await BodyReading.collect(request, maxBody: maxBody)
         guard let text = body.getString(at: body.readerIndex, length: body.readableBytes), !text.isEmpty else {
             throw APIError.badRequest("the body is empty or not UTF-8")
         }

@@ -15,8 +15,7 @@ extension ProactiveService {
     func postFeedback(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "record feedback")
         let user = try Self.user(request, allowing: ["user"])
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
+        let body = try await BodyReading.collect(request, maxBody: configuration.maxBody)
         var items: [(line: Int, json: JSONValue)] = []
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         if contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl") {

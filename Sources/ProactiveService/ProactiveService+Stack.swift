@@ -13,8 +13,10 @@ extension ProactiveService {
     /// (owner only, as `stack`). Body: `{"user": "me", "at": DATE,
     /// "widgets": ["weather", "reminders"], "context": {...},
     /// "smartRotate": true, "widgetSuggestions": true, "developer": false}`.
-    /// Widgets are named as `proactive stack --widgets` names them. The
-    /// decision is a fresh stack's (no rotation carried from earlier calls).
+    /// Widgets are named as `proactive stack --widgets` names them (`app/kind`
+    /// when a kind alone names widgets of several apps). The answer gives the top
+    /// widget's and each candidate's app. The decision is a fresh stack's (no
+    /// rotation carried from earlier calls).
     func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
         let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
@@ -59,15 +61,17 @@ extension ProactiveService {
         let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
                                                              distribution: ActiveNowModel(live.model).distribution(at: moment),
                                                              moment: moment, state: &state)
-        let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffset: offset) }
+        // Times in reasons on the user's clock at each (a zone's offset changes at DST), else the moment's offset.
+        let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
         return Response.json(.object([
             ("user", .string(question.user)),
             ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
-            ("top", .string(decision.top.displayName)), ("reason", .string(decision.reason.rawValue)),
+            ("top", .string(decision.top.displayName)), ("app", .string(decision.top.app)), ("reason", .string(decision.reason.rawValue)),
             ("score", .number(decision.topScore, integer: nil)), ("why", .string(why(decision.topSignals))),
             ("inserted", .array(decision.inserted.map { .string($0.widget.displayName) })),
             ("candidates", .array(decision.candidates.map { candidate in
-                .object([("widget", .string(candidate.widget.displayName)), ("score", .number(candidate.score, integer: nil)),
+                .object([("widget", .string(candidate.widget.displayName)), ("app", .string(candidate.widget.app)),
+                         ("score", .number(candidate.score, integer: nil)),
                          ("inStack", .bool(candidate.inStack)), ("why", .string(why(candidate.signals)))])
             })),
         ]))

@@ -124,10 +124,11 @@ public struct ProactiveService: Sendable {
 
     // MARK: Donations
 
-    /// One JSON object, a JSON array, or JSON Lines (`application/x-ndjson`, `application/jsonl`).
+    /// One JSON object, a JSON array, JSON Lines (`application/x-ndjson`, `application/jsonl`) or a JSON
+    /// text sequence (`application/json-seq`, RFC 7464). One object is answered with the donation: as stored
+    /// for the owner's credential, as sent for an app's (the Focus the store fills in is the owner's to read).
     func donate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        var request = request
-        let body = try await request.collectBody(upTo: configuration.maxBody)
+        let body = try await BodyReading.collect(request, maxBody: configuration.maxBody)
         let engine = engine(context)
         let now = Date()
         let privacy = SQLitePrivacyStore(database: database)
@@ -136,9 +137,10 @@ public struct ProactiveService: Sendable {
         }
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let lines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
-            || contentType.hasPrefix("application/json-seq")
         var decoded: [(line: Int, result: Result<Donation, DonationLineError>)] = []
-        if lines {
+        if contentType.hasPrefix("application/json-seq") {
+            decoded = BodyReading.records(body)
+        } else if lines {
             decoded = BodyReading.lines(body)
         } else {
             let json = try BodyReading.json(body)
@@ -152,7 +154,8 @@ public struct ProactiveService: Sendable {
                 answers.drop(users: [stored.user])
                 await models.donated(users: [stored.user])
                 try await applyRetention(now: now, after: [stored])
-                return Response.json(text: DonationLineCodec.encode(stored), status: .created)
+                // An app reads back what it sent, not the owner's Focus the store filled in (apps may not read Focus).
+                return Response.json(text: DonationLineCodec.encode(context.access.app == nil ? stored : donation), status: .created)
             case let .array(items):
                 decoded = items.enumerated().map { index, item in
                     (index + 1, Result { () throws(DonationLineError) in try DonationLineCodec.decode(item) })
@@ -369,8 +372,7 @@ struct Question {
     var developer = false
 
     init(_ request: Request, maxBody: Int, allowDeveloper: Bool = false) async throws {
-        var request = request
-        let body = try await request.collectBody(upTo: maxBody)
+        let body = try await BodyReading.collect(request, maxBody: maxBody)
         try self.init(json: body.readableBytes > 0 ? try BodyReading.json(body) : .object([]), allowDeveloper: allowDeveloper)
     }
 
@@ -411,10 +413,23 @@ struct Question {
 // MARK: - Reading bodies
 
 enum BodyReading {
+    /// The request's body, at most `maxBody` bytes.
+    /// - Throws: the 413 of a larger body; `APIError` 400 `incomplete_body` when the body could not be
+    ///   read to its end (the client closed or broke the connection mid-body): the client's fault, not the server's.
+    static func collect(_ request: Request, maxBody: Int) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: maxBody)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            throw APIError(.badRequest, "incomplete_body", "the request body ended before it was complete (the connection closed or failed mid-body)")
+        }
+    }
+
     /// The body as a JSON object's members (400 for anything else).
     static func object(_ request: Request, maxBody: Int) async throws -> [(String, JSONValue)] {
-        var request = request
-        guard case let .object(members) = try json(try await request.collectBody(upTo: maxBody)) else {
+        guard case let .object(members) = try json(try await collect(request, maxBody: maxBody)) else {
             throw APIError.badRequest("the body must be a JSON object")
         }
         return members
@@ -430,12 +445,14 @@ enum BodyReading {
         }
     }
 
+    /// What `lines` and `records` answer: each line's (record's) number and its donation, or why it was refused.
+    typealias Numbered = [(line: Int, result: Result<Donation, DonationLineError>)]
+
     /// JSON Lines: each non-blank line decoded on its own, numbered from 1 (lines are split on
     /// `\n` in the bytes, a trailing `\r` dropped; blank means only spaces and tabs).
-    static func lines(_ body: ByteBuffer) -> [(line: Int, result: Result<Donation, DonationLineError>)] {
-        var result: [(Int, Result<Donation, DonationLineError>)] = []
-        body.readableBytesView.withContiguousStorageIfAvailable { bytes in
-            let all = UnsafeRawBufferPointer(bytes)
+    static func lines(_ body: ByteBuffer) -> Numbered {
+        body.withUnsafeReadableBytes { all in
+            var result: Numbered = []
             var number = 0
             var start = 0
             while start <= all.count {
@@ -443,20 +460,42 @@ enum BodyReading {
                 number += 1
                 var last = end
                 if last > start, all[last - 1] == 0x0d { last -= 1 }
-                let line = UnsafeRawBufferPointer(rebasing: all[start..<last])
-                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
-                    result.append((number, Result { () throws(DonationLineError) in try DonationLineCodec.decode(line) }))
-                }
+                let line = all[start..<last]
+                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { result.append((number, decode(line))) }
                 start = end + 1
             }
-        } ?? {
-            // Not contiguous (never, for a collected body): the same through a copy.
-            var copy = ByteBuffer()
-            var body = body
-            copy.writeBuffer(&body)
-            result = lines(copy)
-        }()
-        return result
+            return result
+        }
+    }
+
+    /// A JSON text sequence (RFC 7464, `application/json-seq`): each record is RS (0x1E), a JSON text
+    /// and LF. Each record is decoded on its own without its RS and the whitespace around its text,
+    /// numbered from 1 in the order of the RS bytes (an empty record, RS RS, is counted and skipped).
+    /// Text before the first RS is not a record of the sequence: it is refused as record 1.
+    static func records(_ body: ByteBuffer) -> Numbered {
+        body.withUnsafeReadableBytes { all in
+            var result: Numbered = []
+            var number = 0
+            func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
+            for (index, record) in all.split(separator: 0x1e, omittingEmptySubsequences: false).enumerated() {
+                guard let first = record.firstIndex(where: { !isBlank($0) }), let last = record.lastIndex(where: { !isBlank($0) }) else {
+                    if index > 0 { number += 1 }
+                    continue
+                }
+                number += 1
+                if index == 0 {
+                    result.append((number, .failure(DonationLineError(field: nil, reason: "a JSON text sequence record starts with RS (0x1E); this text has none"))))
+                } else {
+                    result.append((number, decode(record[first...last])))
+                }
+            }
+            return result
+        }
+    }
+
+    /// One donation from the bytes of a line or record.
+    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> Result<Donation, DonationLineError> {
+        Result { () throws(DonationLineError) in try DonationLineCodec.decode(UnsafeRawBufferPointer(rebasing: bytes)) }
     }
 
     static func date(_ text: String, field: String) throws -> Date {

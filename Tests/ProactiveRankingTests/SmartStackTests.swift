@@ -220,4 +220,26 @@ import Testing
         let rotated = engine.step(SmartStack(widgets: [Talk.reminders, Talk.weather]), scores: Talk.model().scores(at: moment), moment: moment, state: &state)
         #expect(rotated.changes == [.rotated(from: Talk.reminders, to: Talk.weather)] && rotated.reason == .rotated)
     }
+
+    // MARK: Across a DST change
+
+    @Test func reasonsShowEachInstantOnTheClockInForceThen() throws {
+        // 2026-11-01 in Los Angeles: 25 hours, -07:00 until 02:00, then -08:00.
+        let zone = try #require(TimeZone(identifier: "America/Los_Angeles"))
+        let start = try Date(timeIntervalSince1970: Timestamp.parse("2026-11-01T00:00:00-07:00").secondsSince1970)
+        let end = try Date(timeIntervalSince1970: Timestamp.parse("2026-11-02T00:00:00-08:00").secondsSince1970)
+        let rainFrom = try Date(timeIntervalSince1970: Timestamp.parse("2026-11-01T01:00:00-07:00").secondsSince1970)
+        let rainUntil = try Date(timeIntervalSince1970: Timestamp.parse("2026-11-01T23:30:00-08:00").secondsSince1970)
+        var declarations = Declarations()
+        declarations.timelines.replace(try WidgetTimeline(widget: Talk.weather, entries: [
+            TimelineEntry(date: start, score: 0),
+            TimelineEntry(date: rainFrom, score: 1, duration: rainUntil.timeIntervalSince(rainFrom)),
+        ]))
+        let ranker = Ranker(configuration: .standard, declarations: declarations, feedback: FeedbackIndex([]), targets: Talk.targets)
+        let day = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone.secondsFromGMT(for: $0) }, contextAt: { _ in [:] })
+            .run(SmartStack(widgets: [Talk.reminders, Talk.weather]), model: Talk.model(), from: start, to: end)
+        let rain = try #require(day.spans.first { $0.start == rainFrom })
+        #expect(rain.top == Talk.weather)
+        #expect(rain.why.contains("since 01:00 until 23:30"), "\(rain.why)")
+    }
 }

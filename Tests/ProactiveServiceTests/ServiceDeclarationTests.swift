@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import ProactiveCore
 import ProactiveService
@@ -159,5 +160,54 @@ struct ServiceStackTests {
             #expect(none.json?.string("error", "field") == "widgets")
             #expect(try await client.send(.post, "/v1/stack", credential: fixture.coffee, body: question).status == .forbidden)
         }
+    }
+
+    /// A static widget's timeline for the whole of 2026-11-20 (Los Angeles) at `score`.
+    static func timeline(app: String, kind: String, score: Int) -> String {
+        JSONWriter.string(.object([
+            ("app", .string(app)), ("widgetKind", .string(kind)),
+            ("entries", .array([.object([("date", .string("2026-11-20T00:00:00-08:00")), ("score", .number(Double(score), integer: Int64(score))),
+                                         ("duration", .number(86_400, integer: 86_400))])])),
+        ]))
+    }
+
+    @Test("a widget kind belongs to its app: another app's widget of the same kind never stands in for it; kinds are identifiers")
+    func widgetKindsBelongToTheirApp() async throws {
+        let fixture = try ServiceFixture()
+        let kind = "com.example.weather.today"
+        try await fixture.test { client async throws in
+            try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                  contentType: "application/x-ndjson")
+            #expect(try await client.send(.put, "/v1/timelines?user=me", credential: fixture.weather,
+                                          body: Self.timeline(app: "com.example.weather", kind: kind, score: 1)).status == .ok)
+            #expect(try await client.send(.put, "/v1/timelines?user=me", credential: fixture.coffee,
+                                          body: Self.timeline(app: "com.example.coffee", kind: kind, score: 100)).status == .ok)
+            func stack(_ widget: String) async throws -> (status: HTTPResponse.Status, json: JSONValue?, text: String) {
+                try await client.send(.post, "/v1/stack", credential: fixture.owner,
+                                      body: JSONWriter.string(.object([("user", .string("me")), ("at", .string("2026-11-20T12:00:00-08:00")),
+                                                                       ("widgets", .array([.string(widget)]))])))
+            }
+            // The kind alone names two apps' widgets: refused, naming both by app and kind.
+            let ambiguous = try await stack(kind)
+            #expect(ambiguous.status == .badRequest, "\(ambiguous.text)")
+            #expect(ambiguous.json?.string("error", "field") == "widgets")
+            let message = ambiguous.json?.string("error", "message") ?? ""
+            #expect(message.contains("com.example.weather/\(kind)") && message.contains("com.example.coffee/\(kind)"), "\(message)")
+            // By app and kind: the weather app's own widget, and the answer says whose it is.
+            let own = try await stack("com.example.weather/\(kind)")
+            #expect(own.status == .ok, "\(own.text)")
+            #expect(own.json?.string("app") == "com.example.weather")
+            let inStack = own.json?["candidates"]?.items.filter { $0["inStack"] == .bool(true) } ?? []
+            #expect(inStack.map { $0.string("app") } == ["com.example.weather"])
+            #expect(own.json?["candidates"]?.items.allSatisfy { $0.string("app") != nil } == true)
+            // Kinds with path separators or `..` are refused, naming the field; nothing is stored.
+            for bad in ["../com.example.weather/w", "a/b", "..", "a\\b", "a b"] {
+                let refused = try await client.send(.put, "/v1/timelines?user=me", credential: fixture.coffee,
+                                                    body: Self.timeline(app: "com.example.coffee", kind: bad, score: 1))
+                #expect(refused.status == .badRequest, "\(bad)")
+                #expect(refused.json?.string("error", "field") == "widgetKind", "\(bad): \(refused.text)")
+            }
+        }
+        #expect(try SQLiteDeclarationStore(database: fixture.database).timelines(user: "me").count == 2)
     }
 }

@@ -63,7 +63,7 @@ struct ServiceFocusFilterTests {
         }
     }
 
-    @Test("configure: values typed as on the command line; wrong values and undeclared filters are 400; the perform call when the Focus is on")
+    @Test("configure: values typed as on the command line; wrong values and undeclared filters are 400; the perform call when the Focus is on, to the owner only")
     func configure() async throws {
         let fixture = try ServiceFixture()
         let mail = try fixture.credentials.add(app: Self.mail)
@@ -102,13 +102,19 @@ struct ServiceFocusFilterTests {
                                           body: #"{"set": {"status": "x"}}"#).status == .forbidden)
             #expect(try storedFilter(fixture)?.values["work"] == ["account": .entity(id: "work", display: "Work")])
 
-            // With personal on now, configuring it tells the app (perform).
+            // With personal on now, the app's answer does not tell it so (an app may not read the Focus): perform stays null.
             #expect(try await client.send(.put, "/v1/focus", credential: fixture.owner, body: #"{"focus": "personal"}"#).status == .ok)
             let live = try await client.send(.patch, "/v1/apps/\(Self.mail)/focus-filter/personal", credential: mail,
                                              body: #"{"set": {"account": "personal"}}"#)
-            #expect(live.json?.string("perform", "focus") == "personal")
-            #expect(live.json?.string("perform", "reason") == "configured")
-            #expect(live.json?["perform"]?["values"]?["alwaysUseDarkMode"] == .bool(false))
+            #expect(live.status == .ok)
+            #expect(live.json?["perform"] == .null, "\(live.text)")
+            #expect(try storedFilter(fixture)?.values["personal"]?["account"] == .entity(id: "personal", display: "Personal"))
+            // The owner's credential still sees the perform() call the app gets.
+            let owner = try await client.send(.patch, "/v1/apps/\(Self.mail)/focus-filter/personal", credential: fixture.owner,
+                                              body: #"{"set": {"status": "away"}}"#)
+            #expect(owner.json?.string("perform", "focus") == "personal")
+            #expect(owner.json?.string("perform", "reason") == "configured")
+            #expect(owner.json?["perform"]?["values"]?["alwaysUseDarkMode"] == .bool(false))
         }
     }
 

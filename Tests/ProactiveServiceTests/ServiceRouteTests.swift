@@ -164,6 +164,50 @@ struct ServiceDonationTests {
         #expect(try fixture.storedCount() == 1)
     }
 
+    @Test("an app's single donation is echoed as the app sent it: the owner's Focus the store filled in is not shown")
+    func donationEchoHidesTheFocus() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            #expect(try await client.send(.put, "/v1/focus", credential: fixture.owner,
+                                          body: #"{"focus": "work", "at": "2026-11-20T06:00:00-08:00"}"#).status == .ok)
+            let app = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: donationLine(identifier: "a"))
+            #expect(app.status == .created)
+            #expect(app.json?.string("identifier") == "a")
+            #expect(app.json?["context"]?["focus"] == nil, "\(app.text)")
+            // The store recorded the Focus: the owner's echo shows what was stored.
+            let owner = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: donationLine(item: "mocha", identifier: "b"))
+            #expect(owner.status == .created)
+            #expect(owner.json?.string("context", "focus") == "work")
+        }
+        let stored = try SQLiteDonationStore(database: fixture.database).donations(forUser: "me", in: DateSpan(start: nil, end: nil))
+        #expect(stored.map { $0.context["focus"] } == ["work", "work"])
+    }
+
+    @Test("application/json-seq (RFC 7464): each record is RS, a donation and LF; records are numbered from 1")
+    func jsonTextSequences() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.test { client async throws in
+            let rs = "\u{1E}"
+            let body = rs + donationLine(identifier: "s1") + "\n" + rs + #"{"user": "me"}"# + "\n" + rs + donationLine(item: "mocha", identifier: "s2") + "\n"
+            let answer = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: body, contentType: "application/json-seq")
+            #expect(answer.status == .ok, "\(answer.text)")
+            #expect(answer.json?.int("stored") == 2)
+            #expect(answer.json?.int("rejected") == 1)
+            let results = answer.json?["results"]?.items ?? []
+            #expect(results.map { $0.int("line") } == [1, 2, 3])
+            #expect(results.map { $0.string("status") } == ["stored", "rejected", "stored"])
+            // Text before the first RS is not a record: refused as record 1, the records after it numbered on.
+            let bare = try await client.send(.post, "/v1/donations", credential: fixture.coffee,
+                                             body: donationLine(identifier: "s3") + "\n" + rs + donationLine(identifier: "s4") + "\n",
+                                             contentType: "application/json-seq")
+            let bareResults = bare.json?["results"]?.items ?? []
+            #expect(bareResults.map { $0.int("line") } == [1, 2])
+            #expect(bareResults.map { $0.string("status") } == ["rejected", "stored"])
+            #expect(bareResults.first?.string("reason")?.contains("0x1E") == true, "\(bare.text)")
+        }
+        #expect(try fixture.storedCount() == 3)
+    }
+
     @Test("a body over --max-body is a 413 with a JSON error")
     func bodyTooLarge() async throws {
         let fixture = try ServiceFixture { $0.maxBody = 1024 }
@@ -501,5 +545,57 @@ struct ListeningTests {
         FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
         #expect(throws: StoreError.self) { try Listening.prepareSocket(at: path) }
         #expect(FileManager.default.fileExists(atPath: path))
+    }
+}
+
+@Suite("Service: connections on loopback")
+struct ServiceConnectionTests {
+    /// The request counter line of `/metrics` for the donations route and `status`.
+    static func donationRequests(_ metrics: String, status: Int) -> String? {
+        metrics.split(separator: "\n").first { $0.hasPrefix(#"proactive_http_requests_total{route="/v1/donations",method="POST",status="\#(status)"}"#) }
+            .map(String.init)
+    }
+
+    @Test("a client that closes mid-body is counted as a 400 (its error), not a 500", .timeLimit(.minutes(1)))
+    func clientClosesMidBody() async throws {
+        let fixture = try ServiceFixture()
+        try await fixture.live { port, client in
+            let connection = try RawConnection(port: port)
+            try await connection.send("POST /v1/donations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.owner)\r\n"
+                                      + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user\": \"m")
+            try await Task.sleep(for: .milliseconds(100))
+            connection.close()
+            // The request is counted once the server has seen the connection go (polled, at most five seconds).
+            var metrics = ""
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                metrics = try await client.send(.get, "/metrics", credential: fixture.owner).text
+                if metrics.contains(#"route="/v1/donations""#) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(Self.donationRequests(metrics, status: 500) == nil, "\(metrics)")
+            #expect(Self.donationRequests(metrics, status: 400)?.hasSuffix(" 1") == true, "\(metrics)")
+        }
+        #expect(try fixture.storedCount() == 0)
+    }
+
+    @Test("a chunked body over --max-body gets a 413 and the server then closes the connection", .timeLimit(.minutes(1)))
+    func oversizeChunkedBodyClosesTheConnection() async throws {
+        let fixture = try ServiceFixture { $0.maxBody = 1024 }
+        try await fixture.live { port, _ in
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            let chunk = String(repeating: " ", count: 4096)
+            // The body's end (a zero-length chunk) is never sent: the client waits for the answer.
+            try await connection.send("POST /v1/donations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.owner)\r\n"
+                                      + "Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                      + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n")
+            let answer = try await connection.readUntilClosed(timeout: .seconds(5))
+            #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text)")
+            #expect(answer.text.contains("too_large"), "\(answer.text)")
+            #expect(answer.text.lowercased().contains("connection: close"), "\(answer.text)")
+            #expect(answer.closed, "the server kept the connection open after its 413")
+        }
+        #expect(try fixture.storedCount() == 0)
     }
 }

@@ -99,3 +99,108 @@ func donationLine(app: String = "com.example.coffee", intent: String = "OrderCof
         ("parameters", .object([("item", .string(item))])), ("date", .string(date)),
     ] + (identifier.map { [("identifier", JSONValue.string($0))] } ?? [])))
 }
+
+// MARK: - A live server on loopback
+
+extension ServiceFixture {
+    /// Runs `body` against the service listening on a loopback port of its own
+    /// (HummingbirdTesting's live mode), with that port and a client for it.
+    func live<Value: Sendable>(_ body: @Sendable (_ port: Int, _ client: any TestClientProtocol) async throws -> Value) async throws -> Value {
+        let app = Application(router: service.router())
+        return try await app.test(.live) { client in
+            guard let port = client.port else { throw RawConnection.Failure(message: "the live test client has no port") }
+            return try await body(port, client)
+        }
+    }
+}
+
+/// A TCP connection to a loopback port that sends bytes as given, for requests
+/// no HTTP client sends (a body cut short, a chunked body the server refuses).
+/// Reads never block: they poll, so a test bounds its own time.
+final class RawConnection: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    private var descriptor: Int32
+
+    /// Connects to `port` on 127.0.0.1, else on ::1.
+    init(port: Int) throws {
+        descriptor = -1
+        for family in [AF_INET, AF_INET6] {
+            let candidate = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+            guard candidate >= 0 else { continue }
+            if Self.connect(candidate, family: family, port: port) {
+                descriptor = candidate
+                break
+            }
+            Glibc.close(candidate)
+        }
+        guard descriptor >= 0 else { throw Failure(message: "cannot connect to loopback port \(port)") }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close() }
+
+    private static func connect(_ descriptor: Int32, family: Int32, port: Int) -> Bool {
+        if family == AF_INET {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+        }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }
+
+    /// Sends every byte of `text`, waiting (up to five seconds) while the socket is full.
+    func send(_ text: String) async throws {
+        var bytes = Array(text.utf8)[...]
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !bytes.isEmpty {
+            let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent > 0 {
+                bytes = bytes.dropFirst(sent)
+            } else if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            } else {
+                throw Failure(message: "send failed: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// What arrives until the server closes the connection (end of stream or a reset)
+    /// or `timeout` passes, and whether it closed.
+    func readUntilClosed(timeout: Duration) async throws -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received += buffer[..<count]
+            } else if count == 0 || errno == ECONNRESET {
+                return (String(decoding: received, as: UTF8.self), true)
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                try await Task.sleep(for: .milliseconds(20))
+            } else {
+                throw Failure(message: "recv failed: \(String(cString: strerror(errno)))")
+            }
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+}

@@ -106,6 +106,13 @@ struct DeclarationReader {
         if let problem = IdentifierRules.bundleIdentifierProblem(text) { throw DeclarationError(path: path, reason: problem) }
     }
 
+    /// A required widget kind (`IdentifierRules.widgetKindProblem`: no path separators, no `..`).
+    func widgetKind(_ key: String) throws(DeclarationError) -> String {
+        let text = try requiredString(key)
+        if let problem = IdentifierRules.widgetKindProblem(text) { throw DeclarationError(path: at(key), reason: problem) }
+        return text
+    }
+
     func number(_ key: String) throws(DeclarationError) -> Double? {
         guard let value = self[key] else { return nil }
         guard case let .number(number, _) = value else { throw DeclarationError(path: at(key), reason: "must be a number, found \(value.kindName)") }

@@ -79,7 +79,7 @@ public enum RelevantShortcutCodec {
 
     static func decodeShortcut(_ value: JSONValue, app: String, path: String) throws(DeclarationError) -> RelevantShortcut {
         let reader = try DeclarationReader(value, path: path, allowed: ["widgetKind", "role", "title", "configuration", "relevanceProviders"])
-        let kind = try reader.requiredString("widgetKind")
+        let kind = try reader.widgetKind("widgetKind")
         var role = ShortcutRole.action
         if let text = try reader.string("role") {
             guard let parsed = ShortcutRole(rawValue: text) else {

@@ -72,9 +72,9 @@ public struct WidgetID: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// Whether `name` designates this widget on a command line: the full key,
-    /// the kind, or the kind's last dot-separated component (case-insensitive).
+    /// `app/kind`, the kind, or the kind's last dot-separated component (case-insensitive).
     public func matches(name: String) -> Bool {
-        if name == key || name == kind { return true }
+        if name == key || name == kind || name == app + "/" + kind { return true }
         let lowered = name.lowercased()
         if kind.lowercased() == lowered { return true }
         if let last = kind.split(separator: ".").last, last.lowercased() == lowered { return true }

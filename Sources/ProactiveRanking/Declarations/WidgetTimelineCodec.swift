@@ -41,7 +41,7 @@ public enum WidgetTimelineCodec {
     static func decodeTimeline(_ value: JSONValue, path: String) throws(DeclarationError) -> WidgetTimeline {
         let reader = try DeclarationReader(value, path: path, allowed: ["app", "widgetKind", "configuration", "entries"])
         guard let app = try reader.bundleIdentifier("app") else { throw DeclarationError(path: reader.at("app"), reason: "missing (required)") }
-        let widget = WidgetID(app: app, kind: try reader.requiredString("widgetKind"),
+        let widget = WidgetID(app: app, kind: try reader.widgetKind("widgetKind"),
                               configuration: try reader.configuration("configuration"))
         guard let elements = try reader.array("entries") else { throw DeclarationError(path: reader.at("entries"), reason: "missing (required)") }
         var entries: [TimelineEntry] = []

@@ -39,7 +39,7 @@ public enum FeedbackCodec {
         } else if let widget = reader["widget"] {
             let widgetReader = try DeclarationReader(widget, path: "widget", allowed: ["app", "widgetKind", "configuration"])
             guard let widgetApp = try widgetReader.bundleIdentifier("app") else { throw DeclarationError(path: widgetReader.at("app"), reason: "missing (required)") }
-            scope = .widget(WidgetID(app: widgetApp, kind: try widgetReader.requiredString("widgetKind"),
+            scope = .widget(WidgetID(app: widgetApp, kind: try widgetReader.widgetKind("widgetKind"),
                                      configuration: try widgetReader.configuration("configuration")))
         } else if let app {
             scope = .app(app)

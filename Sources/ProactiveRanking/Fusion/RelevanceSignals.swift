@@ -90,27 +90,34 @@ public struct RelevanceSignals: Sendable, Hashable {
     /// `window 09:30–10:30; predicted 12% now; not now 20 min ago (×0.31)`.
     /// Times are shown on the clock of `utcOffset` (seconds east of UTC).
     public func why(_ configuration: FusionConfiguration, utcOffset: Int) -> String {
+        why(configuration, utcOffsetAt: { _ in utcOffset })
+    }
+
+    /// `why`, each time shown on the clock in force at that instant: `utcOffsetAt(t)` seconds east
+    /// of UTC (a zone's offset, which changes at DST within the span a reason covers).
+    public func why(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> String {
+        func clock(_ date: Date) -> String { Self.clock(date, utcOffsetAt(date)) }
         if let block { return block.description }
         var parts: [(weight: Double, text: String)] = []
         if probability > 0 {
             parts.append((configuration.modelWeight * probability, "predicted \(Self.percent(probability)) now"))
         }
         if let window {
-            parts.append((configuration.windowWeight, "window \(Self.clock(window.start, utcOffset))–\(Self.clock(window.end, utcOffset))"))
+            parts.append((configuration.windowWeight, "window \(clock(window.start))–\(clock(window.end))"))
         }
         if newContent > 0, let since = newContentSince {
             parts.append((configuration.newContentWeight * newContent,
-                          "new content since \(Self.clock(since, utcOffset)), usual time for the app (\(Self.percent(newContent)))"))
+                          "new content since \(clock(since)), usual time for the app (\(Self.percent(newContent)))"))
         }
         if let timeline, timeline.score > 0 {
-            var text = "timeline \(Self.number(timeline.score)) (\(Self.percent(timeline.normalized)) of its best) since \(Self.clock(timeline.since, utcOffset))"
-            if let until = timeline.until { text += " until \(Self.clock(until, utcOffset))" }
+            var text = "timeline \(Self.number(timeline.score)) (\(Self.percent(timeline.normalized)) of its best) since \(clock(timeline.since))"
+            if let until = timeline.until { text += " until \(clock(until))" }
             parts.append((configuration.timelineWeight * timeline.normalized, text))
         }
         var text = parts.sorted { $0.weight > $1.weight }.map(\.text).joined(separator: "; ")
         if text.isEmpty { text = "no relevance" }
-        if let usedWindow { text += "; window \(Self.clock(usedWindow.start, utcOffset))–\(Self.clock(usedWindow.end, utcOffset)) already used" }
-        if dismissal < 1, let last = lastDismissal { text += "; not now at \(Self.clock(last, utcOffset)) (×\(Self.number(dismissal)))" }
+        if let usedWindow { text += "; window \(clock(usedWindow.start))–\(clock(usedWindow.end)) already used" }
+        if dismissal < 1, let last = lastDismissal { text += "; not now at \(clock(last)) (×\(Self.number(dismissal)))" }
         if fatigue < 1 { text += "; shown \(impressions)× unused (×\(Self.number(fatigue)))" }
         return text
     }

@@ -136,11 +136,13 @@ public struct DaySimulation: Sendable {
         var t = start
         while t < end {
             let moment = Moment(date: t, utcOffset: utcOffsetAt(t), context: contextAt(t), recent: recent(before: t))
+            // Each time in a reason on the clock in force at that time (an `until` may fall after a DST change).
             let offset = moment.utcOffset ?? 0
+            let clock = { (date: Date) in utcOffsetAt(date) ?? offset }
             let decision = engine.step(stack, scores: scores(moment), moment: moment, state: &state)
             // Events.
             for change in decision.changes {
-                events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration, offset: offset)))
+                events.append(StackEvent(date: t, change: change, why: reason(for: change, decision: decision, configuration: configuration, offsetAt: clock)))
             }
             // Chart rows.
             let inserted = decision.inserted.map(\.widget)
@@ -172,7 +174,7 @@ public struct DaySimulation: Sendable {
             } else {
                 let why = decision.reason == .resting
                     ? "nothing relevant enough: stays where it was"
-                    : decision.topSignals.why(configuration, utcOffset: offset)
+                    : decision.topSignals.why(configuration, utcOffsetAt: clock)
                 spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, inserted: inserted,
                                        signal: signal, score: decision.topScore, why: why))
             }
@@ -184,18 +186,18 @@ public struct DaySimulation: Sendable {
 
     // MARK: Pieces
 
-    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration, offset: Int) -> String {
+    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration, offsetAt: (Date) -> Int) -> String {
         switch change {
         case let .rotated(_, to), let .inserted(to):
             guard let candidate = decision.candidates.first(where: { $0.widget == to }) else { return "" }
-            var text = "score \(RelevanceSignals.number(candidate.score)): " + candidate.signals.why(configuration, utcOffset: offset)
-            if case .inserted = change, let end = candidate.signals.declaredEnd { text += "; until \(RelevanceSignals.clock(end, offset))" }
+            var text = "score \(RelevanceSignals.number(candidate.score)): " + candidate.signals.why(configuration, utcOffsetAt: offsetAt)
+            if case .inserted = change, let end = candidate.signals.declaredEnd { text += "; until \(RelevanceSignals.clock(end, offsetAt(end)))" }
             return text
         case let .removed(widget):
             guard let candidate = decision.candidates.first(where: { $0.widget == widget && !$0.inStack }) else {
                 return "no longer declared"
             }
-            if candidate.signals.block != nil { return candidate.signals.why(configuration, utcOffset: offset) }
+            if candidate.signals.block != nil { return candidate.signals.why(configuration, utcOffsetAt: offsetAt) }
             return "relevance ended (score \(RelevanceSignals.number(candidate.score)))"
         }
     }

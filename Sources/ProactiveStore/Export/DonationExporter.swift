@@ -32,8 +32,9 @@ public struct DonationExporter: Sendable {
     /// - A FIFO or a character device (`/dev/null`, a terminal) is written
     ///   through, as it is: it is never replaced by a regular file.
     /// - Anything else (a directory, a socket, a block device) is refused, and
-    ///   so is any of `protectedPaths` (the store and its `-wal`, `-shm` and
-    ///   `-journal` files), compared by file identity and by path.
+    ///   so is any of `protectedPaths` (the files the store owns: itself, its
+    ///   `-wal`, `-shm` and `-journal` files, credential files), compared by
+    ///   file identity and by path.
     /// - Returns: how many lines were written.
     /// - Throws: `StoreError` (`.io` naming the file, `.invalidRequest` for a
     ///   refused output, or a store error).
