@@ -67,14 +67,19 @@ struct RoutinesCommand: ParsableCommand {
                     ?? "\(check.expected) (not in the top \(RoutineSuite.rows))"
                 print("  FAIL \(check.moment): expected \(expected), got \(got)")
                 for problem in check.problems where !problem.hasPrefix("top-1 is ") { print("       \(problem)") }
-                if !check.reasons.isEmpty { print("       reasons: \(check.reasons.joined(separator: ", "))") }
+                if !check.reasons.isEmpty { print("       \(check.got ?? "")'s reasons: \(check.reasons.joined(separator: ", "))") }
+                if check.got != check.expected, !check.expectedReasons.isEmpty {
+                    print("       \(check.expected)'s reasons: \(check.expectedReasons.joined(separator: ", "))")
+                }
             }
         }
         let checks = outcomes.flatMap(\.checks)
         print("total: \(checks.filter(\.passed).count)/\(checks.count) checks, \(outcomes.filter(\.passed).count)/\(outcomes.count) scenarios passed")
     }
 
-    /// One scenario's outcome as JSON: name, covers, why, passed, checks_passed, checks_total, checks.
+    /// One scenario's outcome as JSON: name, covers, why, passed, checks_passed, checks_total, and checks (each with
+    /// user, moment, context, expected, reason, forbidden_reason, got, probability, expected_rank, expected_probability,
+    /// reasons (the top-1's), expected_reasons, passed, problems).
     static func json(_ outcome: RoutineScenarioOutcome) -> JSONValue {
         func number(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
         func optional(_ value: Double?) -> JSONValue { value.map { .number($0, integer: nil) } ?? .null }
@@ -89,7 +94,8 @@ struct RoutinesCommand: ParsableCommand {
                     ("forbidden_reason", check.check.forbiddenReason.map(JSONValue.string) ?? .null),
                     ("got", check.got.map(JSONValue.string) ?? .null), ("probability", optional(check.probability)),
                     ("expected_rank", check.expectedRank.map(number) ?? .null), ("expected_probability", optional(check.expectedProbability)),
-                    ("reasons", .array(check.reasons.map(JSONValue.string))), ("passed", .bool(check.passed)),
+                    ("reasons", .array(check.reasons.map(JSONValue.string))),
+                    ("expected_reasons", .array(check.expectedReasons.map(JSONValue.string))), ("passed", .bool(check.passed)),
                     ("problems", .array(check.problems.map(JSONValue.string))),
                 ])
             })),

@@ -18,8 +18,9 @@ public struct RoutineCheckOutcome: Sendable {
     /// The expected target's 1-based rank among the rows asked for (nil when not among them) and its probability.
     public var expectedRank: Int?
     public var expectedProbability: Double?
-    /// The top-1 target's reasons.
+    /// The top-1 target's reasons, and the expected target's (empty when it is not among the rows).
     public var reasons: [String]
+    public var expectedReasons: [String]
     /// What went wrong, for a person; empty when the check passed.
     public var problems: [String]
 
@@ -117,24 +118,26 @@ public enum RoutineSuite {
         try scenarios.map { try run($0) }
     }
 
-    /// Judges `rows` (best first) against `check`.
+    /// Judges `rows` (best first) against `check`. The reason fragments are looked for in the
+    /// expected target's reasons (a wrong top-1 fails on its own).
     static func judge(_ check: RoutineCheck, _ rows: [Prediction.Row], moment: String) -> RoutineCheckOutcome {
         let top = rows.first
         let expectedIndex = rows.firstIndex { $0.target == check.expected.target }
+        let expectedRow = expectedIndex.map { rows[$0] }
         var problems: [String] = []
-        if let top {
-            if top.target != check.expected.target {
-                problems.append(String(format: "top-1 is %@ (%.3f), expected %@ (%@)", top.summary, top.probability, check.expected.summary,
-                                       expectedIndex.map { String(format: "rank %d, %.3f", $0 + 1, rows[$0].probability) } ?? "not in the top \(rows.count)"))
-            }
-            if let fragment = check.reason, !top.reasons.contains(where: { $0.contains(fragment) }) {
-                problems.append("top-1's reasons lack \"\(fragment)\"")
-            }
-            if let fragment = check.forbiddenReason, top.reasons.contains(where: { $0.contains(fragment) }) {
-                problems.append("top-1's reasons say \"\(fragment)\"")
-            }
-        } else {
+        if let top, top.target != check.expected.target {
+            problems.append(String(format: "top-1 is %@ (%.3f), expected %@ (%@)", top.summary, top.probability, check.expected.summary,
+                                   expectedRow.map { String(format: "rank %d, %.3f", expectedIndex! + 1, $0.probability) } ?? "not in the top \(rows.count)"))
+        } else if top == nil {
             problems.append("nothing ranked, expected \(check.expected.summary)")
+        }
+        if let expectedRow {
+            if let fragment = check.reason, !expectedRow.reasons.contains(where: { $0.contains(fragment) }) {
+                problems.append("\(expectedRow.summary)'s reasons lack \"\(fragment)\"")
+            }
+            if let fragment = check.forbiddenReason, expectedRow.reasons.contains(where: { $0.contains(fragment) }) {
+                problems.append("\(expectedRow.summary)'s reasons say \"\(fragment)\"")
+            }
         }
         for action in check.absent {
             if let index = rows.firstIndex(where: { $0.target == action.target }) {
@@ -145,7 +148,7 @@ public enum RoutineSuite {
             }
         }
         return RoutineCheckOutcome(check: check, moment: moment, expected: check.expected.summary, got: top?.summary, probability: top?.probability,
-                                   expectedRank: expectedIndex.map { $0 + 1 }, expectedProbability: expectedIndex.map { rows[$0].probability },
-                                   reasons: top?.reasons ?? [], problems: problems)
+                                   expectedRank: expectedIndex.map { $0 + 1 }, expectedProbability: expectedRow?.probability,
+                                   reasons: top?.reasons ?? [], expectedReasons: expectedRow?.reasons ?? [], problems: problems)
     }
 }
