@@ -31,7 +31,8 @@ struct RoutineSuiteTests {
     /// One expectation a check, naming the moment and what went wrong.
     static func expectPassed(_ outcome: RoutineScenarioOutcome) {
         for check in outcome.checks {
-            #expect(check.passed, "\(outcome.scenario.name) at \(check.moment): \(check.problems.joined(separator: "; ")); reasons \(check.reasons)")
+            let passed = check.passed
+            #expect(passed, "\(outcome.scenario.name) at \(check.moment): \(check.problems.joined(separator: "; ")); reasons \(check.reasons)")
         }
     }
 
