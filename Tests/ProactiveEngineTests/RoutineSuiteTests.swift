@@ -9,7 +9,6 @@ struct RoutineSuiteTests {
     /// The scenarios the current model gets wrong (the one place to shrink as the model is fixed).
     /// A scenario listed here that passes fails the test ("known issue was not recorded"): remove it then.
     static let knownFailures: Set<String> = [
-        "saturday-browsing",        // weather again (0.43) after Saturday's weather check; the browser is second
         "weekday-without-weather",  // weather 0.94, coffee 0.06 at 07:38 on a weekday without the weather check
         "moved-coffee",             // coffee is top-1 but "usually 07:35-08:10", not the new time
         "ten-donations",            // mail (the latest, 0.55) over notes (6 of the 10, third)

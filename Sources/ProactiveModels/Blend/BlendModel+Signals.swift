@@ -111,6 +111,8 @@ struct SignalFrame {
     /// Per target: its feature among rank0...rank7, rankOlder.
     let rank: [BlendFeature]
     let backToPrevious: Int?
+    /// Per target: the routine signal (`RoutineSignal`), or empty when not taken.
+    let routine: [Double]
 
     init(_ model: BlendModel, at moment: Moment, needed: [Bool]?) {
         let space = model.profile.space
@@ -204,6 +206,11 @@ struct SignalFrame {
         self.rank = rank
         let window = model.configuration.transitionWindowMinutes * 60
         backToPrevious = recent.count > 1 && gap >= 0 && gap < window ? recent[1] : nil
+        routine = wanted(.routine)
+            ? RoutineSignal.logProbabilities(usage, targets: targets, weekend: reading.isWeekend, minuteOfDay: reading.minuteOfDay,
+                                             fine: clock.fine, now: now,
+                                             previous: usage.lastTarget, gap: gap)
+            : []
     }
 
     /// Target `t`'s `BlendFeature.count` signals, written to `row`.
@@ -231,6 +238,7 @@ struct SignalFrame {
         row[BlendFeature.backToPrevious.rawValue] = t == backToPrevious ? 1 : 0
         for feature in BlendFeature.repeat1m.rawValue ... BlendFeature.repeatLater.rawValue { row[feature] = 0 }
         if t == previous { row[repeatFeature.rawValue] = 1 }
+        set(.routine, routine[t])
     }
 
     /// Σ_f w_f · signal_f for every target, in feature order, equal to the last bit to summing the row
@@ -340,6 +348,7 @@ struct SignalFrame {
             }
             add(.frequencyUses, usage.logUses)
             add(.frequencyOccasions, usage.logOccasions)
+            if taken(.routine) { add(.routine, routine) }
             filled = targets
         }
     }

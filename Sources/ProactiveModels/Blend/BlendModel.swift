@@ -76,7 +76,7 @@ public struct BlendModel: FittedModel {
         UsageTracker(targetCount: targets, shortHalfLifeDays: configuration.shortHalfLifeDays,
                      longHalfLifeDays: configuration.longHalfLifeDays, timeKernels: configuration.profile.encoder.timeKernels,
                      habitHalfLifeDays: configuration.habitHalfLifeDays, fineKernels: configuration.fineTimeKernels,
-                     routineHalfLifeDays: configuration.routineHalfLifeDays)
+                     routineHalfLifeDays: configuration.routineHalfLifeDays, followWindow: configuration.transitionWindowMinutes * 60)
     }
 
     /// An instant on the user's clock: its reading, hour-wide kernel weights and quarter-hour kernel weights.

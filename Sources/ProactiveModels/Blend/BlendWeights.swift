@@ -33,6 +33,12 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     /// log of every use of the target (counts included), and of its donations (occasions): the two
     /// ways to count frequency, weighed against each other by the fitted weights.
     case frequencyUses, frequencyOccasions
+    /// log P(target | the context of the moment) from the user's counts over nested contexts, each
+    /// smoothed toward the next coarser one (`RoutineSignal`): what followed the previous target within
+    /// the transition window on this day type, then this day type at this quarter hour, then this day
+    /// type, then the user's frequency. It expresses interactions the other signals, added independently,
+    /// cannot: "after weather, on weekdays, comes coffee", and nothing of the kind on weekends.
+    case routine
 
     public static let count = allCases.count
 
@@ -43,6 +49,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
             switch feature {
             case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
             case .habitChange: return 3
+            case .routine: return 1
             default: return 0
             }
         }

@@ -11,7 +11,7 @@ import Foundation
 /// holds out the most recent `validationShare` of the user's rows (time order), fits on
 /// the rest, and scores on the held-out rows the prior, each simple model the weights can
 /// express (`simpleModels`: most frequently used counting uses or donations, frecency,
-/// previous-target Markov, the plain profile) and mixes of the user's fit with the anchor.
+/// previous-target Markov, most recently used, the routine counts alone, the plain profile) and mixes of the user's fit with the anchor.
 /// A candidate replaces the one it challenges only when its held-out log-likelihood is
 /// higher by `margin` standard errors (paired over rows):
 ///
@@ -81,6 +81,7 @@ public struct WeightGuard: Sendable, Equatable {
             ("frecency", only([(.frecencyLong, 1)])),
             ("markov", only([(.transitionRecent, 1), (.transitionStale, 1), (.transitionOvernight, 1), (.frequencyUses, 0.25)])),
             ("mru", mostRecentlyUsed),
+            ("routine", only([(.routine, 1)])),
             ("profile", BlendFeature.defaultWeights),
         ]
         if center != BlendFeature.defaultWeights { models.append((centerName, center)) }

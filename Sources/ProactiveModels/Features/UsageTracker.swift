@@ -87,13 +87,27 @@ public struct UsageTracker: Sendable, Equatable {
     static let frequencyEpsilon = 0.01
     /// When the user acts at all.
     public private(set) var activity: ActivityLevel
+    /// The weekend part of `fineTime` and of `fineTotals` (the same half-life): a weekday's use is the
+    /// difference, so day type x quarter hour costs one more table, not two.
+    private(set) var weekendFine: DecayedSums
+    private(set) var weekendTotals: DecayedSums
+    /// What followed each target within `followWindow` seconds, by the day type of the use that followed
+    /// (0 weekday, 1 weekend): `follows[dayType][previous][next]`, not decayed (what follows X is learned over
+    /// months; it applies only when X was just used), one per donation whatever its count (an occasion; uses at
+    /// the same instant, as in aggregated logs, follow nothing).
+    public private(set) var follows: [[[Int: Double]]]
+    public let followWindow: Double
 
     public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,
-                habitHalfLifeDays: Double = 3, fineKernels: Int = 96, routineHalfLifeDays: Double = 30) {
+                habitHalfLifeDays: Double = 3, fineKernels: Int = 96, routineHalfLifeDays: Double = 30, followWindow: Double = 1800) {
         self.timeKernels = timeKernels
         self.fineKernels = fineKernels
         fineTime = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount * fineKernels)
         fineTotals = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount)
+        weekendFine = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount * fineKernels)
+        weekendTotals = DecayedSums(halfLifeDays: routineHalfLifeDays, count: targetCount)
+        follows = [[[Int: Double]]](repeating: [[Int: Double]](repeating: [:], count: targetCount), count: 2)
+        self.followWindow = followWindow
         uses = [Double](repeating: 0, count: targetCount)
         occasions = [Double](repeating: 0, count: targetCount)
         logUses = [Double](repeating: Self.logFrequency(0), count: targetCount)
@@ -114,7 +128,12 @@ public struct UsageTracker: Sendable, Equatable {
     init(lastUse: [Double], lastTarget: Int?, lastTime: Double, short: DecayedSums, long: DecayedSums, transitions: [[Int: Double]],
          transitionTotals: DecayedSums, timeOfDay: DecayedSums, timeOfDayLong: DecayedSums, timeKernels: Int,
          fineTime: DecayedSums, fineTotals: DecayedSums, fineKernels: Int, uses: [Double], occasions: [Double],
-         activity: ActivityLevel) {
+         activity: ActivityLevel, weekendFine: DecayedSums, weekendTotals: DecayedSums, follows: [[[Int: Double]]],
+         followWindow: Double) {
+        self.weekendFine = weekendFine
+        self.weekendTotals = weekendTotals
+        self.follows = follows
+        self.followWindow = followWindow
         self.fineTime = fineTime
         self.fineTotals = fineTotals
         self.fineKernels = fineKernels
@@ -146,6 +165,11 @@ public struct UsageTracker: Sendable, Equatable {
         timeOfDayLong.grow(to: count * timeKernels)
         fineTime.grow(to: count * fineKernels)
         fineTotals.grow(to: count)
+        weekendFine.grow(to: count * fineKernels)
+        weekendTotals.grow(to: count)
+        for day in 0 ..< 2 {
+            follows[day] += [[Int: Double]](repeating: [:], count: count - follows[day].count)
+        }
         uses += [Double](repeating: 0, count: count - uses.count)
         occasions += [Double](repeating: 0, count: count - occasions.count)
         logUses += [Double](repeating: Self.logFrequency(0), count: count - logUses.count)
@@ -166,11 +190,20 @@ public struct UsageTracker: Sendable, Equatable {
                                 activityKernels: [Double] = []) {
         grow(to: target + 1)
         var fineTotal = 0.0
+        let weekend = reading?.isWeekend ?? false
         for (k, value) in fine where k < fineKernels {
             fineTime.add(weight * value, at: target * fineKernels + k, time: time)
+            if weekend { weekendFine.add(weight * value, at: target * fineKernels + k, time: time) }
             fineTotal += weight * value
         }
-        if fineTotal > 0 { fineTotals.add(fineTotal, at: target, time: time) }
+        if fineTotal > 0 {
+            fineTotals.add(fineTotal, at: target, time: time)
+            if weekend { weekendTotals.add(fineTotal, at: target, time: time) }
+        }
+        if let reading, let previous = lastTarget, time > lastTime, time - lastTime <= followWindow {
+            let day = reading.isWeekend ? 1 : 0
+            follows[day][previous][target, default: 0] += 1
+        }
         uses[target] += weight
         occasions[target] += 1
         logUses[target] = Self.logFrequency(uses[target])

@@ -248,11 +248,28 @@ extension UsageTracker {
         writer.write(activity.kernels)
         activity.sums.encode(into: &writer)
         writer.write(activity.firstDay ?? Int.min)
-        for row in transitions {
-            let keys = row.keys.sorted()
-            writer.write(keys)
-            writer.write(keys.map { row[$0]! })
+        for row in transitions { Self.encodeSparse(row, into: &writer) }
+        weekendFine.encode(into: &writer)
+        weekendTotals.encode(into: &writer)
+        writer.write(followWindow)
+        for day in 0 ..< 2 {
+            for row in follows[day] { Self.encodeSparse(row, into: &writer) }
         }
+    }
+
+    private static func encodeSparse(_ row: [Int: Double], into writer: inout ByteWriter) {
+        let keys = row.keys.sorted()
+        writer.write(keys)
+        writer.write(keys.map { row[$0]! })
+    }
+
+    private static func decodeSparse(_ reader: inout ByteReader, field: String, targets: Int) throws(ModelFormatError) -> [Int: Double] {
+        let keys = try reader.readInts("\(field).keys")
+        let values = try reader.readDoubles("\(field).values")
+        guard keys.count == values.count, keys.allSatisfy({ (0 ..< targets).contains($0) }) else {
+            throw .invalid(field: field, reason: "keys and values do not match")
+        }
+        return Dictionary(uniqueKeysWithValues: zip(keys, values))
     }
 
     /// - Parameter targets: the model's target count (every array is checked against it).
@@ -287,17 +304,19 @@ extension UsageTracker {
         let activity = ActivityLevel(kernels: activityKernels, sums: activitySums, firstDay: firstDay == Int.min ? nil : firstDay)
         var transitions: [[Int: Double]] = []
         transitions.reserveCapacity(targets)
-        for _ in 0 ..< targets {
-            let keys = try reader.readInts("usage.transitions.keys")
-            let values = try reader.readDoubles("usage.transitions.values")
-            guard keys.count == values.count, keys.allSatisfy({ (0 ..< targets).contains($0) }) else {
-                throw .invalid(field: "usage.transitions", reason: "keys and values do not match")
-            }
-            transitions.append(Dictionary(uniqueKeysWithValues: zip(keys, values)))
+        for _ in 0 ..< targets { transitions.append(try Self.decodeSparse(&reader, field: "usage.transitions", targets: targets)) }
+        let weekendFine = try DecayedSums(reader: &reader, field: "usage.weekendFine", count: targets * fineKernels)
+        let weekendTotals = try DecayedSums(reader: &reader, field: "usage.weekendTotals", count: targets)
+        let followWindow = try reader.readDouble("usage.followWindow")
+        guard followWindow >= 0, followWindow.isFinite else { throw .invalid(field: "usage.followWindow", reason: "\(followWindow) seconds") }
+        var follows: [[[Int: Double]]] = [[], []]
+        for day in 0 ..< 2 {
+            for _ in 0 ..< targets { follows[day].append(try Self.decodeSparse(&reader, field: "usage.follows", targets: targets)) }
         }
         self.init(lastUse: lastUse, lastTarget: lastTarget < 0 ? nil : lastTarget, lastTime: lastTime, short: short, long: long,
                   transitions: transitions, transitionTotals: totals, timeOfDay: timeOfDay, timeOfDayLong: timeOfDayLong, timeKernels: kernels,
-                  fineTime: fineTime, fineTotals: fineTotals, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity)
+                  fineTime: fineTime, fineTotals: fineTotals, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity,
+                  weekendFine: weekendFine, weekendTotals: weekendTotals, follows: follows, followWindow: followWindow)
     }
 }
 

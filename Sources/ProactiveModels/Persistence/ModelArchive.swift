@@ -66,11 +66,14 @@ protocol ArchivedModel: PersistentModel {
 /// Version 7 saves the profile's previous-target counts sparsely (only the pairs
 /// that occurred, see `SparseBlockMatrix`); versions 5 and 6 saved them as a full
 /// targets x dimension matrix, read into the same sparse counts.
+/// Version 8 adds the blend's routine signal (a weight, and the day-type and
+/// "what follows" counts of its usage state); a blend saved in an earlier
+/// version is refused (the engine refits it), profile and logistic states still load.
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     public static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 7
+    public static let formatVersion = 8
     public static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {

@@ -97,6 +97,9 @@ extension BlendModel: ArchivedModel {
     }
 
     init(payload reader: inout ByteReader) throws(ModelFormatError) {
+        guard reader.version >= 8 else {
+            throw .invalid(field: "blend", reason: "saved in model format \(reader.version), before the routine signal; refit it")
+        }
         let configuration = try BlendConfiguration(reader: &reader)
         let weights = try reader.readDoubles("blend.weights")
         guard weights.count == BlendFeature.count, weights.allSatisfy(\.isFinite) else {
