@@ -18,7 +18,8 @@ import sys
 
 BASELINES = ["mfu", "mru", "markov", "hour-of-day", "frecency"]
 METRICS = ["hit@1", "hit@4", "mrr"]
-LOG_ORDER = ["android-online", "android-static", "knowledgec-10.13", "knowledgec-10.14", "sim-sequential", "sim-aggregated", "sim-aggregated-rows"]
+LOG_ORDER = ["android-online", "android-static", "knowledgec-10.13", "knowledgec-10.14", "sim-sequential", "sim-aggregated", "sim-aggregated-rows",
+             "sim-aggregated-week", "sim-aggregated-week-rows"]
 
 
 def load_log(directory, name):

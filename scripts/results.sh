@@ -17,10 +17,15 @@
 #                                    time split would be a random split too), evaluated without --online
 #   sim-aggregated-rows              the same split with `count` left out of every row (scripts/drop-counts.py):
 #                                    each row counts once ("counting rows" rather than uses)
-# --quick uses a smaller sequential log (30 users x 60 days; aggregated 300 users x 100 rows) and only
-# --compare, so the whole run takes well under a minute on 2 cores (30-55 s measured, build check included); the full run uses
-# 100 users x 60 days (docs/RESULTS.md), 600 users x 125 rows (issue 14's speed shape) and adds
-# profile and logistic (42 s to 2 min measured, depending on the load).
+#   sim-aggregated-week              simulate --shape aggregated-week (one reference week, seven parts of the day,
+#                                    rows at the start of their part so many share an instant, 4,000 apps,
+#                                    counts 1 to tens of thousands, issue 27's real log); split --by random
+#                                    --train-share 0.8 --seed 7, evaluated without --online
+#   sim-aggregated-week-rows         the same split with `count` left out of every row
+# --quick uses smaller simulated logs (30 users x 60 days; aggregated 300 users x 100 rows; aggregated-week
+# 300 users) and only --compare, so the whole run takes about a minute on 2 cores (build check included);
+# the full run uses 100 users x 60 days (docs/RESULTS.md), 600 users x 125 rows (issue 14's speed shape),
+# 585 aggregated-week users (issue 27's real log) and adds profile and logistic.
 #
 # Writes:
 #   docs/RESULTS-TABLE.md     the table: hit@1 / hit@4 / mrr per model per log, the best baseline per column,
@@ -33,7 +38,7 @@ QUICK=0
 for argument in "$@"; do
   case "$argument" in
     --quick) QUICK=1 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "results.sh: unknown argument $argument (usage: results.sh [--quick])" >&2; exit 2 ;;
   esac
 done
@@ -82,7 +87,8 @@ for version in 10.13 10.14; do
 done
 
 # Simulated: routines (sequential) and aggregated context rows
-if [ "$QUICK" -eq 1 ]; then SEQ=(--users 30 --days 60); AGG=(--users 300 --rows-per-user 100); else SEQ=(--users 100 --days 60); AGG=(--users 600 --rows-per-user 125); fi
+if [ "$QUICK" -eq 1 ]; then SEQ=(--users 30 --days 60); AGG=(--users 300 --rows-per-user 100); WEEK=(--users 300); else
+  SEQ=(--users 100 --days 60); AGG=(--users 600 --rows-per-user 125); WEEK=(--users 585); fi
 run "$P" simulate "${SEQ[@]}" --seed 7 -o "$OUT/sim.jsonl"
 run "$P" split "$OUT/sim.jsonl" --by time --train-share 0.25 --train "$OUT/sim-train.jsonl" --test "$OUT/sim-test.jsonl"
 evaluate sim-sequential "$OUT/sim-train.jsonl" "$OUT/sim-test.jsonl" --online
@@ -94,6 +100,14 @@ for part in train test; do
   run python3 scripts/drop-counts.py "$OUT/agg-$part.jsonl" "$OUT/agg-rows-$part.jsonl"
 done
 evaluate sim-aggregated-rows "$OUT/agg-rows-train.jsonl" "$OUT/agg-rows-test.jsonl"
+# One reference week at shared instants (issue 27), with and without counts.
+run "$P" simulate --shape aggregated-week "${WEEK[@]}" --seed 7 -o "$OUT/week.jsonl"
+run "$P" split "$OUT/week.jsonl" --by random --seed 7 --train-share 0.8 --train "$OUT/week-train.jsonl" --test "$OUT/week-test.jsonl"
+evaluate sim-aggregated-week "$OUT/week-train.jsonl" "$OUT/week-test.jsonl"
+for part in train test; do
+  run python3 scripts/drop-counts.py "$OUT/week-$part.jsonl" "$OUT/week-rows-$part.jsonl"
+done
+evaluate sim-aggregated-week-rows "$OUT/week-rows-train.jsonl" "$OUT/week-rows-test.jsonl"
 
 SECONDS_TAKEN=$(( $(date +%s) - STARTED ))
 python3 scripts/results-table.py "$OUT" --quick "$QUICK" --seconds "$SECONDS_TAKEN" \

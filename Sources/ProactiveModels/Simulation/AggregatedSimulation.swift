@@ -80,11 +80,7 @@ public struct AggregatedSimulation: Sendable {
 
     /// Every user's rows, sorted by date (ties by user, then generation order).
     public func donations() -> [Donation] {
-        var all: [Donation] = []
-        for index in 0..<configuration.users { all += rows(forUser: index) }
-        return all.enumerated().sorted {
-            ($0.element.date, $0.element.user, $0.offset) < ($1.element.date, $1.element.user, $1.offset)
-        }.map(\.element)
+        Self.dateOrdered(users: configuration.users, rows(forUser:))
     }
 
     /// One user's rows in the order they were generated (their dates are not in that order).
@@ -93,27 +89,48 @@ public struct AggregatedSimulation: Sendable {
         let user = UserDraw(index: index, catalogue: catalogue, &random)
         let wanted = max(5, Int((configuration.rowsPerUser * exp(0.5 * random.gaussian() - 0.125)).rounded()))
         let weeks = configuration.days / 7
+        return Self.distinctCells(wanted: wanted) {
+            let cell = user.drawCell(&random)
+            return (cell, user.drawCount(app: cell.app, &random))
+        } row: { cell, count in
+            let part = Self.dayParts[cell.part]
+            let week = random.integer(in: 0...(weeks - 1))
+            let minute = part.from * 60 + random.integer(in: 0...((part.to - part.from) * 60 - 1))
+            let seconds = Double((week * 7 + cell.weekday) * 86_400 + minute * 60)
+            return Donation(user: user.name, app: user.apps[cell.app], intent: Donation.openIntent,
+                            date: configuration.start.addingTimeInterval(seconds), utcOffset: 0,
+                            context: ["daypart": part.name, "place": Self.places[cell.place], "weather": Self.weathers[cell.weather]],
+                            count: count)
+        }
+    }
+
+    /// Every user's rows (`rows(index)` for index 0 ..< `users`), sorted by date, ties by user, then by
+    /// the order `rows` gave them in.
+    static func dateOrdered(users: Int, _ rows: (Int) -> [Donation]) -> [Donation] {
+        var all: [Donation] = []
+        for index in 0..<users { all += rows(index) }
+        return all.enumerated().sorted {
+            ($0.element.date, $0.element.user, $0.offset) < ($1.element.date, $1.element.user, $1.offset)
+        }.map(\.element)
+    }
+
+    /// One user's rows: draws (cell, count) pairs with `draw` until `wanted` distinct cells are found or
+    /// `wanted` x 50 draws are spent (a user with few apps and contexts may have fewer cells than wanted).
+    /// A new cell becomes a row through `row` (called once per cell, right after its first draw); a draw
+    /// that falls on a known cell adds its count to that row's (at most `Int32.max`).
+    static func distinctCells(wanted: Int, draw: () -> (Cell, Int), row: (Cell, Int) -> Donation) -> [Donation] {
         var rows: [Donation] = []
         var rowOfCell: [Cell: Int] = [:]
-        // A user with few apps and contexts may have fewer distinct cells than wanted: stop after enough draws.
         var draws = 0
         while rows.count < wanted, draws < wanted * 50 {
             draws += 1
-            let cell = user.drawCell(&random)
-            let count = user.drawCount(app: cell.app, &random)
+            let (cell, count) = draw()
             if let existing = rowOfCell[cell] {
                 rows[existing].count = min(rows[existing].count + count, Int(Int32.max))
                 continue
             }
             rowOfCell[cell] = rows.count
-            let part = Self.dayParts[cell.part]
-            let week = random.integer(in: 0...(weeks - 1))
-            let minute = part.from * 60 + random.integer(in: 0...((part.to - part.from) * 60 - 1))
-            let seconds = Double((week * 7 + cell.weekday) * 86_400 + minute * 60)
-            rows.append(Donation(user: user.name, app: user.apps[cell.app], intent: Donation.openIntent,
-                                 date: configuration.start.addingTimeInterval(seconds), utcOffset: 0,
-                                 context: ["daypart": part.name, "place": Self.places[cell.place], "weather": Self.weathers[cell.weather]],
-                                 count: count))
+            rows.append(row(cell, count))
         }
         return rows
     }
