@@ -196,6 +196,7 @@ struct TrainCommand: AsyncParsableCommand {
         return .object([
             ("prior", .string(weightGuard.centerName)), ("anchor", .string(weightGuard.anchorName)),
             ("share", number(weightGuard.share)), ("held_out_rows", .number(Double(weightGuard.heldOutRows), integer: Int64(weightGuard.heldOutRows))),
+            ("holdout", .string(weightGuard.holdout.rawValue)),
             ("validation", .array(weightGuard.validation.map { candidate in
                 .object([("name", .string(candidate.name)), ("log_likelihood", number(candidate.logLikelihood)),
                          ("mrr", number(candidate.meanReciprocalRank))])

@@ -225,7 +225,8 @@ public struct BlendModel: FittedModel {
     mutating func chooseGuard(prior: BlendTrainer.Prior) {
         let model = self
         weightGuard = WeightGuard.choose(rows: rows, center: prior.weights, centerName: prior.name,
-                                         trustPrior: !prior.isFixed, configuration: configuration) { rows in
+                                         trustPrior: !prior.isFixed, configuration: configuration,
+                                         holdout: .fitting(dates: profile.log.events.lazy.map(\.date))) { rows in
             model.fitWeights(rows, start: prior.weights, center: prior.weights)
         }
         eventsSinceGuard = 0

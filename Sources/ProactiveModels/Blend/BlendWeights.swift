@@ -146,6 +146,20 @@ struct BlendRows: Sendable, Equatable {
                          labels: Array(labels[range]))
     }
 
+    /// The rows at `indices` (increasing), in order.
+    func select(_ indices: [Int]) -> BlendRows {
+        let features = BlendFeature.count
+        var starts = [Int](repeating: 0, count: count + 1)
+        for row in 0 ..< count { starts[row + 1] = starts[row] + candidateCounts[row] * features }
+        var picked = BlendRows()
+        for row in indices {
+            picked.values.append(contentsOf: values[starts[row] ..< starts[row + 1]])
+            picked.candidateCounts.append(candidateCounts[row])
+            picked.labels.append(labels[row])
+        }
+        return picked
+    }
+
     /// The last `count` rows (all of them when there are fewer).
     func suffix(_ count: Int) -> BlendRows {
         slice(max(0, self.count - count) ..< self.count)

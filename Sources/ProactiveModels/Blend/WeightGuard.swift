@@ -32,6 +32,8 @@ public struct WeightGuard: Sendable, Equatable {
     public var share: Double
     /// Held-out rows the choice was made on (0: too few rows, no guard).
     public var heldOutRows: Int
+    /// Which rows were held out (`Holdout`); `.latest` for a user with too few rows to hold any out.
+    public var holdout: Holdout = .latest
     /// Rows the user had when the guard chose.
     public var rowsAtChoice: Int
     /// Mean held-out log-likelihood and mean reciprocal rank of each candidate, by name
@@ -67,6 +69,36 @@ public struct WeightGuard: Sendable, Equatable {
     }
 
     static let shares: [Double] = [1, 0.75, 0.5, 0.25, 0]
+
+    /// Which of a user's rows the guard holds out. A stream (launches in time order) holds out its most
+    /// recent rows: the future is what the weights must predict. A log whose rows have no real order
+    /// (aggregated counts dated at a few instants, many rows sharing one) holds out rows spread at random
+    /// (a fixed seed): its "most recent" rows are an artefact of how rows at one instant were sorted.
+    public enum Holdout: String, Sendable, Equatable {
+        case latest = "latest"
+        case spread = "random"
+
+        /// `.spread` when at least half of the events (by their `dates`) share their instant with another, else `.latest`.
+        static func fitting(dates: some Sequence<Date>) -> Holdout {
+            var counts: [Date: Int] = [:]
+            for date in dates { counts[date, default: 0] += 1 }
+            let total = counts.values.reduce(0, +)
+            let shared = counts.values.reduce(0) { $0 + ($1 > 1 ? $1 : 0) }
+            return total > 1 && shared * 2 >= total ? .spread : .latest
+        }
+
+        /// The held-out row indices (increasing) of `count` rows, `share` of them.
+        func heldOut(count: Int, share: Double) -> [Int] {
+            let fitted = max(1, Int((Double(count) * (1 - share)).rounded(.down)))
+            guard fitted < count else { return [] }
+            switch self {
+            case .latest: return Array(fitted ..< count)
+            case .spread:
+                var random = SeededGenerator(seed: UInt64(count))
+                return Array((0 ..< count).shuffled(using: &random).prefix(count - fitted)).sorted()
+            }
+        }
+    }
 
     /// The simple models a weight vector can express (one signal each, or the plain profile).
     static func simpleModels(center: [Double], centerName: String) -> [(name: String, weights: [Double])] {
@@ -111,17 +143,19 @@ public struct WeightGuard: Sendable, Equatable {
     /// - Parameter trustPrior: true for a population prior (learned from many users' rows), which a
     ///   user leaves only on evidence; false for the fixed defaults, which the user's fit replaces.
     static func choose(rows: BlendRows, center: [Double], centerName: String, trustPrior: Bool, configuration: BlendConfiguration,
-                       fit: (BlendRows) -> [Double]) -> WeightGuard {
+                       holdout: Holdout = .latest, fit: (BlendRows) -> [Double]) -> WeightGuard {
         let count = rows.count
         let prior = WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 0,
                                 heldOutRows: 0, rowsAtChoice: rows.count, validation: [])
         guard count >= configuration.guardMinimumRows else {
             return count >= 2 ? chooseFixed(rows: rows, center: center, centerName: centerName, trustPrior: trustPrior) : prior
         }
-        let split = max(1, Int((Double(count) * (1 - configuration.validationShare)).rounded(.down)))
-        guard split < count else { return prior }
-        let heldOut = rows.slice(split ..< count)
-        let fitted = fit(rows.slice(0 ..< split))
+        let heldOutIndices = holdout.heldOut(count: count, share: configuration.validationShare)
+        guard !heldOutIndices.isEmpty else { return prior }
+        let heldOut = holdout == .latest ? rows.slice(heldOutIndices[0] ..< count) : rows.select(heldOutIndices)
+        let heldOutSet = Set(heldOutIndices)
+        let fitted = fit(holdout == .latest ? rows.slice(0 ..< heldOutIndices[0])
+                                            : rows.select((0 ..< count).filter { !heldOutSet.contains($0) }))
         func score(_ name: String, _ weights: [Double]) -> Scored { Scored(name, weights, on: heldOut) }
         let base = score(centerName, center)
         var validation = [base.candidate]
@@ -166,7 +200,7 @@ public struct WeightGuard: Sendable, Equatable {
         validation.append(Candidate(name: "chosen", logLikelihood: kept.candidate.logLikelihood,
                                     meanReciprocalRank: kept.candidate.meanReciprocalRank))
         return WeightGuard(center: center, centerName: centerName, anchor: anchor.weights, anchorName: anchor.name,
-                           share: share, heldOutRows: heldOut.count, rowsAtChoice: count, validation: validation)
+                           share: share, heldOutRows: heldOut.count, holdout: holdout, rowsAtChoice: count, validation: validation)
     }
 
     /// Too few rows to fit weights and check the fit (fewer than `guardMinimumRows`), but enough to
@@ -239,7 +273,8 @@ public struct WeightGuard: Sendable, Equatable {
         let kept = share == 1 ? "own fit kept whole" : share == 0 ? "own fit dropped" : "own fit x \(share)"
         let fit = validation.first { $0.name == "fit" }
         let anchorScore = validation.first { $0.name == anchorName }
-        var text = "\(kept), shrunk toward \(anchorName) (held-out rows \(heldOutRows)"
+        let which = holdout == .latest ? "the latest" : "spread at random: rows share instants"
+        var text = "\(kept), shrunk toward \(anchorName) (held-out rows \(heldOutRows), \(which)"
         if let fit, let anchorScore {
             func f(_ value: Double) -> String { String(format: "%.3f", value) }
             text += "; log-lik fit \(f(fit.logLikelihood)), \(anchorName) \(f(anchorScore.logLikelihood))"

@@ -145,6 +145,7 @@ extension WeightGuard {
         writer.write(anchorName)
         writer.write(share)
         writer.write(heldOutRows)
+        writer.write(holdout.rawValue)
         writer.write(rowsAtChoice)
         writer.write(validation.count)
         for candidate in validation {
@@ -161,6 +162,8 @@ extension WeightGuard {
         let anchorName = try reader.readString("blend.guard.anchorName")
         let share = try reader.readDouble("blend.guard.share")
         let heldOutRows = try reader.readInt("blend.guard.heldOutRows")
+        let holdoutName = try reader.readString("blend.guard.holdout")
+        guard let holdout = Holdout(rawValue: holdoutName) else { throw .invalid(field: "blend.guard.holdout", reason: "\(holdoutName)") }
         let rowsAtChoice = try reader.readInt("blend.guard.rowsAtChoice")
         guard center.count == BlendFeature.count, anchor.count == BlendFeature.count, (center + anchor).allSatisfy(\.isFinite),
               (0 ... 1).contains(share), heldOutRows >= 0, rowsAtChoice >= 0 else {
@@ -175,6 +178,6 @@ extension WeightGuard {
                                         meanReciprocalRank: try reader.readDouble("blend.guard.validation.mrr")))
         }
         self.init(center: center, centerName: centerName, anchor: anchor, anchorName: anchorName, share: share,
-                  heldOutRows: heldOutRows, rowsAtChoice: rowsAtChoice, validation: validation)
+                  heldOutRows: heldOutRows, holdout: holdout, rowsAtChoice: rowsAtChoice, validation: validation)
     }
 }
