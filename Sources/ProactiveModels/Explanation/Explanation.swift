@@ -177,6 +177,23 @@ extension BlendModel: ExplainableModel {
         } else if transition > 0, let previous = usage.lastTarget, previous < targets {
             reasons.append(Reason(kind: .previous, text: "after \(describe(space.target(at: TargetIndex(previous))))", weight: transition))
         }
+        // The routine signal speaks of the context it read: what followed the previous target (when that was
+        // within the window), else this time of day, else this day type.
+        let routine = lift(.routine)
+        if routine > 0 {
+            let gap = moment.date.timeIntervalSince1970 - usage.lastTime
+            let afterPrevious = usage.lastTarget != nil && gap > 0 && gap <= usage.followWindow
+            let reading = profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
+            if afterPrevious, let position = reasons.firstIndex(where: { $0.kind == .previous }) {
+                reasons[position].weight += routine
+            } else if let position = reasons.firstIndex(where: { $0.kind == .timeOfDay }) {
+                reasons[position].weight += routine
+            } else if let position = reasons.firstIndex(where: { $0.kind == .day }) {
+                reasons[position].weight += routine
+            } else {
+                reasons.append(Reason(kind: .day, text: reading.isWeekend ? "on weekends" : "on weekdays", weight: routine))
+            }
+        }
         let rankFeatures: [BlendFeature] = [.rank0, .rank1, .rank2, .rank3, .rank4, .rank5, .rank6, .rank7, .rankOlder,
                                             .backToPrevious, .logAge, .repeat1m, .repeat5m, .repeat30m, .repeat2h, .repeat8h, .repeatLater]
         // Recency and frequency say what the data says, within a stated span (nothing when it is stale).
