@@ -565,9 +565,9 @@ struct ServiceConnectionTests {
                                       + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user\": \"m")
             try await Task.sleep(for: .milliseconds(100))
             connection.close()
-            // The request is counted once the server has seen the connection go (polled, at most five seconds).
+            // The request is counted once the server has seen the connection go (polled, at most 30 seconds).
             var metrics = ""
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
                 metrics = try await client.send(.get, "/metrics", credential: fixture.owner).text
                 if metrics.contains(#"route="/v1/donations""#) { break }
@@ -590,7 +590,7 @@ struct ServiceConnectionTests {
             try await connection.send("POST /v1/donations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.owner)\r\n"
                                       + "Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
                                       + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n")
-            let answer = try await connection.readUntilClosed(timeout: .seconds(5))
+            let answer = try await connection.readUntilClosed(timeout: .seconds(30))  // generous: a loaded 2-core machine
             #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text)")
             #expect(answer.text.contains("too_large"), "\(answer.text)")
             #expect(answer.text.lowercased().contains("connection: close"), "\(answer.text)")
