@@ -148,8 +148,13 @@ echo "== issue 16: --as-app takes only plain bundle identifiers (no NFC/NFD twin
 status=0
 "$P" delete --as-app "com.caf$(printf '\xc3\xa9')" --app "com.cafe$(printf '\xcc\x81')" >/dev/null 2>&1 || status=$?
 [ "$status" != 0 ] || fail "a non-ASCII --as-app was accepted"
+# A widget kind is an identifier of its app: no '/' (it would read as another app's widget).
 echo '{"app":"com.b","widgetKind":"news/top","entries":[{"date":"2026-11-20T08:00:00Z","score":5}]}' > "$WORK/news.json"
-"$P" timeline set "$WORK/news.json" >/dev/null
+status=0
+"$P" timeline set "$WORK/news.json" >/dev/null 2>&1 || status=$?
+[ "$status" != 0 ] || fail "a widget kind with '/' was accepted"
+echo '{"app":"com.b","widgetKind":"top","entries":[{"date":"2026-11-20T08:00:00Z","score":5}]}' > "$WORK/top.json"
+"$P" timeline set "$WORK/top.json" >/dev/null
 echo '{"app":"com.b/news","widgetKind":"top","entries":[{"date":"2026-11-20T08:00:00Z","score":1}]}' > "$WORK/forged.json"
 status=0
 "$P" timeline set --as-app com.b/news "$WORK/forged.json" >/dev/null 2>&1 || status=$?
@@ -157,7 +162,7 @@ status=0
 status=0
 "$P" timeline set "$WORK/forged.json" >/dev/null 2>&1 || status=$?
 [ "$status" != 0 ] || fail "a timeline of app com.b/news was accepted"
-"$P" timeline list | grep -q 'com.b/news/top (best score 5)' || fail "com.b's news/top timeline was overwritten: $("$P" timeline list)"
+"$P" timeline list | grep -q 'com.b/top (best score 5)' || fail "com.b's top timeline was overwritten: $("$P" timeline list)"
 
 echo "== issue 16: an unbounded stored timeline is skipped with a warning, not a crash of every stack"
 fresh
