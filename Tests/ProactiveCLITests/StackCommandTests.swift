@@ -79,7 +79,7 @@ extension CommandTests {
 
             // Events: the purchase (09:41 for 1800 s) and the calendar event come and go.
             // Inserted by its window at 09:30 at the latest (the model may bring it up earlier: the sample user
-            // opens the calendar before its events; with the routine signal it does so from 08:58).
+            // opens the calendar before its events).
             #expect(events.contains { event in
                 event.contains("  inserted calendar.upnext: ") && String(event.prefix(5)) <= "09:30"
             }, "\(run)")

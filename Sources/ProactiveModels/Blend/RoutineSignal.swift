@@ -47,8 +47,8 @@ enum RoutineSignal {
         let below = Int(position.rounded(.down)) % stride, above = (Int(position.rounded(.down)) + 1) % stride
         let share = position - position.rounded(.down)
         let columns = [below, above], weights = [1 - share, share]
-        let own = Dictionary(kernels.map { ($0.kernel, $0.weight) }, uniquingKeysWith: +)
-        let oneUseHere = (1 - share) * (own[below] ?? 0) + share * (own[above] ?? 0)
+        func own(_ kernel: Int) -> Double { kernels.first { $0.kernel == kernel }?.weight ?? 0 }  // a few kernels: no table
+        let oneUseHere = (1 - share) * own(below) + share * own(above)
         guard oneUseHere > 0 else { return [Double](repeating: -Foundation.log(Double(targets)), count: targets) }
         let nearAll = usage.fineTime.values.withUnsafeBufferPointer {
             SignalFrame.kernelSums($0, stride: stride, columns: columns, weights: weights, targets: targets)
