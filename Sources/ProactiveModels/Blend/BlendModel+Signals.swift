@@ -111,6 +111,8 @@ struct SignalFrame {
     /// Per target: its feature among rank0...rank7, rankOlder.
     let rank: [BlendFeature]
     let backToPrevious: Int?
+    /// Whether the moment is before the newest learned use: recency positions and ages say nothing then.
+    let askedBeforeNewestUse: Bool
     /// Per target: the routine signal (`RoutineSignal`), or empty when not taken.
     let routine: [Double]
 
@@ -183,7 +185,7 @@ struct SignalFrame {
 
         // Transitions from the previous target, split by how long ago it was used; none after a day.
         let gap = now - usage.lastTime
-        if let previous = usage.lastTarget, gap >= 0 {
+        if let previous = usage.lastTarget, gap > 0 {
             self.previous = previous
             repeatFeature = BlendFeature.repeatBucket(gap: gap)
             if let feature = model.transitionFeature(gap: gap), wanted(feature) {
@@ -199,13 +201,16 @@ struct SignalFrame {
             transition = nil
         }
 
-        // Position among the most recently used targets.
-        let recent = usage.mostRecent(8)
+        // Position among the most recently used targets. A moment before the newest learned use (a
+        // question about the past, as when a log split at random is evaluated) has no known recent
+        // uses: the latest uses happened after it, so every target is "older" and its age unknown.
+        let recent = gap > 0 ? usage.mostRecent(8) : []
+        askedBeforeNewestUse = gap <= 0
         var rank = [BlendFeature](repeating: .rankOlder, count: targets)
         for (position, t) in recent.enumerated() { rank[t] = BlendFeature(rawValue: BlendFeature.rank0.rawValue + position)! }
         self.rank = rank
         let window = model.configuration.transitionWindowMinutes * 60
-        backToPrevious = recent.count > 1 && gap >= 0 && gap < window ? recent[1] : nil
+        backToPrevious = recent.count > 1 && gap < window ? recent[1] : nil
         routine = wanted(.routine)
             ? RoutineSignal.logProbabilities(usage, targets: targets, weekend: reading.isWeekend, minuteOfDay: reading.minuteOfDay,
                                              fine: clock.fine, now: now,
@@ -363,9 +368,12 @@ struct SignalFrame {
     @inline(__always)
     private func habitSignal(recent: Double, usual: Double) -> Double { Foundation.log((recent + 0.5) / (usual + 0.5)) }
 
-    /// log(1 + minutes since the target's last use, at most a year) / 10.
+    /// log(1 + minutes since the target's last use, at most a year) / 10; 0 for every target at a moment
+    /// before the newest learned use (ages are unknown there).
     @inline(__always)
-    private func logAgeSignal(_ t: Int) -> Double { Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10 }
+    private func logAgeSignal(_ t: Int) -> Double {
+        askedBeforeNewestUse ? 0 : Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10
+    }
 
     /// log of the smoothed probability of `t` after the previous target (its frequency share as the fallback).
     @inline(__always)

@@ -177,11 +177,21 @@ public struct BlendModel: FittedModel {
 
     /// Records the event's row (when its target is known), then teaches every component.
     mutating func learn(_ event: Event, collectRow: Bool, memo: ClockMemo? = nil) {
-        if collectRow, let label = profile.space.index(of: event.target) {
-            let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
-            rows.append(features: learnedSignals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
-                        maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
-        }
+        if collectRow { self.collectRow(for: event) }
+        learn(event, memo: memo)
+    }
+
+    /// Records the event's row: its signals in the learned state, labelled with its target (nothing
+    /// when the target is not known yet).
+    mutating func collectRow(for event: Event) {
+        guard let label = profile.space.index(of: event.target) else { return }
+        let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
+        rows.append(features: learnedSignals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
+                    maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
+    }
+
+    /// Teaches every component the event (no row).
+    mutating func learn(_ event: Event, memo: ClockMemo? = nil) {
         let time = event.date.timeIntervalSince1970
         let inOrder = time >= usage.lastTime
         profile.update(with: event)
