@@ -55,7 +55,7 @@ public struct BlendConfiguration: Sendable, Hashable {
                 includeLogistic: Bool = true, holdoutShare: Double = 0.2, shortHalfLifeDays: Double = 1,
                 longHalfLifeDays: Double = 14, habitHalfLifeDays: Double = 4, transitionWindowMinutes: Double = 30,
                 weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 20,
-                rowHalfLife: Double? = 50, fineTimeKernels: Int = 96, fineTimeConcentration: Double = 128,
+                rowHalfLife: Double? = 50, fineTimeKernels: Int = 96, fineTimeConcentration: Double = 512,
                 routineHalfLifeDays: Double = 30, staleTransitionHours: Double = 8, overnightTransitionHours: Double = 24,
                 validationShare: Double = 0.3, guardMinimumRows: Int = 20) {
         self.profile = profile
