@@ -93,17 +93,23 @@ extension ProfileModel: ExplainableModel {
     // MARK: What the reasons say, from the data
 
     /// The habit's own time near the moment: the middle half (quartiles, to 5 minutes) of the
-    /// target's uses within 90 minutes of the moment's time of day, on the user's clock, when
-    /// there are at least 3; nil otherwise (then no time-of-day reason is given).
+    /// target's uses within 90 minutes of the moment's time of day, on the user's clock, in the
+    /// `habitWindowDays` before the moment when there are at least 3 there (a habit that moved is
+    /// described where it is now), else in the whole history when there are at least 3; nil otherwise
+    /// (then no time-of-day reason is given).
     func habitWindow(of target: TargetIndex, near moment: Moment) -> String? {
         let now = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset).minuteOfDay
-        var minutes: [Double] = []
-        for event in log.events where event.target == target && event.time <= moment.date.timeIntervalSince1970 {
+        let end = moment.date.timeIntervalSince1970, recentStart = end - Self.habitWindowDays * 86_400
+        var minutes: [Double] = [], recentMinutes: [Double] = []
+        for event in log.events where event.target == target && event.time <= end {
             let minute = encoder.clock.read(event.date, writtenOffset: event.utcOffset).minuteOfDay
             var delta = minute - now
             if delta > 720 { delta -= 1440 } else if delta < -720 { delta += 1440 }
-            if abs(delta) <= 90 { minutes.append(now + delta) }
+            guard abs(delta) <= 90 else { continue }
+            minutes.append(now + delta)
+            if event.time >= recentStart { recentMinutes.append(now + delta) }
         }
+        if recentMinutes.count >= 3 { minutes = recentMinutes }
         guard minutes.count >= 3 else { return nil }
         minutes.sort()
         func quantile(_ q: Double) -> Double { minutes[Int((Double(minutes.count - 1) * q).rounded())] }
@@ -115,6 +121,9 @@ extension ProfileModel: ExplainableModel {
         let (low, high) = (text(quantile(0.25), .down), text(quantile(0.75), .up))
         return low == high ? "around \(low)" : "\(low)-\(high)"
     }
+
+    /// Days of recent history that describe a habit's time when they hold enough of its uses (`habitWindow`).
+    static let habitWindowDays = 14.0
 
     /// Uses of `target` in the `days` before `date` (counts included); with `moment`, only those
     /// within 90 minutes of its time of day on the user's clock.
