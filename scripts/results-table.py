@@ -18,6 +18,8 @@ import sys
 
 BASELINES = ["mfu", "mru", "markov", "hour-of-day", "frecency"]
 METRICS = ["hit@1", "hit@4", "mrr"]
+# Logs with fewer test events than this are judged within one standard error (see load_log).
+SMALL_LOG = 100
 LOG_ORDER = ["android-online", "android-static", "knowledgec-10.13", "knowledgec-10.14", "sim-sequential", "sim-aggregated", "sim-aggregated-rows",
              "sim-aggregated-week", "sim-aggregated-week-rows"]
 
@@ -45,11 +47,19 @@ def load_log(directory, name):
         candidates = [(models[m][metric], m) for m in BASELINES if m in models]
         value, model = max(candidates, key=lambda pair: (pair[0], -BASELINES.index(pair[1])))
         best[metric] = {"model": model, "value": value}
+    events = any_report["events"]
     holds = {metric: models[default][metric] >= best[metric]["value"] for metric in METRICS}
+    # A log with fewer than SMALL_LOG test events is judged within one standard error of the best
+    # baseline's figure: sqrt(p (1 - p) / n) for a hit rate (binomial); for mrr, whose values lie in
+    # [0, 1], the same expression is the largest standard error its mean can have (an upper bound).
+    standard_errors = None
+    if events < SMALL_LOG:
+        standard_errors = {metric: (best[metric]["value"] * (1 - best[metric]["value"]) / max(1, events)) ** 0.5 for metric in METRICS}
+        holds = {metric: models[default][metric] >= best[metric]["value"] - standard_errors[metric] for metric in METRICS}
     return {
-        "events": any_report["events"], "users": any_report["users"], "training_events": any_report["training_events"],
+        "events": events, "users": any_report["users"], "training_events": any_report["training_events"],
         "online": any_report["online"], "default_model": default, "models": models,
-        "best_baseline": best, "default_at_least_best_baseline": holds,
+        "best_baseline": best, "default_at_least_best_baseline": holds, "standard_errors": standard_errors,
     }
 
 
@@ -68,7 +78,9 @@ def markdown(result):
         f"({result['seconds']} s on {result['machine']}); do not edit by hand. "
         "Each cell is hit@1 / hit@4 / mrr on the log's test donations (docs/FORMATS.md, evaluation contract). "
         "The best baseline is the best of " + ", ".join(f"`{m}`" for m in BASELINES) + " on each metric; "
-        f"the last three columns say whether the default model (`{default}`) is >= it.",
+        f"the last three columns say whether the default model (`{default}`) is >= it; on a log with fewer than {SMALL_LOG} test "
+        "donations, whether it is within one standard error (SE) of it, marked (1 SE): sqrt(p (1 - p) / n) of the baseline's "
+        "figure p over the n test donations (binomial for hit@k; for mrr, the largest SE a mean of values in [0, 1] can have).",
         "",
         "| log | train / test events | users | " + " | ".join(f"**{m}**" if m == default else m for m in model_names)
         + " | best baseline | " + " | ".join(f"{default} >= best {metric}" for metric in METRICS) + " |",
@@ -80,7 +92,11 @@ def markdown(result):
             scores = log["models"].get(model)
             cells.append("" if scores is None else " / ".join(fixed(scores[metric]) for metric in METRICS))
         best = " / ".join(f"{fixed(log['best_baseline'][metric]['value'])} ({log['best_baseline'][metric]['model']})" for metric in METRICS)
-        verdicts = ["YES" if log["default_at_least_best_baseline"][metric] else "**NO**" for metric in METRICS]
+        errors = log.get("standard_errors")
+        if errors:
+            best += " (SE " + " / ".join(fixed(errors[metric]) for metric in METRICS) + ")"
+        verdicts = [("YES" if log["default_at_least_best_baseline"][metric] else "**NO**") + (" (1 SE)" if errors else "")
+                    for metric in METRICS]
         lines.append(f"| {name}{' (online)' if log['online'] and 'online' not in name else ''} | {log['training_events']} / {log['events']} | {log['users']} | "
                      + " | ".join(cells) + f" | {best} | " + " | ".join(verdicts) + " |")
     holds = sum(all(log["default_at_least_best_baseline"].values()) for log in logs.values())
