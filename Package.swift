@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .library(
             name: "Proactive",
-            targets: ["LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
+            targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
@@ -59,6 +59,9 @@ let package = Package(
             name: "ProactiveEngine",
             dependencies: ["ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra"]
         ),
+
+        // `import Proactive`: the one module an app imports (it re-exports the engine and its value types).
+        .target(name: "Proactive", dependencies: ["ProactiveCore", "ProactiveEngine", "ProactiveRanking", "ProactiveStore"]),
 
         // MARK: Surfaces
         .target(
