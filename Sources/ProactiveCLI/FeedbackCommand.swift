@@ -117,7 +117,7 @@ struct FeedbackCommand: ParsableCommand {
             } catch {
                 throw ValidationError(error.reason)
             }
-            try FeedbackCommand.record([event], user: user, offset: offset, declarations: declarationStore, donations: donations)
+            try FeedbackCommand.record([event], user: user, offset: offset, engine: Engine(database: database))
         }
     }
 
@@ -160,9 +160,7 @@ struct FeedbackCommand: ParsableCommand {
                     throw CommandFailure(description: "\(file):\(index + 1): \(error)")
                 }
             }
-            let database = try storeOptions.openDatabase()
-            try FeedbackCommand.record(events, user: user, offset: 0, declarations: SQLiteDeclarationStore(database: database),
-                       donations: SQLiteDonationStore(database: database))
+            try FeedbackCommand.record(events, user: user, offset: 0, engine: storeOptions.openEngine())
         }
     }
 
@@ -188,10 +186,9 @@ struct FeedbackCommand: ParsableCommand {
     /// Stores events, and every tap's donation, printing each. A tap's
     /// donation already stored (the same feedback recorded again) is not stored twice.
     /// While recording is paused nothing is stored (feedback is refused like donations).
-    static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
-                       donations: SQLiteDonationStore) throws {
-        try RecordingPolicy.requireRecording(declarations.database)
-        for recorded in try Engine(database: declarations.database).recordFeedback(events, user: user, utcOffset: offset) {
+    static func record(_ events: [FeedbackEvent], user: String, offset: Int, engine: Engine) throws {
+        try RecordingPolicy.requireRecording(engine.database)
+        for recorded in try engine.recordFeedback(events, user: user, utcOffset: offset) {
             print(FeedbackCodec.encode(recorded.event, utcOffset: offset))
             if let donation = recorded.donation {
                 print((recorded.donationStored ? "donated " : "already stored ") + DonationLineCodec.encode(donation))

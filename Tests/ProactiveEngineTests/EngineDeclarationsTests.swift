@@ -1,0 +1,90 @@
+import Foundation
+import ProactiveCore
+import ProactiveRanking
+import ProactiveStore
+import Testing
+@testable import ProactiveEngine
+
+/// Intent definitions, relevant shortcuts and widget timelines, all through the Engine (what an app that embeds the library calls).
+@Suite("Engine declarations")
+struct EngineDeclarationsTests {
+    static let weather = "com.example.weather"
+    static let coffee = "com.example.coffee"
+    static let day0 = Date(timeIntervalSince1970: 1_795_564_800)  // 2026-11-25T00:00:00Z, a Wednesday
+
+    static let definitions = [
+        IntentDefinition(app: weather, name: "CheckWeatherIntent",
+                         parameters: [ParameterDefinition(name: "location", type: .entity(type: "City"))],
+                         combinations: [ParameterCombination(parameters: ["location"], summary: "Weather in ${location}")],
+                         widgetKind: "forecast"),
+        IntentDefinition(app: coffee, name: "OrderCoffeeIntent", parameters: [ParameterDefinition(name: "item", type: .string)],
+                         combinations: [ParameterCombination(parameters: ["item"], summary: "Order a ${item}")], widgetKind: "order"),
+    ]
+
+    static func at(_ day: Int, _ hour: Int, _ minute: Int) -> Date {
+        day0.addingTimeInterval(Double(day * 86_400 + hour * 3_600 + minute * 60))
+    }
+
+    // MARK: Definitions
+
+    @Test func definitionsReplaceTheAppsTheyNameAndNoOther() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        #expect(try engine.storeDefinitions(Self.definitions) == [Self.weather, Self.coffee])
+        let renamed = IntentDefinition(app: Self.coffee, name: "OrderDrinkIntent", parameters: [ParameterDefinition(name: "item", type: .string)])
+        #expect(try engine.storeDefinitions([renamed]) == [Self.coffee])
+        #expect(try engine.storedDefinitions().map(\.name).sorted() == ["CheckWeatherIntent", "OrderDrinkIntent"])
+        #expect(try engine.removeDefinitions(app: Self.coffee) == 1)
+        #expect(try engine.removeDefinitions(app: Self.coffee) == 0)
+        #expect(try engine.definitions().definitions.map(\.app) == [Self.weather])
+    }
+
+    @Test func badDefinitionsStoreNothing() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        #expect(throws: EngineError(.invalidRequest, "no intent definition to store")) { try engine.storeDefinitions([]) }
+        #expect(throws: StoreError.self) { try engine.storeDefinitions(Self.definitions + [Self.definitions[0]]) }
+        let migratesItself = IntentDefinition(app: Self.weather, name: "WeatherIntent", migratesFrom: "CheckWeatherIntent")
+        #expect(throws: DefinitionError.self) { try engine.storeDefinitions(Self.definitions + [migratesItself]) }
+        let asApp = Engine(database: engine.database, access: .app(Self.coffee))
+        #expect(throws: StoreError.self) { try asApp.storeDefinitions([Self.definitions[1]]) }
+        #expect(try engine.storedDefinitions().isEmpty)
+    }
+
+    // MARK: Shortcuts and timelines
+
+    @Test func shortcutsReplaceTheAppsSetAndSayWhatTheyReplaced() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let widget = WidgetID(app: Self.coffee, kind: "order")
+        let window = RelevanceProvider.date(start: Self.at(0, 9, 0), end: Self.at(0, 10, 0))
+        let two = RelevantShortcutSet(app: Self.coffee, shortcuts: [RelevantShortcut(widget: widget, providers: [window]),
+                                                                     RelevantShortcut(widget: widget, role: .information, providers: [window])],
+                                      declaredAt: Self.at(0, 8, 0))
+        #expect(try engine.declareShortcuts(two, user: "me") == nil)
+        let one = RelevantShortcutSet(app: Self.coffee, shortcuts: [RelevantShortcut(widget: widget, providers: [window])], declaredAt: Self.at(0, 8, 30))
+        #expect(try engine.declareShortcuts(one, user: "me") == 2)
+        let (declarations, _) = try engine.declarations(user: "me")
+        #expect(declarations.shortcuts.sets[Self.coffee]?.shortcuts.count == 1)
+        // Another app may not declare the coffee app's shortcuts.
+        let asWeather = Engine(database: engine.database, access: .app(Self.weather))
+        #expect(throws: StoreError.self) { try asWeather.declareShortcuts(two, user: "me") }
+        #expect(try engine.declarations(user: "me").0.shortcuts.sets[Self.coffee]?.shortcuts.count == 1)
+    }
+
+    @Test func timelinesAreStoredAllOrNothingForTheActingApp() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let order = try WidgetTimeline(widget: WidgetID(app: Self.coffee, kind: "order"),
+                                       entries: [TimelineEntry(date: Self.at(0, 7, 0), score: 10), TimelineEntry(date: Self.at(0, 7, 30), score: 40, duration: 600)])
+        let forecast = try WidgetTimeline(widget: WidgetID(app: Self.weather, kind: "forecast"), entries: [TimelineEntry(date: Self.at(0, 6, 0), score: 5)])
+        let asCoffee = Engine(database: engine.database, access: .app(Self.coffee))
+        #expect(throws: StoreError.self) { try asCoffee.replaceTimelines([order, forecast], user: "me") }
+        #expect(try engine.declarations(user: "me").0.timelines.sorted.isEmpty)
+        try asCoffee.replaceTimelines([order], user: "me")
+        #expect(try engine.declarations(user: "me").0.timelines.sorted.map(\.widget.key) == ["com.example.coffee/order"])
+        // A timeline without entries removes the widget's.
+        try asCoffee.replaceTimelines([try WidgetTimeline(widget: order.widget, entries: [])], user: "me")
+        #expect(try engine.declarations(user: "me").0.timelines.sorted.isEmpty)
+    }
+}
