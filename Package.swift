@@ -106,6 +106,8 @@ let package = Package(
             name: "ProactiveEngineTests",
             dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]
         ),
+        // The README's library example, compiled as printed (only `import Proactive`) and run.
+        .testTarget(name: "ProactiveTests", dependencies: ["Proactive"]),
         .testTarget(
             name: "ProactiveCLITests",
             dependencies: ["ProactiveCLI", "ProactiveEngine", "ProactiveStore", "ProactiveCore"]
