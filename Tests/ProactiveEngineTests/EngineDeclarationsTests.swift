@@ -25,6 +25,19 @@ struct EngineDeclarationsTests {
         day0.addingTimeInterval(Double(day * 86_400 + hour * 3_600 + minute * 60))
     }
 
+    /// Ten mornings of weather at 07:05 (Cupertino) and coffee at 07:40, definitions stored.
+    static func mornings(_ store: TemporaryStore) throws -> Engine {
+        let engine = try store.engine()
+        try engine.storeDefinitions(definitions)
+        for day in 0 ..< 10 {
+            try engine.donate(Donation(user: "me", app: weather, intent: "CheckWeatherIntent",
+                                       parameters: ["location": .entity(id: "sf", display: "San Francisco")], date: at(day, 7, 5), utcOffset: 0))
+            try engine.donate(Donation(user: "me", app: coffee, intent: "OrderCoffeeIntent", parameters: ["item": .string("latte")],
+                                       date: at(day, 7, 40), utcOffset: 0))
+        }
+        return engine
+    }
+
     // MARK: Definitions
 
     @Test func definitionsReplaceTheAppsTheyNameAndNoOther() throws {
@@ -86,5 +99,32 @@ struct EngineDeclarationsTests {
         // A timeline without entries removes the widget's.
         try asCoffee.replaceTimelines([try WidgetTimeline(widget: order.widget, entries: [])], user: "me")
         #expect(try engine.declarations(user: "me").0.timelines.sorted.isEmpty)
+    }
+
+    /// docs/FORMATS.md once wrote an entity parameter as a bare string: the widget it declared
+    /// and the one the user's donations configure (the entity with its display) must be one
+    /// candidate, not two with one key.
+    @Test func aBareStringEntityNamesTheDonatedWidget() throws {
+        let store = try TemporaryStore()
+        let engine = try Self.mornings(store)
+        let bare = try WidgetTimeline.decodeOne("""
+            {"app": "com.example.weather", "widgetKind": "forecast",
+             "configuration": {"intent": "CheckWeatherIntent", "parameters": {"location": "sf"}},
+             "entries": [{"date": "2026-12-05T07:00:00Z", "score": 50, "duration": 3600}]}
+            """)
+        try engine.replaceTimelines([bare], user: "me")
+        let decision = try engine.stackDecision(user: "me", widgets: ["weather", "coffee"], at: Self.at(10, 7, 10), utcOffset: 0)
+        let keys = decision.candidates.map(\.widget.key)
+        #expect(keys.count == Set(keys).count, "candidates with one key: \(keys)")
+        #expect(keys.filter { $0.hasPrefix("com.example.weather/forecast") } == ["com.example.weather/forecast[CheckWeatherIntent(location=sf)]"])
+    }
+}
+
+extension WidgetTimeline {
+    /// The one timeline of a `timeline set` file.
+    static func decodeOne(_ text: String) throws -> WidgetTimeline {
+        let timelines = try WidgetTimelineCodec.decode(text)
+        guard timelines.count == 1 else { throw EngineError(.invalidRequest, "\(timelines.count) timelines") }
+        return timelines[0]
     }
 }
