@@ -5,7 +5,8 @@ import ProactiveStore
 import Testing
 @testable import ProactiveEngine
 
-/// Intent definitions, relevant shortcuts and widget timelines, all through the Engine (what an app that embeds the library calls).
+/// Intent definitions, relevant shortcuts, widget timelines and the Smart Stack's widget names,
+/// all through the Engine (what an app that embeds the library calls).
 @Suite("Engine declarations")
 struct EngineDeclarationsTests {
     static let weather = "com.example.weather"
@@ -117,6 +118,35 @@ struct EngineDeclarationsTests {
         let keys = decision.candidates.map(\.widget.key)
         #expect(keys.count == Set(keys).count, "candidates with one key: \(keys)")
         #expect(keys.filter { $0.hasPrefix("com.example.weather/forecast") } == ["com.example.weather/forecast[CheckWeatherIntent(location=sf)]"])
+    }
+
+    // MARK: Stack names
+
+    @Test func aWidgetWhoseDonationsWereDeletedIsSkippedWithAReason() throws {
+        let store = try TemporaryStore()
+        let engine = try Self.mornings(store)
+        try engine.train(user: "me")
+        #expect(try engine.delete(.matching(DonationFilter(app: Self.coffee))) == 10)
+        let decision = try engine.stackDecision(user: "me", widgets: ["weather", "coffee"], at: Self.at(10, 7, 10), utcOffset: 0)
+        #expect(decision.top.app == Self.weather)
+        #expect(decision.skipped.count == 1)
+        #expect(decision.skipped.first?.hasPrefix("coffee (com.example.coffee/order) skipped: user me has no donation") == true)
+        // Only skipped widgets: nothing to show, and the error says why.
+        #expect(throws: EngineError.self) { try engine.stackDecision(user: "me", widgets: ["coffee"], at: Self.at(10, 7, 10), utcOffset: 0) }
+    }
+
+    @Test func anUnknownWidgetIsRefusedInLibraryTerms() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try engine.donate(Donation(user: "me", app: Self.coffee, intent: "OrderCoffeeIntent", date: Self.at(0, 7, 40), utcOffset: 0))
+        do {
+            _ = try engine.stackDecision(user: "me", widgets: ["coffee"], at: Self.at(1, 7, 0), utcOffset: 0)
+            Issue.record("a stack of unknown widgets was decided")
+        } catch let error as EngineError {
+            #expect(error.code == .invalidRequest)
+            #expect(error.description.contains("no widget named \"coffee\""))
+            #expect(!error.description.contains("--"), "a library error names no command-line option: \(error)")
+        }
     }
 }
 
