@@ -31,7 +31,7 @@ extension Engine {
         }
         let latest = try states.recentDonations(ofUser: user, atOrBefore: date, limit: 1).last
             ?? states.recentDonations(ofUser: user, atOrBefore: .distantFuture, limit: 1).last
-        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured; `proactive users timezone set` sets one)") }
+        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured)") }
         let written = Timestamp.format(secondsSince1970: 0, utcOffsetSeconds: offset)
         let hours = offset == 0 ? "" : String(written.suffix(6))   // "+05:30", "-08:00"; 0 is written "Z"
         return (offset, "UTC\(hours), the offset of the user's latest donation (no zone configured)")
