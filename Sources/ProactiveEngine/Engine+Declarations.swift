@@ -18,7 +18,11 @@ import ProactiveStore
 ///                      combinations: [ParameterCombination(parameters: ["item"], summary: "Order a ${item}")],
 ///                      widgetKind: "order"),
 /// ])
-/// try engine.replaceTimelines([WidgetTimeline(widget: WidgetID(app: "com.example.coffee", kind: "order"),
+/// let order = WidgetID(app: "com.example.coffee", kind: "order")
+/// try engine.declareShortcuts(RelevantShortcutSet(app: "com.example.coffee",
+///                                                 shortcuts: [RelevantShortcut(widget: order, providers: [.date(start: start, end: start + 1_800)])],
+///                                                 declaredAt: Date()), user: "me")
+/// try engine.replaceTimelines([WidgetTimeline(widget: order,
 ///                                             entries: [TimelineEntry(date: start, score: 50, duration: 1_800)])],
 ///                             user: "me")
 /// ```

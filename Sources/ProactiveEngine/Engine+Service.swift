@@ -141,6 +141,16 @@ extension Engine {
 
     /// Records the user's feedback events (owner only, as `feedback add` and
     /// `feedback import`); a tap is also stored as a donation of what it ran.
+    /// `utcOffset` (seconds east of UTC) is the offset stored dates are written in.
+    ///
+    /// ```swift
+    /// let notNow = try FeedbackEvent.make(date: Date(), kind: .dismiss,
+    ///                                     scope: .widget(WidgetID(app: "com.example.coffee", kind: "order")))
+    /// try engine.recordFeedback([notNow], user: "me", utcOffset: 0)
+    /// ```
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; `StoreError(.recordingPaused)`
+    ///   while recording is paused (nothing is stored).
+    @discardableResult
     public func recordFeedback(_ events: [FeedbackEvent], user: String, utcOffset: Int) throws -> [RecordedFeedback] {
         try access.requireAdministrator(to: "record feedback")
         try SQLiteDeclarationStore(database: database).appendFeedback(events.map { event in
