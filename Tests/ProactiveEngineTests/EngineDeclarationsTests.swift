@@ -148,6 +148,36 @@ struct EngineDeclarationsTests {
             #expect(!error.description.contains("--"), "a library error names no command-line option: \(error)")
         }
     }
+
+    // MARK: Feedback
+
+    @Test func feedbackNamesWhatItIsAboutAsAPersonWould() throws {
+        let store = try TemporaryStore()
+        let engine = try Self.mornings(store)
+        let latte = "com.example.coffee:OrderCoffeeIntent(item=latte)"
+        let tap = try engine.feedbackEvent(user: "me", kind: .tap, about: .target(latte), at: Self.at(10, 7, 41))
+        #expect(tap.scope == .target(TargetKey(rawValue: latte)) && tap.app == Self.coffee)
+        #expect(tap.action == WidgetConfiguration(intent: "OrderCoffeeIntent", parameters: ["item": .string("latte")]))
+        let notNow = try engine.feedbackEvent(user: "me", kind: .dismiss, about: .widget("weather"), at: Self.at(10, 7, 6))
+        #expect(notNow.scope.description.hasPrefix("widget:com.example.weather/forecast[CheckWeatherIntent(location=sf)]"))
+        let never = try engine.feedbackEvent(user: "me", kind: .never, about: .app("com.example.news"), context: ["focus": "work"],
+                                             at: Self.at(10, 8, 0))
+        #expect(never.app == "com.example.news" && never.context == ["focus": "work"])
+        // A tap is recorded and donates what it ran.
+        let recorded = try engine.recordFeedback([tap, notNow, never], user: "me", utcOffset: 0)
+        #expect(recorded.map(\.donationStored) == [true, false, false])
+        #expect(try engine.declarations(user: "me").1.count == 3)
+    }
+
+    @Test func feedbackAboutSomethingUnknownIsRefused() throws {
+        let store = try TemporaryStore()
+        let engine = try Self.mornings(store)
+        #expect(throws: EngineError(.invalidRequest, "user me has no target com.example.coffee:OrderTeaIntent")) {
+            try engine.feedbackEvent(user: "me", kind: .tap, about: .target("com.example.coffee:OrderTeaIntent"), at: Self.at(10, 7, 0))
+        }
+        #expect(throws: EngineError.self) { try engine.feedbackEvent(user: "me", kind: .dismiss, about: .widget("nosuch"), at: Self.at(10, 7, 0)) }
+        #expect(throws: FeedbackError.self) { try engine.feedbackEvent(user: "me", kind: .dismiss, about: .app(Self.coffee), at: Self.at(10, 7, 0)) }
+    }
 }
 
 extension WidgetTimeline {
