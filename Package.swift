@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .library(
             name: "Proactive",
-            targets: ["LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
+            targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
@@ -60,6 +60,9 @@ let package = Package(
             dependencies: ["ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra"]
         ),
 
+        // `import Proactive`: the one module an app imports (it re-exports the engine and its value types).
+        .target(name: "Proactive", dependencies: ["ProactiveCore", "ProactiveEngine", "ProactiveRanking", "ProactiveStore"]),
+
         // MARK: Surfaces
         .target(
             name: "ProactiveService",
@@ -103,6 +106,8 @@ let package = Package(
             name: "ProactiveEngineTests",
             dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]
         ),
+        // The README's library example, compiled as printed (only `import Proactive`) and run.
+        .testTarget(name: "ProactiveTests", dependencies: ["Proactive"]),
         .testTarget(
             name: "ProactiveCLITests",
             dependencies: ["ProactiveCLI", "ProactiveEngine", "ProactiveStore", "ProactiveCore"]

@@ -448,4 +448,30 @@ bash -c 'source "$1"; COMP_WORDS=(proactive stack --sv); COMP_CWORD=2; COMP_LINE
 echo "== Focus filters, people and migration (scripts/focus-demo.sh)"
 bash scripts/focus-demo.sh "$P" >/dev/null
 
+echo "== the README's live-model example runs as printed and shows what its comments say"
+mkdir -p "$WORK/readme" && ln -s "$PWD/datasets" "$WORK/readme/datasets"
+# The block after the live-example marker, continuation lines joined, one command a line.
+awk '/<!-- live-example/ { found = 1; next } found && /^```sh/ { inside = 1; next } inside && /^```/ { exit } inside' README.md \
+  | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' > "$WORK/readme/commands.txt"
+[ "$(grep -c '^proactive ' "$WORK/readme/commands.txt")" = 7 ] || fail "README live example: $(cat "$WORK/readme/commands.txt")"
+(
+  cd "$WORK/readme"
+  n=0
+  while IFS= read -r line; do
+    n=$((n + 1))
+    case "$line" in
+      export\ *) eval "$line" ;;
+      proactive\ *) eval "\"\$P\" ${line#proactive }" > "out.$n.txt" 2>/dev/null || fail "README live example: $line" ;;
+    esac
+  done < commands.txt
+  # suggest before the donation, suggest after it, predict after it.
+  head -1 out.5.txt | grep -q "^1\. Weather in Cupertino" || fail "README: weather is not first before the donation: $(cat out.5.txt)"
+  sed -n 2p out.5.txt | grep -q "^2\. Order a large iced latte" || fail "README: the iced latte is not second: $(cat out.5.txt)"
+  head -1 out.7.txt | grep -q "^1\. Order a large iced latte" || fail "README: the donation was not learned: $(cat out.7.txt)"
+  sed -n 2p out.8.txt | grep -q "Order a large iced latte  0\.99[0-9] -- after Weather in Cupertino" \
+    || fail "README: predict does not give the same probability and reason: $(cat out.8.txt)"
+  [ "$(sed -n 's/^1\. Order a large iced latte *\(0\.[0-9]*\).*/\1/p' out.7.txt)" = "$(sed -n 's/^ 1\. Order a large iced latte *\(0\.[0-9]*\).*/\1/p' out.8.txt)" ] \
+    || fail "README: suggest and predict differ: $(cat out.7.txt out.8.txt)"
+)
+
 echo "cli checks: all passed"

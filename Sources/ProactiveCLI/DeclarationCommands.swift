@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -58,15 +59,10 @@ struct ShortcutsCommand: ParsableCommand {
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            try storeOptions.access.require(app: set.app, to: "declare relevant shortcuts for")
-            let store = try storeOptions.openScoped().declarations
-            let previous = try store.shortcutSets(user: user).first { $0.app == set.app }
             let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
-            try store.replaceShortcutSet(StoredShortcutSet(user: user, app: set.app, declaredAt: date,
-                                                           shortcutsJSON: RelevantShortcutCodec.encodeShortcuts(set.shortcuts, utcOffset: offset)))
-            let replaced = previous.map { (try? JSONParser.parse($0.shortcutsJSON)).flatMap { if case let .array(items) = $0 { items.count } else { nil } } ?? 0 } ?? 0
+            let previous = try storeOptions.openEngine(appMode: .scoped).declareShortcuts(set, user: user, utcOffset: offset)
             print("\(set.app): \(set.shortcuts.count) relevant shortcut\(set.shortcuts.count == 1 ? "" : "s") for \(user)"
-                  + (previous == nil ? "" : " (replacing \(replaced))"))
+                  + (previous.map { " (replacing \($0))" } ?? ""))
         }
     }
 
@@ -155,11 +151,8 @@ struct TimelineCommand: ParsableCommand {
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            for timeline in timelines { try storeOptions.access.require(app: timeline.widget.app, to: "replace the widget timelines of") }
-            let store = try storeOptions.openScoped().declarations
+            try storeOptions.openEngine(appMode: .scoped).replaceTimelines(timelines, user: user)
             for timeline in timelines {
-                try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
-                                                         timelineJSON: WidgetTimelineCodec.encode(timeline)))
                 print("\(timeline.widget.key): \(timeline.entries.count) entr\(timeline.entries.count == 1 ? "y" : "ies") for \(user)")
             }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveStore
 
 // MARK: - proactive definitions
@@ -36,10 +37,8 @@ struct DefinitionsCommand: ParsableCommand {
 
         func run() throws {
             let definitions = try loadDefinitions(file).definitions
-            let apps = Set(definitions.map(\.app))
-            guard !apps.isEmpty else { throw CommandFailure(description: "\(file): defines no app") }
-            let store = SQLiteIntentDefinitionStore(database: try storeOptions.openDatabase())
-            try store.replace(with: definitions, apps: apps)
+            guard !definitions.isEmpty else { throw CommandFailure(description: "\(file): defines no app") }
+            let apps = try storeOptions.openEngine().storeDefinitions(definitions)
             print("stored \(definitions.count) intent definitions of \(apps.count) apps from \(file)")
         }
     }
@@ -55,7 +54,7 @@ struct DefinitionsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let definitions = try SQLiteIntentDefinitionStore(database: try storeOptions.openDatabase(.mustExist)).all()
+            let definitions = try storeOptions.openEngine(.mustExist).storedDefinitions()
             if json {
                 print(JSONWriter.string(IntentDefinitionSet.json(definitions)))
                 return
@@ -85,9 +84,7 @@ struct DefinitionsCommand: ParsableCommand {
         var app: String
 
         func run() throws {
-            let store = SQLiteIntentDefinitionStore(database: try storeOptions.openDatabase(.mustExist))
-            let before = try store.all().filter { $0.app == app }.count
-            try store.replace(with: [], apps: [app])
+            let before = try storeOptions.openEngine(.mustExist).removeDefinitions(app: app)
             print("removed \(before) intent definitions of \(app)")
         }
     }

@@ -78,46 +78,25 @@ struct FeedbackCommand: ParsableCommand {
             let kind = FeedbackKind(rawValue: kind)!
             let date = at?.date ?? Date()
             let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
-            let database = try storeOptions.openDatabase()
-            let donations = SQLiteDonationStore(database: database)
-            let declarationStore = SQLiteDeclarationStore(database: database)
             var context: [String: String] = [:]
             for setting in contextValues {
                 let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--context wants KEY=VALUE, found \"\(setting)\"") }
                 context[parts[0]] = parts[1]
             }
-            // What the user's history and the declarations know, to resolve the scope.
-            let resolver = TargetResolver(definitions: try FocusSession(database: database).definitions(file: definitions))
-            let training = TrainingSet(donations: try donations.donations(forUser: user, in: .all), resolver: resolver)
-            let declarations = try DeclarationLoading.declarations(AppScopedDeclarationStore(declarationStore, access: .administrator), user: user)
-            let ranker = Ranker(declarations: declarations, targets: training.targets, resolver: resolver)
-            let scope: FeedbackScope
-            var owner: String?
-            var action: WidgetConfiguration?
-            if let target {
-                let key = TargetKey(rawValue: target)
-                guard let known = ranker.targets[key] else {
-                    throw CommandFailure(description: "--target: user \(user) has no target \(target); `proactive suggest --json` shows target keys")
-                }
-                scope = .target(key)
-                owner = known.app
-                action = WidgetConfiguration(intent: known.intent, parameters: known.parameters)
-            } else if let widget {
-                let catalogue = Swift.Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
-                var uses: [TargetKey: Double] = [:]
-                for event in training.events { uses[event.target, default: 0] += event.weight }
-                scope = .widget(try RankingSession.resolveWidget(widget, in: catalogue, uses: uses, ranker: ranker))
-            } else {
-                scope = .app(app!)
-            }
+            var engine = try storeOptions.openEngine()
+            engine.definitionsOverlay = try loadDefinitions(definitions).definitions
+            engine.skippedStoredData = { printError("warning: \($0)") }
+            let subject: Engine.FeedbackSubject = target.map { .target($0) } ?? widget.map { .widget($0) } ?? .app(app!)
             let event: FeedbackEvent
             do {
-                event = try FeedbackEvent.make(date: date, kind: kind, scope: scope, app: owner, context: context, action: kind == .tap ? action : nil)
-            } catch {
+                event = try engine.feedbackEvent(user: user, kind: kind, about: subject, context: context, at: date)
+            } catch let error as FeedbackError {
                 throw ValidationError(error.reason)
+            } catch let error as EngineError where target != nil && error.code == .invalidRequest {
+                throw CommandFailure(description: "--target: \(error); `proactive suggest --json` shows target keys")
             }
-            try FeedbackCommand.record([event], user: user, offset: offset, declarations: declarationStore, donations: donations)
+            try FeedbackCommand.record([event], user: user, offset: offset, engine: engine)
         }
     }
 
@@ -160,9 +139,7 @@ struct FeedbackCommand: ParsableCommand {
                     throw CommandFailure(description: "\(file):\(index + 1): \(error)")
                 }
             }
-            let database = try storeOptions.openDatabase()
-            try FeedbackCommand.record(events, user: user, offset: 0, declarations: SQLiteDeclarationStore(database: database),
-                       donations: SQLiteDonationStore(database: database))
+            try FeedbackCommand.record(events, user: user, offset: 0, engine: storeOptions.openEngine())
         }
     }
 
@@ -188,10 +165,9 @@ struct FeedbackCommand: ParsableCommand {
     /// Stores events, and every tap's donation, printing each. A tap's
     /// donation already stored (the same feedback recorded again) is not stored twice.
     /// While recording is paused nothing is stored (feedback is refused like donations).
-    static func record(_ events: [FeedbackEvent], user: String, offset: Int, declarations: SQLiteDeclarationStore,
-                       donations: SQLiteDonationStore) throws {
-        try RecordingPolicy.requireRecording(declarations.database)
-        for recorded in try Engine(database: declarations.database).recordFeedback(events, user: user, utcOffset: offset) {
+    static func record(_ events: [FeedbackEvent], user: String, offset: Int, engine: Engine) throws {
+        try RecordingPolicy.requireRecording(engine.database)
+        for recorded in try engine.recordFeedback(events, user: user, utcOffset: offset) {
             print(FeedbackCodec.encode(recorded.event, utcOffset: offset))
             if let donation = recorded.donation {
                 print((recorded.donationStored ? "donated " : "already stored ") + DonationLineCodec.encode(donation))

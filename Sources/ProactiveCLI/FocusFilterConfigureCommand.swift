@@ -56,7 +56,8 @@ struct FocusFilterConfigureCommand: ParsableCommand {
         do { configured = try engine.configureFocusFilter(app: app, focus: focus, set: texts, unset: unset) } catch let error as FocusError {
             throw error.failure()
         } catch let error as EngineError {
-            throw CommandFailure(description: error.description)
+            let hint = error.description.hasSuffix("has not declared a Focus filter") ? " (proactive focus filter define --app \(app) FILE)" : ""
+            throw CommandFailure(description: error.description + hint)
         }
         print("\(app) in \(configured.focus): \(configured.display.primary)")
         print("  \(configured.display.secondary)")

@@ -112,6 +112,11 @@ struct MomentOptions: ParsableArguments {
         return (parsed.date, clock.offset, clock.description)
     }
 
+    /// `clock: ...` for standard error, with the command that configures a zone when none is.
+    static func clockLine(_ clock: String) -> String {
+        "clock: \(clock)" + (clock.contains("no zone configured") ? "; `proactive users timezone set USER ZONE` sets one" : "")
+    }
+
     /// `2026-11-20T07:30` or `2026-11-20T07:30:00`: a wall time without an offset.
     static func isLocal(_ text: String) -> Bool {
         text.count >= 16 && text.count <= 19 && text.dropFirst(10).first == "T"

@@ -70,7 +70,7 @@ struct PredictCommand: ParsableCommand {
         for note in prediction.notes { printError("note: \(note)") }
         let contextText = context.isEmpty ? "" : " (" + context.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")"
         print("Top \(prediction.rows.count) for \(prediction.user) at \(when)\(contextText), model \(prediction.model):")
-        printError("clock: \(clock)")
+        printError(MomentOptions.clockLine(clock))
         for (position, row) in prediction.rows.enumerated() {
             let why = row.reasons.isEmpty ? "" : " -- " + row.reasons.joined(separator: ", ")
             print(String(format: "%2d. %@  %.3f%@", position + 1, row.summary, row.probability, why))

@@ -46,11 +46,17 @@ extension Proactive {
             return ExitCode.success.rawValue
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = fullMessage(for: error) + hint(for: error)
             if !message.isEmpty {
                 if code == .success { Output.write(message + "\n") } else { Output.writeError(message + "\n") }
             }
             return code.rawValue
         }
+    }
+
+    /// The command to run about a library error, which states the problem in the library's terms ("" when none).
+    static func hint(for error: any Error) -> String {
+        guard let error = error as? StoreError, error.code == .recordingPaused, !error.message.contains("pause off") else { return "" }
+        return " (proactive pause off resumes)"
     }
 }

@@ -98,12 +98,15 @@ struct StackCommand: ParsableCommand {
         let end = localMidnight(days + 1, offsetAt)
         let context = try MomentOptions.parseContext(contextValues)
         let ranker = session.ranker(dayStart: start, utcOffset: offsetAt(start), context: context)
-        let catalogue = session.widgetCatalogue(ranker)
-        var stackWidgets: [WidgetID] = []
-        for name in widgets.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let widget = try session.resolveWidget(name, in: catalogue, ranker: ranker)
-            guard !stackWidgets.contains(widget) else { throw ValidationError("--widgets names \(widget.displayName) twice") }
-            stackWidgets.append(widget)
+        let names = widgets.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let stackWidgets: [WidgetID]
+        do {
+            let resolved = try session.stackWidgets(names, in: session.widgetCatalogue(ranker), ranker: ranker)
+            for note in resolved.skipped { printError("note: \(note)") }
+            stackWidgets = resolved.widgets
+        } catch let error as EngineError where error.code == .invalidRequest {
+            throw ValidationError("--widgets: \(error)" + (error.description.hasPrefix("no widget named")
+                ? "\n(`proactive definitions add FILE` stores the apps' widget kinds; --definitions FILE uses a file for this command)" : ""))
         }
         let stack = SmartStack(widgets: stackWidgets, settings: StackSettings(smartRotate: !noRotate, widgetSuggestions: !noSuggestions,
                                                                               developerMode: developer))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveService
 import ProactiveStore
 
@@ -72,6 +73,11 @@ struct StoreOptions: ParsableArguments {
     /// Opens the donation store (administrative mode only).
     func openDonations(_ mode: ProactiveDatabase.OpenMode = .createIfMissing) throws -> SQLiteDonationStore {
         SQLiteDonationStore(database: try openDatabase(mode))
+    }
+
+    /// The engine on the store, acting as the acting party (see `openDatabase` for `appMode`).
+    func openEngine(_ mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> Engine {
+        Engine(database: try openDatabase(mode, appMode: appMode), access: access)
     }
 
     /// The stores as the acting party sees them (app mode: only its own data).

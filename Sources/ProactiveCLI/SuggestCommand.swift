@@ -53,7 +53,7 @@ struct SuggestCommand: ParsableCommand {
             return
         }
         for note in result.notes { printError("note: \(note)") }
-        printError("clock: \(clock)")
+        printError(MomentOptions.clockLine(clock))
         if let focus = result.moment.context["focus"], try moment.context()["focus"] == nil {
             printError("focus: \(focus) (on at that moment by the Focus schedules or a manual change; --context focus=NAME overrides)")
         }

@@ -19,7 +19,8 @@ public struct Donation: Sendable, Hashable {
     public var parameters: [String: ParameterValue]
     /// The instant of the donation.
     public var date: Date
-    /// Offset from UTC (seconds east) the date was written in; `nil` when the
+    /// Offset from UTC the date was written in, in seconds east of UTC (-28_800 is
+    /// UTC-08:00, 19_800 is UTC+05:30); `nil` when the
     /// log gave Unix seconds. Local clock features use it unless the user has
     /// a configured time zone.
     public var utcOffset: Int?

@@ -5,9 +5,13 @@
 /// JSON form (docs/FORMATS.md): a string, a number, a boolean, or an entity
 /// `{"id": ..., "display": ...}`. Dates and enum cases travel as strings.
 public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
+    /// Text; also how dates (ISO 8601 text) and enum cases travel. JSON: a string.
     case string(String)
+    /// A whole number. JSON: a number without a fraction or exponent.
     case int(Int64)
+    /// A number with a fraction. JSON: any other number.
     case double(Double)
+    /// JSON: `true` or `false`.
     case bool(Bool)
     /// An app entity: a stable identifier plus an optional display string.
     /// Entities compare by `id` when deciding whether donations are the same target.

@@ -60,7 +60,7 @@ extension Engine {
         do { focusName = try FocusName.validated(focus) } catch { throw EngineError(.invalidRequest, error.reason) }
         var engine = try focusFilters()
         guard let filter = engine.filter(app: app) else {
-            throw EngineError(.invalidRequest, "\(app) has not declared a Focus filter (proactive focus filter define --app \(app) FILE)")
+            throw EngineError(.invalidRequest, "\(app) has not declared a Focus filter")
         }
         var values: [String: ParameterValue] = [:]
         var removed = unset

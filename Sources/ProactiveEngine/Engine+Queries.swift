@@ -31,7 +31,7 @@ extension Engine {
         }
         let latest = try states.recentDonations(ofUser: user, atOrBefore: date, limit: 1).last
             ?? states.recentDonations(ofUser: user, atOrBefore: .distantFuture, limit: 1).last
-        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured; `proactive users timezone set` sets one)") }
+        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured)") }
         let written = Timestamp.format(secondsSince1970: 0, utcOffsetSeconds: offset)
         let hours = offset == 0 ? "" : String(written.suffix(6))   // "+05:30", "-08:00"; 0 is written "Z"
         return (offset, "UTC\(hours), the offset of the user's latest donation (no zone configured)")
@@ -40,6 +40,12 @@ extension Engine {
     // MARK: Predict
 
     /// The top `k` targets at a moment with their probabilities and reasons.
+    /// - Parameters:
+    ///   - date: the instant asked about.
+    ///   - utcOffset: the caller's clock at `date`, in seconds east of UTC (-28_800 is UTC-08:00); the
+    ///     user's configured zone wins over it, and without either the offset of the user's latest donation is used.
+    ///   - context: flat context (`focus`, `place`, any key); the Focus is filled from the timeline when absent.
+    /// - Throws: `EngineError(.noDonations)` when the user has none.
     public func predict(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
                         model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> Prediction {
         let live = try liveModel(user: user, choice, now: now)
@@ -62,6 +68,8 @@ extension Engine {
 
     /// The Siri-style suggestions at a moment: model probabilities fused with
     /// the apps' declarations, the user's feedback and the Focus filters.
+    /// `utcOffset` and `context` as in `predict`; `developerMode` lists every candidate with its score.
+    /// - Throws: `EngineError(.noDonations)` when the user has none.
     public func suggest(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
                         developerMode: Bool = false, model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> SuggestionResult {
         let session = try rankingSession(user: user, choice, now: now)
@@ -188,8 +196,13 @@ extension Engine {
 public struct Prediction: Sendable {
     public struct Row: Sendable {
         public var target: TargetKey
+        /// The target as a person reads it: the definition's summary ("Order a latte"), else the intent and its parameters.
         public var summary: String
+        /// P(target | the user acts now), 0...1; the rows of one prediction sum to at most 1.
         public var probability: Double
+        /// Up to three reasons the model ranks the target here, strongest first, each a phrase for a
+        /// person such as "usually 07:00-08:00", "on weekdays", "when focus=work" or "after Order a
+        /// latte" (`Reason.text`); empty for a model that cannot explain itself.
         public var reasons: [String]
     }
 

@@ -141,6 +141,16 @@ extension Engine {
 
     /// Records the user's feedback events (owner only, as `feedback add` and
     /// `feedback import`); a tap is also stored as a donation of what it ran.
+    /// `utcOffset` (seconds east of UTC) is the offset stored dates are written in.
+    ///
+    /// ```swift
+    /// let notNow = try FeedbackEvent.make(date: Date(), kind: .dismiss,
+    ///                                     scope: .widget(WidgetID(app: "com.example.coffee", kind: "order")))
+    /// try engine.recordFeedback([notNow], user: "me", utcOffset: 0)
+    /// ```
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; `StoreError(.recordingPaused)`
+    ///   while recording is paused (nothing is stored).
+    @discardableResult
     public func recordFeedback(_ events: [FeedbackEvent], user: String, utcOffset: Int) throws -> [RecordedFeedback] {
         try access.requireAdministrator(to: "record feedback")
         try SQLiteDeclarationStore(database: database).appendFeedback(events.map { event in
@@ -153,6 +163,50 @@ extension Engine {
             }
             let result = try donations.append(donation, duplicates: .skip)
             return RecordedFeedback(event: event, donation: donation, donationStored: result.inserted == 1)
+        }
+    }
+
+    /// What a piece of feedback is about, as a person names it.
+    public enum FeedbackSubject: Sendable, Hashable {
+        /// A target key (`Suggestion.target`, `Prediction.Row.target`) the user's donations or the declarations know.
+        case target(String)
+        /// A widget by name, read as `stackDecision` reads names (`RankingSession.resolveWidget`).
+        case widget(String)
+        /// A whole app (`never` and `undoNever` only).
+        case app(String)
+    }
+
+    /// The event for the user's feedback about `subject` at `date`, ready for `recordFeedback`.
+    /// A tap on a target also carries the target as the action it ran (so recording it donates it).
+    ///
+    /// ```swift
+    /// let never = try engine.feedbackEvent(user: "me", kind: .never, about: .app("com.example.news"),
+    ///                                      context: ["focus": "work"], at: Date())
+    /// try engine.recordFeedback([never], user: "me", utcOffset: 0)
+    /// ```
+    /// - Throws: `EngineError(.invalidRequest)` for a target the user's history and the declarations
+    ///   do not know, or a widget name none answers to; `FeedbackError` when the kind does not fit
+    ///   the subject (a dismissal of a whole app).
+    public func feedbackEvent(user: String, kind: FeedbackKind, about subject: FeedbackSubject, context: [String: String] = [:],
+                              at date: Date) throws -> FeedbackEvent {
+        let resolver = TargetResolver(definitions: try definitions())
+        let training = TrainingSet(donations: try donations.donations(forUser: user, in: .all), resolver: resolver)
+        let (declarations, _) = try declarations(user: user)
+        let ranker = Ranker(declarations: declarations, targets: training.targets, resolver: resolver)
+        switch subject {
+        case let .target(text):
+            let key = TargetKey(rawValue: text)
+            guard let known = ranker.targets[key] else { throw EngineError(.invalidRequest, "user \(user) has no target \(text)") }
+            return try FeedbackEvent.make(date: date, kind: kind, scope: .target(key), app: known.app, context: context,
+                                          action: kind == .tap ? WidgetConfiguration(intent: known.intent, parameters: known.parameters) : nil)
+        case let .widget(name):
+            var uses: [TargetKey: Double] = [:]
+            for event in training.events { uses[event.target, default: 0] += event.weight }
+            let catalogue = Set(ranker.suggestibleWidgets + declarations.widgets).sorted()
+            let widget = try RankingSession.resolveWidget(name, in: catalogue, uses: uses, ranker: ranker)
+            return try FeedbackEvent.make(date: date, kind: kind, scope: .widget(widget), context: context)
+        case let .app(app):
+            return try FeedbackEvent.make(date: date, kind: kind, scope: .app(app), context: context)
         }
     }
 }

@@ -12,23 +12,20 @@ extension RankingSession {
     /// - Parameters:
     ///   - widgets: the stack, top first, by name (see `resolveWidget`).
     ///   - state: what the previous decision left (rotation, insertions); updated.
-    /// - Throws: `EngineError.invalidRequest` for a widget name nobody declared, or a name given twice.
+    /// - Returns: the decision; a named widget that nothing configures any more (its donations
+    ///   were deleted) is left out and explained in `skipped` (see `stackWidgets`).
+    /// - Throws: `EngineError.invalidRequest` for a widget name nobody declared or defined, or a name given twice.
     public func stackDecision(widgets names: [String], at date: Date, utcOffset: Int? = nil, context: [String: String] = [:],
                               settings: StackSettings = StackSettings(), state: inout StackState) throws -> StackDecision {
         let moment = try engine.moment(for: live, at: date, utcOffset: utcOffset, context: context)
         let offset = moment.utcOffset ?? 0
         let ranker = ranker(dayStart: dayStart(containing: date, utcOffset: offset), utcOffset: offset, context: moment.context)
-        let catalogue = widgetCatalogue(ranker)
-        var widgets: [WidgetID] = []
-        for name in names {
-            let widget = try resolveWidget(name, in: catalogue, ranker: ranker)
-            guard !widgets.contains(widget) else { throw EngineError(.invalidRequest, "the stack names \(widget.displayName) twice") }
-            widgets.append(widget)
-        }
-        guard !widgets.isEmpty else { throw EngineError(.invalidRequest, "a stack needs at least one widget") }
-        return SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
-                                                     distribution: ActiveNowModel(live.model).distribution(at: moment), moment: moment,
-                                                     state: &state)
+        let (widgets, skipped) = try stackWidgets(names, in: widgetCatalogue(ranker), ranker: ranker)
+        var decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
+                                                             distribution: ActiveNowModel(live.model).distribution(at: moment), moment: moment,
+                                                             state: &state)
+        decision.skipped = skipped
+        return decision
     }
 }
 

@@ -85,7 +85,8 @@ public struct RankingSession: Sendable {
         guard !matches.isEmpty else {
             let known = catalogue.map(\.key).joined(separator: "\n  ")
             throw EngineError(.invalidRequest, "no widget named \"\(name)\"; known widgets:\n  "
-                              + (known.isEmpty ? "(none: declare shortcuts or timelines, or pass --definitions)" : known))
+                              + (known.isEmpty ? "(none: no intent definition with a widget kind matches the user's donations, "
+                                 + "and no relevant shortcut or timeline is declared)" : known))
         }
         let apps = Set(matches.map(\.app))
         guard apps.count == 1 else {
@@ -94,6 +95,48 @@ public struct RankingSession: Sendable {
         }
         func count(_ widget: WidgetID) -> Double { ranker.configurationTarget(of: widget).flatMap { uses[$0] } ?? 0 }
         return matches.min { count($0) != count($1) ? count($0) > count($1) : $0 < $1 }!
+    }
+
+    /// A stack's widgets from their names, top first (each as `resolveWidget` reads it).
+    /// A name that no widget of the catalogue answers to, but that names a widget kind an app's
+    /// intent definitions declare (the user's donations of that intent were deleted, or never
+    /// made, so no configuration of it is known, and no declaration names it), is skipped: the
+    /// stack goes on without it and `skipped` says why, one sentence per name.
+    /// - Throws: `EngineError(.invalidRequest)` for a name neither the catalogue nor the
+    ///   definitions know, a name that matches widgets of several apps, a widget named twice,
+    ///   or when no widget is left.
+    public func stackWidgets(_ names: [String], in catalogue: [WidgetID], ranker: Ranker) throws -> (widgets: [WidgetID], skipped: [String]) {
+        var widgets: [WidgetID] = []
+        var skipped: [String] = []
+        for name in names {
+            let widget: WidgetID
+            do { widget = try resolveWidget(name, in: catalogue, ranker: ranker) } catch {
+                guard let kind = definedWidgetWithoutConfiguration(name) else { throw error }
+                skipped.append("\(name) (\(kind.app)/\(kind.kind)) skipped: user \(user) has no donation of the intent that "
+                               + "configures it (deleted, or never donated) and no app declares it")
+                continue
+            }
+            guard !widgets.contains(widget) else { throw EngineError(.invalidRequest, "the stack names \(widget.displayName) twice") }
+            widgets.append(widget)
+        }
+        guard !widgets.isEmpty else {
+            throw EngineError(.invalidRequest, skipped.isEmpty ? "a stack needs at least one widget"
+                              : "no widget of the stack can be shown: " + skipped.joined(separator: "; "))
+        }
+        return (widgets, skipped)
+    }
+
+    /// The widget kind an intent definition declares that `name` designates (as `resolveWidget`
+    /// matches names), when exactly one app's definitions have one.
+    func definedWidgetWithoutConfiguration(_ name: String) -> WidgetID? {
+        let defined = Set(live.resolver.definitions.definitions.compactMap { definition in
+            definition.widgetKind.map { WidgetID(app: definition.app, kind: $0) }
+        })
+        var matches = defined.filter { $0.matches(name: name) }
+        if matches.isEmpty {
+            matches = defined.filter { $0.app.split(separator: ".").last.map { $0.lowercased() == name.lowercased() } ?? false }
+        }
+        return Set(matches.map(\.app)).count == 1 ? matches.min() : nil
     }
 
     /// The user's events from shortly before `start` to `end` (a played day's history).

@@ -54,7 +54,7 @@ public struct APIError: Error, Sendable, Equatable {
             switch error.code {
             case .accessDenied: return APIError(.forbidden, "forbidden", error.message)
             case .duplicateIdentifier, .duplicateDonation: return APIError(.conflict, "duplicate", error.message)
-            case .recordingPaused: return APIError(.conflict, "recording_paused", error.message)
+            case .recordingPaused: return APIError(.conflict, "recording_paused", error.message + " (the device owner resumes it)")
             case .invalidDonation, .invalidRequest: return APIError(.badRequest, "invalid_request", error.message)
             case .busy: return APIError(.serviceUnavailable, "busy", error.message)
             default: return APIError(.internalServerError, "store", error.message)

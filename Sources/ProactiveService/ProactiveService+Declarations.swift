@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -22,10 +23,7 @@ extension ProactiveService {
         guard set.app == app else {
             throw APIError.badRequest("the body declares \(set.app)'s shortcuts, the path \(app)'s", field: "app")
         }
-        try context.access.require(app: app, to: "declare relevant shortcuts for")
-        let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: context.access)
-        try store.replaceShortcutSet(StoredShortcutSet(user: user, app: app, declaredAt: date,
-                                                       shortcutsJSON: RelevantShortcutCodec.encodeShortcuts(set.shortcuts)))
+        try engine(context).declareShortcuts(set, user: user)
         inputs.invalidate()
         return Response.json(.object([("app", .string(app)), ("user", .string(user)), ("shortcuts", .int(set.shortcuts.count))]))
     }
@@ -39,12 +37,7 @@ extension ProactiveService {
         do { timelines = try WidgetTimelineCodec.decode(text) } catch {
             throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)
         }
-        for timeline in timelines { try context.access.require(app: timeline.widget.app, to: "replace the widget timelines of") }
-        let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: context.access)
-        for timeline in timelines {
-            try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
-                                                     timelineJSON: WidgetTimelineCodec.encode(timeline)))
-        }
+        try engine(context).replaceTimelines(timelines, user: user)
         inputs.invalidate()
         return Response.json(.object([
             ("user", .string(user)),

@@ -47,15 +47,10 @@ extension ProactiveService {
         let offset = moment.utcOffset ?? 0
         let ranker = session.ranker(dayStart: session.dayStart(containing: question.date, utcOffset: offset), utcOffset: offset,
                                     context: question.context)
-        let catalogue = session.widgetCatalogue(ranker)
-        var widgets: [WidgetID] = []
-        for name in names {
-            let widget: WidgetID
-            do { widget = try session.resolveWidget(name, in: catalogue, ranker: ranker) } catch {
-                throw APIError.badRequest("\(error)", field: "widgets")
-            }
-            guard !widgets.contains(widget) else { throw APIError.badRequest("\(widget.displayName) is named twice", field: "widgets") }
-            widgets.append(widget)
+        let widgets: [WidgetID], skipped: [String]
+        do { (widgets, skipped) = try session.stackWidgets(names, in: session.widgetCatalogue(ranker), ranker: ranker) } catch {
+            let hint = "\(error)".hasPrefix("no widget named") ? " (GET /v1/definitions lists the stored widget kinds)" : ""
+            throw APIError.badRequest("\(error)\(hint)", field: "widgets")
         }
         var state = StackState()
         let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
@@ -69,6 +64,7 @@ extension ProactiveService {
             ("top", .string(decision.top.displayName)), ("app", .string(decision.top.app)), ("reason", .string(decision.reason.rawValue)),
             ("score", .number(decision.topScore, integer: nil)), ("why", .string(why(decision.topSignals))),
             ("inserted", .array(decision.inserted.map { .string($0.widget.displayName) })),
+            ("skipped", .array(skipped.map(JSONValue.string))),
             ("candidates", .array(decision.candidates.map { candidate in
                 .object([("widget", .string(candidate.widget.displayName)), ("app", .string(candidate.widget.app)),
                          ("score", .number(candidate.score, integer: nil)),

@@ -133,7 +133,7 @@ public struct ProactiveService: Sendable {
         let now = Date()
         let privacy = SQLitePrivacyStore(database: database)
         if try privacy.isRecordingPaused() {
-            throw APIError(.conflict, "recording_paused", "recording is paused (proactive pause off resumes): nothing was stored")
+            throw APIError(.conflict, "recording_paused", "recording is paused: nothing was stored (the device owner resumes it)")
         }
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let lines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")

@@ -41,8 +41,8 @@ extension CommandTests {
             Case(arguments: ["--day", "2026-13-45"], message: "--day wants a calendar day such as 2026-11-20, found \"2026-13-45\""),
             Case(arguments: ["--day", "2026-11-20T00:00"], message: "--day wants a calendar day"),
             Case(arguments: ["--widgets", ","], message: "--widgets needs at least one widget name"),
-            Case(arguments: ["--widgets", "weather,weather"], message: "--widgets names weather.forecast (Cupertino) twice", status: 64),
-            Case(arguments: ["--widgets", "nosuch"], message: "nosuch", status: 1),
+            Case(arguments: ["--widgets", "weather,weather"], message: "--widgets: the stack names weather.forecast (Cupertino) twice", status: 64),
+            Case(arguments: ["--widgets", "nosuch"], message: "--widgets: no widget named \"nosuch\"", status: 64),
             Case(arguments: ["--context", "a=1", "--context", "a=2"], message: "--context a is given twice"),
             Case(arguments: ["--model", "nosuch"], message: "model \"nosuch\" keeps no live state"),
         ]

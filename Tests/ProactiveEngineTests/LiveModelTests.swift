@@ -49,7 +49,7 @@ struct LiveModelTests {
         try engine.train(user: "me")
         for donation in log.suffix(10) { try engine.donate(donation) }  // a state behind the store
         for hour in [7.5, 12.25, 21.0] {
-            let date = Date(timeIntervalSince1970: 1_795_795_200 + hour * 3600)  // 2026-11-27 (UTC) at `hour`
+            let date = Date(timeIntervalSince1970: 1_795_795_200 + hour * 3600)  // 2026-11-27T16:00:00Z plus `hour` hours
             let prediction = try engine.predict(user: "me", at: date, utcOffset: -8 * 3600, context: ["place": "home"], k: 5)
             let suggestion = try engine.suggest(user: "me", at: date, utcOffset: -8 * 3600, context: ["place": "home"], k: 5)
             let live = try engine.liveModel(user: "me")

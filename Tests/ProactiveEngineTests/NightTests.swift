@@ -17,7 +17,7 @@ struct NightTests {
          {"app":"com.example.coffee","intents":[{"name":"OrderCoffeeIntent","parameters":[{"name":"item","type":"string"}],
            "combinations":[{"parameters":["item"],"summary":"Order a ${item}"}],"widgetKind":"order"}]}]
         """
-    static let day0 = Date(timeIntervalSince1970: 1_795_564_800)  // 2026-11-26T00:00:00Z, a Thursday
+    static let day0 = Date(timeIntervalSince1970: 1_795_564_800)  // 2026-11-25T00:00:00Z, a Wednesday
 
     static func at(_ day: Int, _ hour: Int, _ minute: Int) -> Date {
         day0.addingTimeInterval(Double(day * 86_400 + hour * 3_600 + minute * 60))

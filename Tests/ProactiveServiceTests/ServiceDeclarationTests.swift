@@ -156,6 +156,10 @@ struct ServiceStackTests {
                                                 body: #"{"user": "me", "widgets": ["no-such-widget"]}"#)
             #expect(unknown.status == .badRequest)
             #expect(unknown.json?.string("error", "field") == "widgets")
+            // The error speaks HTTP, not the command line.
+            let message = unknown.json?.string("error", "message") ?? ""
+            #expect(!message.contains("--") && message.contains("GET /v1/definitions"), "\(message)")
+            #expect(answer.json?["skipped"]?.items.isEmpty == true)
             let none = try await client.send(.post, "/v1/stack", credential: fixture.owner, body: #"{"user": "me"}"#)
             #expect(none.json?.string("error", "field") == "widgets")
             #expect(try await client.send(.post, "/v1/stack", credential: fixture.coffee, body: question).status == .forbidden)

@@ -61,6 +61,7 @@ struct ServiceGroupCommitTests {
                                                contentType: "application/x-ndjson")
             #expect(paused.status == .conflict)
             #expect(paused.json?.string("error", "code") == "recording_paused")
+            #expect(paused.json?.string("error", "message")?.contains("proactive") == false)
         }
         #expect(try fixture.storedCount() == 1)
     }

@@ -9,7 +9,7 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    let morning = Date(timeIntervalSince1970: 1_795_705_260)   // 2026-11-20T09:41:00-08:00
+    let morning = Date(timeIntervalSince1970: 1_795_705_260)   // 2026-11-26T07:01:00-08:00
 
     @Test func aNewSetReplacesTheWholePreviousOne() throws {
         let path = directory.file("declarations.sqlite")

@@ -211,7 +211,7 @@ struct PrivacyTests {
         try fixture.privacy.setRecordingPaused(true, at: pausedAt)
         #expect(try fixture.privacy.isRecordingPaused())
         #expect(try fixture.privacy.pausedSince() == pausedAt)
-        let refusal = StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored (proactive pause off resumes)")
+        let refusal = StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
         #expect(throws: refusal) { try fixture.donations.append([sample(identifier: "during")], duplicates: .fail) }
         // Another connection (another process) is refused too, and so is an import.
         let other = try SQLiteDonationStore(path: fixture.path)

@@ -8,6 +8,10 @@ import ProactiveCore
 /// `WidgetConfiguration(intent: "CheckWeatherIntent", parameters: ["location": .entity(id: "cupertino", display: "Cupertino")])`.
 /// When the user donates that same intent with those parameters, predictions of
 /// the donation drive the widget (docs/DOMAIN.md 4.3).
+///
+/// Two configurations are equal when their keys are: the same intent and, per parameter, the
+/// same `keyText` (entities by id, whatever their display; a bare string `"sf"` is the entity
+/// `sf`), so a widget declared one way and configured by donations the other is one widget.
 public struct WidgetConfiguration: Sendable, Hashable {
     public var intent: String
     public var parameters: [String: ParameterValue]
@@ -15,6 +19,23 @@ public struct WidgetConfiguration: Sendable, Hashable {
     public init(intent: String, parameters: [String: ParameterValue] = [:]) {
         self.intent = intent
         self.parameters = parameters
+    }
+
+    public static func == (lhs: WidgetConfiguration, rhs: WidgetConfiguration) -> Bool {
+        lhs.intent == rhs.intent && lhs.parameters.count == rhs.parameters.count
+            && lhs.parameters.allSatisfy { name, value in rhs.parameters[name]?.keyText == value.keyText }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(intent)
+        var parameters = 0  // order-independent: a dictionary's order is not its content
+        for (name, value) in self.parameters {
+            var one = Hasher()
+            one.combine(name)
+            one.combine(value.keyText)
+            parameters ^= one.finalize()
+        }
+        hasher.combine(parameters)
     }
 }
 

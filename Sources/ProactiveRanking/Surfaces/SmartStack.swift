@@ -89,6 +89,9 @@ public struct StackDecision: Sendable, Hashable {
     public var changes: [StackChange]
     /// Every candidate (in the stack and insertable), best first; what developer mode lists.
     public var candidates: [ScoredWidget]
+    /// Widgets named for the stack but left out, one sentence each saying which and why
+    /// (a widget nothing configures any more, see `RankingSession.stackWidgets`).
+    public var skipped: [String] = []
 }
 
 /// What carries over from one step to the next (explicit: the engine keeps no state).

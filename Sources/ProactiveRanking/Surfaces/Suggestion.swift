@@ -19,7 +19,7 @@ public struct Suggestion: Sendable, Hashable {
     public var signals: RelevanceSignals
     /// The configuration the score was fused with (its weights order the reasons).
     public var configuration: FusionConfiguration
-    /// The offset local times in the reason are written in.
+    /// The offset local times in the reason are written in, in seconds east of UTC (-28_800 is UTC-08:00).
     public var utcOffset: Int
 
     public init(target: TargetKey, app: String, summary: String, score: Double, signals: RelevanceSignals,
@@ -33,7 +33,10 @@ public struct Suggestion: Sendable, Hashable {
         self.utcOffset = utcOffset
     }
 
-    /// A short reason, strongest contribution first (`RelevanceSignals.why`).
+    /// A short reason for a person, its parts strongest contribution first and separated by "; ":
+    /// the declaration's (a relevance window, a timeline score), the model's probability, the
+    /// user's feedback, with times on the suggestion's clock (`RelevanceSignals.why`). Example:
+    /// `"window 09:30–10:30; predicted 12% now; not now 20 min ago (×0.31)"`. Meant to be shown, not parsed.
     public var why: String { signals.why(configuration, utcOffset: utcOffset) }
 
     /// The JSON object the CLI prints with `--json`.

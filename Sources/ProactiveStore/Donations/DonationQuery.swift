@@ -68,6 +68,13 @@ public struct DonationFilter: Sendable, Hashable {
 
 /// What to delete. Identifier and group deletions always name the acting
 /// app: deleting `"a1"` for app A never touches app B's donation `"a1"`.
+///
+/// ```swift
+/// try engine.delete(.identifiers(["order-42"], app: "com.example.coffee"))   // one donation
+/// try engine.delete(.group("trip-7", app: "com.example.travel"))             // a group
+/// try engine.delete(.matching(DonationFilter(user: "me", dates: DateSpan(end: cutoff))))  // user me's, before cutoff
+/// ```
+/// `Engine.delete` returns how many were deleted; saved models unlearn them at once.
 public enum DonationDeletion: Sendable, Hashable {
     /// The app's donations with these identifiers (`deleteInteractions(with:)`).
     case identifiers([String], app: String)

@@ -63,7 +63,7 @@ public struct SQLitePrivacyStore: Sendable {
     /// of an import already running.
     static func requireRecording(_ db: Database) throws {
         if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true {
-            throw StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored (proactive pause off resumes)")
+            throw StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
         }
     }
 
