@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveRanking
 import ProactiveStore
 
@@ -51,7 +52,9 @@ struct ShortcutsCommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            let date = at?.date ?? Date()
+            let stores = try storeOptions.openScoped()
+            let reading = try at?.read(Engine(database: stores.database, access: stores.access), user: user, flag: "--at")
+            let date = reading?.date ?? Date()
             let set: RelevantShortcutSet
             do {
                 set = try RelevantShortcutCodec.decode(try readTextFile(file), app: app, declaredAt: date)
@@ -59,9 +62,9 @@ struct ShortcutsCommand: ParsableCommand {
                 throw declarationFailure(file, error)
             }
             try storeOptions.access.require(app: set.app, to: "declare relevant shortcuts for")
-            let store = try storeOptions.openScoped().declarations
+            let store = stores.declarations
             let previous = try store.shortcutSets(user: user).first { $0.app == set.app }
-            let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
+            let offset = reading?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
             try store.replaceShortcutSet(StoredShortcutSet(user: user, app: set.app, declaredAt: date,
                                                            shortcutsJSON: RelevantShortcutCodec.encodeShortcuts(set.shortcuts, utcOffset: offset)))
             let replaced = previous.map { (try? JSONParser.parse($0.shortcutsJSON)).flatMap { if case let .array(items) = $0 { items.count } else { nil } } ?? 0 } ?? 0

@@ -76,9 +76,10 @@ struct FeedbackCommand: ParsableCommand {
 
         func run() throws {
             let kind = FeedbackKind(rawValue: kind)!
-            let date = at?.date ?? Date()
-            let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
             let database = try storeOptions.openDatabase()
+            let reading = try at?.read(Engine(database: database), user: user, flag: "--at")
+            let date = reading?.date ?? Date()
+            let offset = reading?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
             let donations = SQLiteDonationStore(database: database)
             let declarationStore = SQLiteDeclarationStore(database: database)
             var context: [String: String] = [:]

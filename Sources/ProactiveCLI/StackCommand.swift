@@ -88,7 +88,7 @@ struct StackCommand: ParsableCommand {
         let engine = try model.engine(storeOptions)
         let session: RankingSession
         do { session = try engine.rankingSession(user: user, model.choice) } catch let error as EngineError where error.code == .noDonations {
-            throw CommandFailure(description: "user \(user) has no donations in \(storeOptions.path)")
+            throw CommandFailure(description: "\(storeOptions.path): \(error.description)")
         }
         for note in session.live.notes { printError("note: \(note)") }
         // Without a zone, the clock is the offset of the user's latest donation before the day.
@@ -101,7 +101,10 @@ struct StackCommand: ParsableCommand {
         let catalogue = session.widgetCatalogue(ranker)
         var stackWidgets: [WidgetID] = []
         for name in widgets.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let widget = try session.resolveWidget(name, in: catalogue, ranker: ranker)
+            let widget: WidgetID
+            do { widget = try session.resolveWidget(name, in: catalogue, ranker: ranker) } catch let error as EngineError where catalogue.isEmpty {
+                throw CommandFailure(description: "\(error.description)\n(here: --definitions FILE, or proactive definitions add FILE)")
+            }
             guard !stackWidgets.contains(widget) else { throw ValidationError("--widgets names \(widget.displayName) twice") }
             stackWidgets.append(widget)
         }

@@ -25,14 +25,30 @@ public enum DonationLineCodec {
         return try result.get()
     }
 
-    /// Decodes one line (without its newline).
+    /// The fields of a donation line, in canonical order.
+    public static let fields = ["user", "app", "intent", "parameters", "date", "identifier", "group", "context", "count"]
+
+    /// What an unknown field is called out as: `paramters: unknown field (did you mean "parameters"?)`.
+    public static func unknownField(_ name: String) -> DonationLineError {
+        let hint = Spelling.suggestion(for: name, among: fields).map { " (did you mean \"\($0)\"?)" } ?? ""
+        return DonationLineError(field: name, reason: "unknown field\(hint)")
+    }
+
+    /// Decodes one line (without its newline); unknown fields are ignored (docs/FORMATS.md).
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DonationLineError) -> Donation {
+        var ignored: [String] = []
+        return try decode(bytes, unknownFields: &ignored)
+    }
+
+    /// Decodes one line (without its newline), appending the names of the fields it ignored
+    /// (not in `fields`) to `unknownFields`, so that a caller can warn about them or refuse them.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, unknownFields: inout [String]) throws(DonationLineError) -> Donation {
         guard bytes.count <= maximumLineBytes else {
             throw DonationLineError(field: nil, reason: "line is \(bytes.count) bytes, longer than the limit of \(maximumLineBytes)")
         }
         let json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch { throw DonationLineError(field: nil, reason: error.description) }
-        let donation = try decode(json)
+        let donation = try decode(json, unknownFields: &unknownFields)
         // What is accepted must export as a line that is accepted again. The
         // canonical form is never more than 5 times the input (numbers: `1e15`
         // is written `1000000000000000.0`) plus the defaulted `user` and a
@@ -49,7 +65,14 @@ public enum DonationLineCodec {
     /// Lines up to `maximumLineBytes / canonicalExpansionBound` bytes cannot have a canonical form over the limit.
     static let canonicalExpansionBound = 8
 
+    /// Decodes a donation object; unknown fields are ignored (docs/FORMATS.md).
     public static func decode(_ json: JSONValue) throws(DonationLineError) -> Donation {
+        var ignored: [String] = []
+        return try decode(json, unknownFields: &ignored)
+    }
+
+    /// Decodes a donation object, appending the names of the fields it ignored to `unknownFields`.
+    public static func decode(_ json: JSONValue, unknownFields: inout [String]) throws(DonationLineError) -> Donation {
         guard case let .object(members) = json else {
             throw DonationLineError(field: nil, reason: "a donation must be a JSON object, found \(json.kindName)")
         }
@@ -123,7 +146,7 @@ public enum DonationLineCodec {
                 guard integer <= maximumCount else { throw DonationLineError(field: key, reason: "\(integer) is too large (at most \(maximumCount))") }
                 count = Int(integer)
             default:
-                continue  // unknown fields are allowed (docs/FORMATS.md: new optional fields are compatible)
+                unknownFields.append(key)  // allowed (docs/FORMATS.md: new optional fields are compatible); the caller may warn
             }
         }
         guard let app else { throw DonationLineError(field: "app", reason: "missing (required)") }

@@ -85,7 +85,7 @@ public struct RankingSession: Sendable {
         guard !matches.isEmpty else {
             let known = catalogue.map(\.key).joined(separator: "\n  ")
             throw EngineError(.invalidRequest, "no widget named \"\(name)\"; known widgets:\n  "
-                              + (known.isEmpty ? "(none: declare shortcuts or timelines, or pass --definitions)" : known))
+                              + (known.isEmpty ? "(none: declare shortcuts or timelines, or store intent definitions that say which intents configure widgets)" : known))
         }
         let apps = Set(matches.map(\.app))
         guard apps.count == 1 else {
