@@ -55,7 +55,7 @@ public struct DonationImporter {
     /// - Throws: `StoreError` when the file cannot be read or the store fails.
     ///   Bad lines are not errors: they are in the summary.
     public func importJSONLines(path: String) throws(StoreError) -> ImportSummary {
-        let decoder = BackgroundLineDecoder(path: path)
+        let decoder = BackgroundLineDecoder(path: path, refusingUnknownFields: options.strict)
         defer { decoder.stop() }
         return try run(source: path, totalBytes: LineReader.regularFileSize(path: path)) { session in
             while let chunk = try decoder.next() {
@@ -64,7 +64,9 @@ public struct DonationImporter {
                     switch line {
                     case .blank: session.skipEmptyLine()
                     case let .rejected(error): try session.reject(line: chunk.firstLine + offset, error)
-                    case let .record(record): try session.add(record)
+                    case let .record(record, unknown):
+                        for name in unknown { session.noteUnknownField(name, line: chunk.firstLine + offset) }
+                        try session.add(record)
                     case let .refused(error): throw error
                     }
                 }

@@ -106,6 +106,11 @@ public final class ImportSession {
         if batch.count >= options.batchSize { try flush() }
     }
 
+    /// Counts a field a stored line carried that the format does not define (ignored, not stored).
+    public func noteUnknownField(_ name: String, line: Int) {
+        summary.unknownFields[name, default: ImportSummary.UnknownField(source: source, firstLine: line)].lines += 1
+    }
+
     /// Records a bad line as `SOURCE:LINE: field: reason`.
     /// - Throws: in strict mode, always (the import of this source stops).
     public func reject(line: Int, _ error: DonationLineError) throws {

@@ -53,6 +53,27 @@ public struct ImportSummary: Sendable, Hashable {
     /// that source was stored.
     public var abortedBy: String?
 
+    /// Fields the format does not define, on lines stored without them (a non-strict import;
+    /// a strict one rejects such a line): per name, how many lines and where first.
+    public var unknownFields: [String: UnknownField] = [:]
+
+    public struct UnknownField: Sendable, Hashable {
+        public var source: String
+        public var firstLine: Int
+        public var lines = 0
+    }
+
+    /// One warning per unknown field: `FILE:LINE: 3 lines have the field "paramters", which the
+    /// format does not define (did you mean "parameters"?); it was not stored`.
+    public var unknownFieldWarnings: [String] {
+        unknownFields.sorted { $0.key < $1.key }.map { name, field in
+            let hint = Spelling.suggestion(for: name, among: DonationLineCodec.fields).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let lines = field.lines == 1 ? "1 line has" : "\(field.lines) lines have"
+            return "\(field.source):\(field.firstLine): \(lines) the field \"\(name)\", which the format does not define\(hint); "
+                + "it was not stored (--strict refuses such lines)"
+        }
+    }
+
     public static let maximumMessages = 1000
 
     public init() {}
@@ -82,6 +103,11 @@ public struct ImportSummary: Sendable, Hashable {
         rejectionsByCategory.merge(other.rejectionsByCategory, uniquingKeysWith: +)
         messages += other.messages.prefix(max(0, Self.maximumMessages - messages.count))
         abortedBy = abortedBy ?? other.abortedBy
+        unknownFields.merge(other.unknownFields) { mine, theirs in
+            var merged = mine
+            merged.lines += theirs.lines
+            return merged
+        }
     }
 
     /// Rejection categories, most frequent first (ties by name).
