@@ -138,7 +138,7 @@ struct ImportCommand: ParsableCommand {
             let summary = try importFile(file, with: importer)
             printer.finish()
             for message in summary.messages { ImportProgressPrinter.writeError(message + "\n") }
-            for warning in summary.unknownFieldWarnings { ImportProgressPrinter.writeError("warning: \(warning)\n") }
+            for warning in summary.unknownFieldWarnings + summary.timeZoneWarnings { ImportProgressPrinter.writeError("warning: \(warning)\n") }
             if summary.unlistedRejections > 0 {
                 ImportProgressPrinter.writeError("\(file): \(summary.unlistedRejections) more rejected lines not listed\n")
             }

@@ -150,7 +150,7 @@ public struct ProactiveService: Sendable {
         }
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let lines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
-        var decoded: [(line: Int, result: Result<Donation, DonationLineError>)] = []
+        var decoded: BodyReading.Numbered = []
         if contentType.hasPrefix("application/json-seq") {
             decoded = BodyReading.records(body)
         } else if lines {
@@ -160,8 +160,10 @@ public struct ProactiveService: Sendable {
             switch json {
             case .object:
                 // One donation: all or nothing, refusals are errors.
-                let donation: Donation
-                do { donation = try BodyReading.donation(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
+                let sent: BodyReading.Sent
+                do { sent = try BodyReading.donation(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
+                let donation = sent.donation
+                try adoptTimeZones([donation.user: sent.timeZone], context)
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
                 answers.drop(users: [stored.user])
@@ -180,19 +182,22 @@ public struct ProactiveService: Sendable {
         // A batch: good lines are kept, each line says how it went (as `import` does).
         // Split by moving each line's donation out (`popLast`) rather than copying it (every field retained).
         var good: [Donation] = []
+        var zones: [String: String?] = [:]  // each user's zone, as the lines state it
         var numbered: [(line: Int, error: DonationLineError?)] = []  // each line: its number, and why it was refused
         good.reserveCapacity(decoded.count)
         numbered.reserveCapacity(decoded.count)
         while let entry = decoded.popLast() {
             switch entry.result {
-            case let .success(donation):
-                good.append(donation)
+            case let .success(sent):
+                if let zone = sent.timeZone { zones[sent.donation.user] = zone }
+                good.append(sent.donation)
                 numbered.append((entry.line, nil))
             case let .failure(error): numbered.append((entry.line, error))
             }
         }
         good.reverse()
         numbered.reverse()
+        try adoptTimeZones(zones, context)
         let prepared = try engine.prepare(batch: good)
         good = []
         let outcomes = try await committer.commit(prepared)
@@ -244,6 +249,18 @@ public struct ProactiveService: Sendable {
         await models.donated(users: users)
         if stored > 0 { try await applyRetention(now: now, after: storedDonations) }
         return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
+    }
+
+    /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
+    /// none (`DonationStore.adoptTimeZone`); only the owner's credential sets a user's zone.
+    func adoptTimeZones(_ zones: [String: String?], _ context: ServiceRequestContext) throws {
+        let stated = zones.compactMapValues { $0 }
+        guard !stated.isEmpty else { return }
+        try context.requireOwner(to: "set a user's time zone (the donation's \"timezone\")")
+        let store = SQLiteDonationStore(database: database)
+        for (user, zone) in stated where try store.adoptTimeZone(zone, forUser: user) == nil {
+            answers.drop(users: [user])
+        }
     }
 
     /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
@@ -473,7 +490,13 @@ enum BodyReading {
     }
 
     /// What `lines` and `records` answer: each line's (record's) number and its donation, or why it was refused.
-    typealias Numbered = [(line: Int, result: Result<Donation, DonationLineError>)]
+    typealias Numbered = [(line: Int, result: Result<Sent, DonationLineError>)]
+
+    /// A donation as sent, with the user's zone its `timezone` states.
+    struct Sent {
+        var donation: Donation
+        var timeZone: String?
+    }
 
     /// JSON Lines: each non-blank line decoded on its own, numbered from 1 (lines are split on
     /// `\n` in the bytes, a trailing `\r` dropped; blank means only spaces and tabs).
@@ -521,22 +544,22 @@ enum BodyReading {
     }
 
     /// One donation from the bytes of a line or record; an unknown field refuses it (`donation(_:)`).
-    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> Result<Donation, DonationLineError> {
+    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> Result<Sent, DonationLineError> {
         Result { () throws(DonationLineError) in
-            var unknown: [String] = []
-            let donation = try DonationLineCodec.decode(UnsafeRawBufferPointer(rebasing: bytes), unknownFields: &unknown)
-            if let name = unknown.first { throw DonationLineCodec.unknownField(name) }
-            return donation
+            var extras = DonationLineCodec.LineExtras()
+            let donation = try DonationLineCodec.decode(UnsafeRawBufferPointer(rebasing: bytes), extras: &extras)
+            if let name = extras.unknownFields.first { throw DonationLineCodec.unknownField(name) }
+            return Sent(donation: donation, timeZone: extras.timeZone)
         }
     }
 
     /// One donation object. The service refuses an unknown field (a misspelled `parameters` would
     /// otherwise be stored without its parameters), naming it and the field it is nearest to.
-    static func donation(_ json: JSONValue) throws(DonationLineError) -> Donation {
-        var unknown: [String] = []
-        let donation = try DonationLineCodec.decode(json, unknownFields: &unknown)
-        if let name = unknown.first { throw DonationLineCodec.unknownField(name) }
-        return donation
+    static func donation(_ json: JSONValue) throws(DonationLineError) -> Sent {
+        var extras = DonationLineCodec.LineExtras()
+        let donation = try DonationLineCodec.decode(json, extras: &extras)
+        if let name = extras.unknownFields.first { throw DonationLineCodec.unknownField(name) }
+        return Sent(donation: donation, timeZone: extras.timeZone)
     }
 
     /// A date field or query parameter: an instant (an offset, `Z` or Unix seconds), or with `user` and

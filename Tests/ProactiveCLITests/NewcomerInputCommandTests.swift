@@ -83,3 +83,35 @@ extension CommandTests {
         }
     }
 }
+
+extension CommandTests.NewcomerInputCommandTests {
+    /// Export -> import keeps users' zones (each line of a user with one says `"timezone"`); the
+    /// round trip stays byte-identical and a re-import stores nothing. A zone the store already has
+    /// for the user is kept, with a warning (issue 29, item 5).
+    @Test func exportImportKeepsUserZones() async throws {
+        let source = try CLIStore()
+        try await source.succeed("import", Sample.donations, "--user-timezone", "me=America/Los_Angeles", "--progress", "none")
+        try await source.succeed("donate", "--user", "nozone", "--app", "com.example.a", "--intent", "open", "--date", "2026-11-20T07:30:00Z")
+        let first = source.directory.appendingPathComponent("first.jsonl").path
+        try await source.succeed("export", "-o", first)
+        let text = try String(contentsOfFile: first, encoding: .utf8)
+        #expect(text.split(separator: "\n").filter { $0.contains(#""user":"me""#) }.allSatisfy { $0.hasSuffix(#","timezone":"America/Los_Angeles"}"#) })
+        #expect(text.split(separator: "\n").filter { $0.contains(#""user":"nozone""#) }.allSatisfy { !$0.contains("timezone") })
+
+        let target = try CLIStore()
+        try await target.succeed("import", first, "--progress", "none")
+        let zones = try await target.succeed("users", "timezone", "show")
+        #expect(zones.output.contains("me: America/Los_Angeles"), "\(zones)")
+        let again = try await target.succeed("import", first, "--progress", "none")
+        #expect(again.error.contains("0 stored"), "\(again)")
+        let second = target.directory.appendingPathComponent("second.jsonl").path
+        try await target.succeed("export", "-o", second)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: second)) == Data(contentsOf: URL(fileURLWithPath: first)))
+
+        let other = try CLIStore()
+        try await other.succeed("users", "timezone", "set", "me", "Europe/Berlin")
+        let kept = try await other.succeed("import", first, "--progress", "none")
+        #expect(kept.error.contains("warning: \(first):1: user me's zone is Europe/Berlin; the America/Los_Angeles the donations state was not taken"),
+                "\(kept)")
+    }
+}

@@ -84,6 +84,20 @@ struct ServiceRefusalTests {
         #expect(try fixture.storedCount() == 0)
     }
 
+    /// A donation's `timezone` (as export writes it) sets the user's zone when none is set; an app may not set it.
+    @Test func aStatedZoneIsTakenFromTheOwner() async throws {
+        let fixture = try ServiceFixture()
+        let line = #"{"user":"me","app":"com.example.coffee","intent":"open","date":"2026-11-20T07:30:00-08:00","timezone":"America/Los_Angeles"}"#
+        try await fixture.test { client async throws in
+            let app = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: line)
+            #expect(app.status == .forbidden, "\(app.text)")
+            let owner = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: line)
+            #expect(owner.status == .created, "\(owner.text)")
+        }
+        #expect(try SQLiteDonationStore(database: fixture.database).timeZone(forUser: "me") == "America/Los_Angeles")
+        #expect(try fixture.storedCount() == 1)
+    }
+
     /// Another method on a known path is a 405 with the path's methods in `Allow`; an unknown path stays a 404.
     @Test func aWrongMethodIs405WithAllow() async throws {
         let fixture = try ServiceFixture()

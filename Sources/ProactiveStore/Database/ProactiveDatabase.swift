@@ -77,10 +77,11 @@ public struct ProactiveDatabase: Sendable {
     /// - Throws: `StoreError` with code `.missingStore`, `.notAProactiveStore`,
     ///   `.newerSchema` or `.database`, naming the path.
     public init(path: String, mode: OpenMode = .createIfMissing) throws(StoreError) {
-        try Self.checkPlace(path)
+        try Self.checkPlace(path, creating: false)
         if mode != .createIfMissing, !FileManager.default.fileExists(atPath: path) {
             throw StoreError(.missingStore, "no store at \(path) (import or donate something first, or pass --store)")
         }
+        try Self.checkPlace(path, creating: true)
         if mode == .readOnly, let reader = try Self.openReadOnly(path: path) {
             self.init(current: reader, path: path)
             return
@@ -93,11 +94,13 @@ public struct ProactiveDatabase: Sendable {
 
     /// Refuses, with the path, a store path that names a directory or lies in a folder that does
     /// not exist (SQLite would say only "disk I/O error" or "unable to open database file").
-    static func checkPlace(_ path: String) throws(StoreError) {
+    /// `creating`: also the folder a new store file goes in.
+    static func checkPlace(_ path: String, creating: Bool) throws(StoreError) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StoreError(.database, "\(path) is a directory, not a store file (give a file path such as \(path)/store.sqlite)")
         }
+        guard creating else { return }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
             throw StoreError(.database, "cannot open the store \(path): the folder \(folder) does not exist")

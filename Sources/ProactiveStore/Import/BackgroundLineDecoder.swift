@@ -6,8 +6,8 @@ import ProactiveCore
 /// One line of a JSON Lines file, decoded and already encoded for the store
 /// (so the writing thread only writes).
 enum DecodedLine: Sendable {
-    /// A donation and the names of the fields it ignored (not in `DonationLineCodec.fields`).
-    case record(DonationRecord, unknownFields: [String])
+    /// A donation and what else its line held (the user's zone, fields the format does not define).
+    case record(DonationRecord, extras: DonationLineCodec.LineExtras)
     case rejected(DonationLineError)
     /// A well-formed donation the store refuses (`DonationRecord.init`);
     /// it stops the import like a store error would.
@@ -124,10 +124,10 @@ final class BackgroundLineDecoder: @unchecked Sendable {
         case let .text(bytes):
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .blank }
             let donation: Donation
-            var unknown: [String] = []
-            do { donation = try DonationLineCodec.decode(bytes, unknownFields: &unknown) } catch { return .rejected(error) }
-            if refusingUnknownFields, let name = unknown.first { return .rejected(DonationLineCodec.unknownField(name)) }
-            do { return .record(try DonationRecord(donation), unknownFields: unknown) } catch { return .refused(error) }
+            var extras = DonationLineCodec.LineExtras()
+            do { donation = try DonationLineCodec.decode(bytes, extras: &extras) } catch { return .rejected(error) }
+            if refusingUnknownFields, let name = extras.unknownFields.first { return .rejected(DonationLineCodec.unknownField(name)) }
+            do { return .record(try DonationRecord(donation), extras: extras) } catch { return .refused(error) }
         }
     }
 

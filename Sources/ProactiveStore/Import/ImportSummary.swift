@@ -53,6 +53,16 @@ public struct ImportSummary: Sendable, Hashable {
     /// that source was stored.
     public var abortedBy: String?
 
+    /// The zone each user's lines state (`timezone`; the first line's), with where it was first stated.
+    public var timeZones: [String: StatedZone] = [:]
+    /// After the import: why a stated zone was not taken (the user has another one configured).
+    public var timeZoneWarnings: [String] = []
+
+    public struct StatedZone: Sendable, Hashable {
+        public var zone: String
+        public var line: Int
+    }
+
     /// Fields the format does not define, on lines stored without them (a non-strict import;
     /// a strict one rejects such a line): per name, how many lines and where first.
     public var unknownFields: [String: UnknownField] = [:]
@@ -103,6 +113,8 @@ public struct ImportSummary: Sendable, Hashable {
         rejectionsByCategory.merge(other.rejectionsByCategory, uniquingKeysWith: +)
         messages += other.messages.prefix(max(0, Self.maximumMessages - messages.count))
         abortedBy = abortedBy ?? other.abortedBy
+        timeZones.merge(other.timeZones) { mine, _ in mine }
+        timeZoneWarnings += other.timeZoneWarnings
         unknownFields.merge(other.unknownFields) { mine, theirs in
             var merged = mine
             merged.lines += theirs.lines
