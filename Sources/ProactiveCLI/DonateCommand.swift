@@ -28,7 +28,8 @@ struct DonateCommand: ParsableCommand {
             policy is applied (proactive retention). With --as-app A, --app must be A.
 
             Example:
-              proactive donate --user u1 --app com.example.coffee --intent OrderCoffeeIntent \\
+              proactive donate --user u1 --app com.example.coffee \\
+                --intent OrderCoffeeIntent \\
                 --param item=latte --param size=large --param shots=2 \\
                 --context focus=work --date 2026-11-20T07:15:00-08:00 --identifier order-1
             """)
