@@ -31,10 +31,28 @@ extension Engine {
         }
         let latest = try states.recentDonations(ofUser: user, atOrBefore: date, limit: 1).last
             ?? states.recentDonations(ofUser: user, atOrBefore: .distantFuture, limit: 1).last
-        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured for the user, and no donations)") }
+        return Self.latestOffsetClock(latest?.utcOffset)
+    }
+
+    /// The clock of a user without a zone whose latest donation has `offset` (nil: none, or Unix seconds).
+    static func latestOffsetClock(_ offset: Int?) -> (offset: Int, description: String) {
+        guard let offset else { return (0, "UTC (no zone configured for the user, and no donations)") }
         let written = Timestamp.format(secondsSince1970: 0, utcOffsetSeconds: offset)
         let hours = offset == 0 ? "" : String(written.suffix(6))   // "+05:30", "-08:00"; 0 is written "Z"
         return (offset, "UTC\(hours), the offset of the user's latest donation (no zone configured)")
+    }
+
+    /// `clock(user:at:)` answered from a held model where it can (its zone; its latest donations when
+    /// the date is after them), else from the store: what a service asks per question, without a read.
+    func clock(of live: LiveModel) -> (Date) throws -> (offset: Int, description: String) {
+        if let zone = live.zone, let name = live.inputs.zoneName { return { (zone.secondsFromGMT(for: $0), name) } }
+        return { date in
+            if let latest = live.latest, let last = latest.last, latest.count <= self.recentLimit,
+               last.date.millisecondsSince1970 <= date.millisecondsSince1970 {
+                return Self.latestOffsetClock(last.utcOffset)
+            }
+            return try self.clock(user: live.user, at: date)
+        }
     }
 
     // MARK: Dates on the user's clock
@@ -80,6 +98,12 @@ extension Engine {
         } else {
             clock = { _ in (0, "UTC (no user given)") }
         }
+        return try Self.read(written, text: text, field: field, clock: clock)
+    }
+
+    /// `written` on `clock`; a wall time the clock skips is refused.
+    static func read(_ written: DateText, text: String, field: String,
+                     clock: (Date) throws -> (offset: Int, description: String)) throws -> ReadDate {
         let (date, exists) = try written.resolve(offsetAt: { try clock($0).offset })
         let reading = try clock(date)
         if !exists, case .wallTime = written {
@@ -99,6 +123,18 @@ extension Engine {
             return ReadDate(date: now, utcOffset: clock.offset, clock: clock.description)
         }
         return try readDate(try Self.parseMoment(text, field: field), text: text, user: user, zoneOverride: zoneOverride, field: field)
+    }
+
+    /// `readMoment(_:user:)` on a held model's clock (`live`'s zone, else the offset of the user's latest
+    /// donation it holds, read from the store only for a moment before them): the same answer, without
+    /// reading the store for most questions.
+    public func readMoment(_ text: String?, live: LiveModel, now: Date = Date(), field: String = "at") throws -> ReadDate {
+        let clock = clock(of: live)
+        guard let text else {
+            let reading = try clock(now)
+            return ReadDate(date: now, utcOffset: reading.offset, clock: reading.description)
+        }
+        return try Self.read(try Self.parseMoment(text, field: field), text: text, field: field, clock: clock)
     }
 
     /// `text` parsed as a question's moment, without reading it on a clock: a bare day is refused.

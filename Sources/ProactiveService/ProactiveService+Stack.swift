@@ -43,7 +43,7 @@ extension ProactiveService {
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
         let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
-        let when = try question.moment(engine)
+        let when = try question.moment(engine, live: live)
         let moment = try engine.moment(for: live, at: when.date, utcOffset: when.utcOffset, context: question.context)
         let offset = moment.utcOffset ?? 0
         let ranker = session.ranker(dayStart: session.dayStart(containing: when.date, utcOffset: offset), utcOffset: offset,

@@ -328,7 +328,7 @@ public struct ProactiveService: Sendable {
         let question = try await Question(request, maxBody: configuration.maxBody)
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
-        let when = try question.moment(engine)
+        let when = try question.moment(engine, live: live)
         let prediction = try engine.predict(live, at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k)
         let offset = prediction.moment.utcOffset ?? 0
         return Response.json(.object([
@@ -353,7 +353,7 @@ public struct ProactiveService: Sendable {
         let (live, version) = try await models.question(user: question.user)
         let engine = engine(context)
         let (inputs, stamp) = try inputs.stampedInputs(user: live.user, engine: engine)
-        let when = try question.moment(engine)
+        let when = try question.moment(engine, live: live)
         // The same question about the same model and inputs: the same answer (`SuggestionAnswers`).
         let key = SuggestionAnswers.Key(model: version, inputs: stamp, milliseconds: when.date.millisecondsSince1970,
                                         utcOffset: when.utcOffset, context: question.context, k: question.k, developer: question.developer)
@@ -446,9 +446,9 @@ struct Question {
         }
     }
 
-    /// The moment on the user's clock (`Engine.readMoment`).
-    func moment(_ engine: Engine, now: Date = Date()) throws -> Engine.ReadDate {
-        do { return try engine.readMoment(at, user: user, now: now) } catch let error as DonationLineError {
+    /// The moment on the user's clock (`Engine.readMoment`), read from the held model `live`.
+    func moment(_ engine: Engine, live: LiveModel, now: Date = Date()) throws -> Engine.ReadDate {
+        do { return try engine.readMoment(at, live: live, now: now) } catch let error as DonationLineError {
             throw APIError.badRequest(error.reason, field: "at")
         }
     }

@@ -47,4 +47,20 @@ struct UserClockTests {
         // The local time without an offset is the same instant on that clock.
         #expect(try engine.readMoment("2026-11-20T07:30", user: "me") == pacific)
     }
+
+    /// A held model's clock (what the service reads per question) is the store's: with and without a
+    /// zone, for moments after the donations it holds and before them.
+    @Test func aHeldModelsClockIsTheStores() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        for donation in try sampleLog() { try engine.donate(donation) }
+        for zone in [nil, "Asia/Tokyo"] {
+            try engine.donations.setTimeZone(zone, forUser: "me")
+            let live = try engine.liveModel(user: "me")
+            for text in ["2026-11-20T07:30:00-08:00", "2026-11-20T07:30", "2027-01-04T09:00", "2027-01-04T09:00:00Z", nil] {
+                let now = Date(timeIntervalSince1970: 1_800_000_000)
+                #expect(try engine.readMoment(text, live: live, now: now) == engine.readMoment(text, user: "me", now: now), "\(zone ?? "-") \(text ?? "now")")
+            }
+        }
+    }
 }
