@@ -163,7 +163,7 @@ public struct ProactiveService: Sendable {
                 let sent: BodyReading.Sent
                 do { sent = try BodyReading.donation(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
                 let donation = sent.donation
-                try adoptTimeZones([donation.user: sent.timeZone], context)
+                try await adoptTimeZones([donation.user: sent.timeZone], context)
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
                 answers.drop(users: [stored.user])
@@ -197,7 +197,7 @@ public struct ProactiveService: Sendable {
         }
         good.reverse()
         numbered.reverse()
-        try adoptTimeZones(zones, context)
+        try await adoptTimeZones(zones, context)
         let prepared = try engine.prepare(batch: good)
         good = []
         let outcomes = try await committer.commit(prepared)
@@ -253,14 +253,19 @@ public struct ProactiveService: Sendable {
 
     /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
     /// none (`DonationStore.adoptTimeZone`); only the owner's credential sets a user's zone.
-    func adoptTimeZones(_ zones: [String: String?], _ context: ServiceRequestContext) throws {
+    /// A zone newly set drops the held models (they read the user's clock at load; rare: once per user).
+    func adoptTimeZones(_ zones: [String: String?], _ context: ServiceRequestContext) async throws {
         let stated = zones.compactMapValues { $0 }
         guard !stated.isEmpty else { return }
         try context.requireOwner(to: "set a user's time zone (the donation's \"timezone\")")
         let store = SQLiteDonationStore(database: database)
-        for (user, zone) in stated where try store.adoptTimeZone(zone, forUser: user) == nil {
+        var changed = false
+        for (user, zone) in stated where try store.timeZone(forUser: user) == nil {
+            _ = try store.adoptTimeZone(zone, forUser: user)
             answers.drop(users: [user])
+            changed = true
         }
+        if changed { await models.dropAll() }
     }
 
     /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due

@@ -91,11 +91,19 @@ struct ServiceRefusalTests {
         try await fixture.test { client async throws in
             let app = try await client.send(.post, "/v1/donations", credential: fixture.coffee, body: line)
             #expect(app.status == .forbidden, "\(app.text)")
+            try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                  contentType: "application/x-ndjson")
+            let question = #"{"user": "me", "at": "2026-11-20T07:30:00-08:00"}"#
+            let before = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question)
+            #expect(before.json?.string("clock")?.hasPrefix("UTC-08:00") == true, "\(before.text)")
             let owner = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: line)
             #expect(owner.status == .created, "\(owner.text)")
+            // The held model now reads the user's zone.
+            let after = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: question)
+            #expect(after.json?.string("clock") == "America/Los_Angeles", "\(after.text)")
         }
         #expect(try SQLiteDonationStore(database: fixture.database).timeZone(forUser: "me") == "America/Los_Angeles")
-        #expect(try fixture.storedCount() == 1)
+        #expect(try fixture.storedCount() == 284)
     }
 
     /// Another method on a known path is a 405 with the path's methods in `Allow`; an unknown path stays a 404.
