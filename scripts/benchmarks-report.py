@@ -7,13 +7,18 @@ OUTDIR holds: machine.json, suite/*.histogram.samples.tsv (ordo-one/benchmark's
 histogramSamples export: every recorded value of every metric), ingest.json (release CLI under /usr/bin/time -v), peer/engine.json
 and peer/python.json (scripts/compare-python.sh), profile-*.txt (callgrind
 summaries) and commands.txt. Nothing here is typed in by hand: every number
-comes from those files.
+comes from those files, except the section "Notes measured outside this report" (each note with its
+command and date), which is copied unchanged from the BENCHMARKS.md being replaced (KEEP_FROM,
+default BENCHMARKS.md beside this script's folder).
 """
 
 import glob
 import json
 import os
 import sys
+
+
+NOTES_HEADING = "## Notes measured outside this report"
 
 
 def load(path, default=None):
@@ -590,7 +595,23 @@ class Report:
         self.serve_wide_table()
         self.profiles()
         self.structure()
+        self.kept_notes()
         return "\n".join(self.lines) + "\n"
+
+    def kept_notes(self):
+        """Copies the hand-written section, with its own commands and dates, from the file being replaced."""
+        path = os.environ.get("KEEP_FROM", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "BENCHMARKS.md"))
+        lines = open(path).read().split("\n") if os.path.exists(path) else []
+        start = next((i for i, line in enumerate(lines) if line == NOTES_HEADING), None)
+        if start is None:
+            return
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        while self.lines and not self.lines[-1].strip():
+            self.lines.pop()
+        self.emit()
+        self.lines.extend(line for line in lines[start:end])
+        while self.lines and not self.lines[-1].strip():
+            self.lines.pop()
 
 
 def splice_serve(report, path):

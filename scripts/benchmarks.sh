@@ -184,5 +184,7 @@ json.dump({
     "note": os.environ.get("BENCH_NOTE", ""),
 }, open(path, "w"), indent=2)
 EOF
-python3 scripts/benchmarks-report.py "$out" > BENCHMARKS.md
+# Written beside the old report first: the new one copies the old one's hand-written notes section.
+python3 scripts/benchmarks-report.py "$out" > "$out/report.new"
+cp "$out/report.new" BENCHMARKS.md
 log "wrote BENCHMARKS.md"
