@@ -7,6 +7,8 @@
 2. Help examples paste: every command's example lines read the same at 80
    columns as at 1000 (ArgumentParser wraps long discussion lines, and a
    wrapped command line breaks when pasted).
+3. README.md's command table (the rows after `| task | commands |`) names
+   every command `proactive --help` lists.
 
 Usage: scripts/check-docs.py path/to/proactive
 """
@@ -75,6 +77,20 @@ def example_lines(help_text):
     return lines
 
 
+def check_command_table(top_level):
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        lines = handle.read().split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith("| task | commands |")), None)
+    if start is None:
+        problems.append("README.md: no command table (a row `| task | commands |`)")
+        return
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    table = "\n".join(lines[start:end])
+    for name in top_level:
+        if not re.search(r"`" + re.escape(name) + r"[ `\\]", table):
+            problems.append(f"README.md: the command table does not name `{name}` (proactive --help lists it)")
+
+
 def main():
     binary = sys.argv[1]
     for path in tracked_files():
@@ -91,6 +107,8 @@ def main():
             wrapped = [line for line in example_lines(narrow) if line not in example_lines(wide)]
             problems.append(f"{name} --help: an example line is wrapped at 80 columns: {wrapped[:2]}")
         checked += 1
+        if not command:
+            check_command_table([sub for sub in subcommands(wide) if sub != "help"])
         for sub in subcommands(wide):
             child = command + [sub]
             if sub != "help" and tuple(child) not in seen:
