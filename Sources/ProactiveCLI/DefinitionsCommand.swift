@@ -14,7 +14,7 @@ struct DefinitionsCommand: ParsableCommand {
         abstract: "Store and list the apps' intent definitions (parameters, supported combinations, summaries).",
         discussion: """
             A definitions file is what an app ships: its intents, their typed parameters and \
-            supported parameter combinations (see the README). `add` validates the file and replaces \
+            supported parameter combinations (docs/FORMATS.md). `add` validates the file and replaces \
             the stored definitions of every app the file names; other apps are untouched.
 
             Examples:

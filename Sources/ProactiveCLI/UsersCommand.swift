@@ -18,9 +18,9 @@ struct UsersTimeZoneCommand: ParsableCommand {
         commandName: "timezone",
         abstract: "Show, set or clear the IANA time zone a user's clock is read in.",
         discussion: """
-            A user's local clock (time of day, weekday) decides what the models learn and how --at without \\
-            an offset is read. With a zone set, every donation and moment of the user is read in it. Without \\
-            one, each donation is read in the offset it was written in, and a moment in the offset of the \\
+            A user's local clock (time of day, weekday) decides what the models learn and how --at without \
+            an offset is read. With a zone set, every donation and moment of the user is read in it. Without \
+            one, each donation is read in the offset it was written in, and a moment in the offset of the \
             user's latest donation. Setting or clearing a zone refits the user's model on its next use.
 
             Examples:
