@@ -44,6 +44,27 @@ struct ScoringKernelTests {
         }
     }
 
+    /// A product of more than half a MiB of columns (5,000 rows, about 32 non-zero weights), where the
+    /// kernel prefetches each column ahead: still the column-order sum, bit for bit, the previous
+    /// target's column partly stored and partly the absent entry.
+    @Test func prefetchingProductIsTheColumnOrderSum() {
+        let rows = 5_000
+        var matrix = LogProfileMatrix(layout: FeatureLayout(timeKernels: 24, contextCount: 3, targetCount: rows), extraColumns: 2,
+                                      absentTransition: -2.5)
+        var random = SeededGenerator(seed: 51)
+        for t in 0 ..< rows {
+            for j in matrix.denseColumns { matrix[t, j] = (random.unit() - 0.7) * 12 }
+        }
+        let previous = (target: 17, weight: 0.75)
+        for t in Swift.stride(from: 0, to: rows, by: 7) { matrix[t, matrix.previousColumns.lowerBound + previous.target] = random.unit() * -3 }
+        let x = (0 ..< matrix.denseWidth).map { p in p % 5 == 3 ? 0 : (random.unit() - 0.3) * 2 }
+        #expect(x.filter { $0 != 0 }.count * rows * MemoryLayout<Float>.size > 1 << 19, "large enough to prefetch")
+        var y = [Double](repeating: .nan, count: rows)
+        y.withUnsafeMutableBufferPointer { matrix.multiply(dense: x, previous: previous, into: $0) }
+        let expected = Self.reference(matrix, x: x, previous: previous)
+        #expect(zip(y, expected).allSatisfy { $0.bitPattern == $1.bitPattern })
+    }
+
     /// No non-zero weight: every score is 0 (the kernel still writes every row).
     @Test func allZeroWeightsWriteZeros() {
         let (matrix, x, _) = Self.matrix(rows: 37, seed: 3)
