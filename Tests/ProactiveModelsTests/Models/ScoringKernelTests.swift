@@ -101,4 +101,42 @@ struct ScoringKernelTests {
         #expect(zip(kernel, loop).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(count) scores")
         #expect(abs(kernel.reduce(0, +) - 1) < 1e-14)
     }
+
+    /// The largest score from the C kernel (four accumulators of eight or four lanes) is the
+    /// Swift lanes' value, and the whole softmax the same bits: lengths around the blocks
+    /// (8, 16, 32 and 64 values after the first), the maximum at the start, the end and inside,
+    /// a NaN inside (never enters) and first (stays: uniform probabilities), -∞ and both zeros.
+    @Test(arguments: [8, 9, 16, 17, 33, 64, 65, 1_000, 1_003, 10_000])
+    func largestKernelFindsTheSwiftLanesValue(count: Int) {
+        var random = SeededGenerator(seed: UInt64(count) + 90)
+        let base = (0 ..< count).map { _ in (random.unit() - 0.8) * 60 }
+        var cases: [[Double]] = [base]
+        for position in [0, count / 2, count - 1] {
+            var peaked = base
+            peaked[position] = 25
+            cases.append(peaked)
+        }
+        var withNaN = base
+        withNaN[count / 3 + 1] = .nan
+        withNaN[2] = -.infinity
+        cases.append(withNaN)
+        var leadingNaN = base
+        leadingNaN[0] = .nan
+        cases.append(leadingNaN)
+        // Every score at most zero, zeros of both signs among them: the maximum is a zero.
+        var zeros = base.map { -abs($0) }
+        zeros[1] = -0.0
+        zeros[count - 1] = 0.0
+        cases.append(zeros)
+        for scores in cases {
+            let kernel = Softmax.largest(scores)
+            let lanes = Softmax.largest(scores, allowingKernel: false)
+            #expect(kernel == lanes || (kernel!.isNaN && lanes!.isNaN), "\(count) scores")
+            var viaKernel = scores
+            var viaLoops = scores
+            Softmax.normalize(&viaKernel)
+            Softmax.normalize(&viaLoops, allowingKernel: false)
+            #expect(zip(viaKernel, viaLoops).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(count) scores")
+        }
+    }
 }
