@@ -10,7 +10,11 @@
 #    ratios engine/peer and writing OUTDIR/python.json.
 # Every BLAS (OpenBLAS under the engine, numpy's own) is pinned to one thread.
 # Environment: PEER_ITERATIONS (timed calls per latency figure up to 1,000 targets, default
-# 2000; fewer above, see engine-peer).
+# 2000; fewer above, see engine-peer); PEER_RUNS (default 1): runs engine and peer that many
+# times, interleaved (engine, peer, engine, peer, ...), into OUTDIR/run1..N, then prints the
+# medians of the scoring figures over the runs (compare-python.py --medians);
+# PEER_SCORING_ONLY=1 leaves out the training comparison (scoring figures only); PEER_ENGINE:
+# an engine-peer binary to run instead of building one (e.g. an older commit's, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/bench/peer}"
@@ -25,7 +29,29 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check numpy scikit-learn
 
-swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release --product engine-peer >&2
-bin="$(swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release --show-bin-path)"
-"$bin/engine-peer" "$out" --iterations "$iterations" >/dev/null
-"$venv/bin/python" scripts/compare-python.py "$out"
+if [ -n "${PEER_ENGINE:-}" ]; then
+  engine_peer="$PEER_ENGINE"
+else
+  swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release --product engine-peer >&2
+  engine_peer="$(swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release --show-bin-path)/engine-peer"
+fi
+runs="${PEER_RUNS:-1}"
+engine_flags=()
+peer_flags=()
+if [ "${PEER_SCORING_ONLY:-0}" = 1 ]; then
+  engine_flags=(--skip-training)
+  peer_flags=(--scoring-only)
+fi
+if [ "$runs" -le 1 ]; then
+  "$engine_peer" "$out" --iterations "$iterations" "${engine_flags[@]}" >/dev/null
+  "$venv/bin/python" scripts/compare-python.py "$out" "${peer_flags[@]}"
+  exit 0
+fi
+dirs=()
+for run in $(seq 1 "$runs"); do
+  dirs+=("$out/run$run")
+  echo "== run $run of $runs" >&2
+  "$engine_peer" "$out/run$run" --iterations "$iterations" "${engine_flags[@]}" >/dev/null
+  "$venv/bin/python" scripts/compare-python.py "$out/run$run" "${peer_flags[@]}" >&2
+done
+"$venv/bin/python" scripts/compare-python.py --medians "${dirs[@]}"
