@@ -18,7 +18,7 @@ let package = Package(
         // MARK: Shared workloads (deterministic, seeded)
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "Proactive", package: "Proactive")],
+            dependencies: [.product(name: "Proactive", package: "Proactive"), .product(name: "ProactiveLab", package: "Proactive")],
             path: "Sources/BenchmarkSupport"
         ),
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import ProactiveModels
 
 // MARK: - Configuration and results
 

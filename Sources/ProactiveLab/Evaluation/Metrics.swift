@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveModels
 
 // MARK: - Rank metrics (docs/FORMATS.md evaluation contract)
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveModels
 
 // MARK: - A fixed pool of workers
 

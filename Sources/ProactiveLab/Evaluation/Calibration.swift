@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveModels
 
 // MARK: - Calibration of the first choice
 
