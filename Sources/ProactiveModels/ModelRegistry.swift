@@ -131,7 +131,7 @@ public struct ModelRegistry: Sendable {
 
     /// Registered names (without the `default` alias).
     public var names: [String] { entries.map(\.name) }
-    public var baselines: [ModelEntry] { entries.filter(\.isBaseline) }
+    package var baselines: [ModelEntry] { entries.filter(\.isBaseline) }
     public var defaultEntry: ModelEntry { entry(named: defaultName)! }
 
     /// The alias that always names the default model.

@@ -44,7 +44,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
 
     /// Starting weights, and what the fitted weights are pulled toward: the
     /// plain naive-Bayes profile, plus the habit-change signal.
-    public static var defaultWeights: [Double] {
+    package static var defaultWeights: [Double] {
         allCases.map { feature in
             switch feature {
             case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
