@@ -12,7 +12,7 @@ import ProactiveCore
 public struct ModelEntry: Sendable {
     public let name: String
     public let summary: String
-    /// True for the simple reference methods `evaluate --compare` lists first.
+    /// True for the simple reference methods a comparison lists first (`comparison`).
     public let isBaseline: Bool
     /// Fits one user's model.
     public let fit: @Sendable (TrainingSet) throws -> any FittedModel
@@ -79,12 +79,12 @@ public final class PopulationFits: @unchecked Sendable {
     }
 }
 
-/// The models `evaluate --model NAME` can select.
+/// The models a caller can select by name (`entry(named:)`).
 ///
 /// Adding a model is one line in `builtIn` (an `ModelEntry(SomeTrainer(), summary: ...)`).
 public struct ModelRegistry: Sendable {
     public private(set) var entries: [ModelEntry]
-    /// What `evaluate` uses without `--model`.
+    /// The model used when none is named.
     public var defaultName: String
 
     /// - Precondition: names are unique and `defaultName` is one of them.
@@ -142,7 +142,7 @@ public struct ModelRegistry: Sendable {
         entries.first { $0.name == (name == Self.defaultAlias ? defaultName : name) }
     }
 
-    /// What `--compare` runs: every baseline, then the default model if it is not one of them.
+    /// The models a comparison runs: every baseline, then the default model if it is not one of them.
     public var comparison: [ModelEntry] {
         var list = baselines
         if !list.contains(where: { $0.name == defaultName }) { list.append(defaultEntry) }

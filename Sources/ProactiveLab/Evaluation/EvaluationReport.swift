@@ -72,7 +72,7 @@ public struct EvaluationReport: Sendable {
     }
 
     /// The calibration of the model's first choice in ten bins, or none when
-    /// its probabilities were not recorded (`evaluate --through-engine`).
+    /// its probabilities were not recorded (a replay through the engine, `EngineReplay`).
     public var calibration: [Calibration.Bin] {
         guard result.topProbabilities.count == result.ranks.count, result.topProbabilities.contains(where: { $0 > 0 }) else { return [] }
         return Calibration.bins(ranks: result.ranks, topProbabilities: result.topProbabilities)

@@ -260,7 +260,7 @@ public struct WeightGuard: Sendable, Equatable {
             .max { $0.1 < $1.1 }?.0
     }
 
-    /// One line for `train --report`: what earned weight.
+    /// One line of a training report: what earned weight.
     public var summary: String {
         guard heldOutRows > 0 else {
             return share == 0 ? "too few rows to hold any out: the \(centerName) weights as they are"
