@@ -4,7 +4,8 @@
 # Usage: scripts/cli-checks.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-P="${1:-$(swift build --show-bin-path)/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export PROACTIVE_STORE="$WORK/store.sqlite"

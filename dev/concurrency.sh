@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Several processes donating and one training at the same time on one store.
 #
-#   scripts/concurrency.sh [DONORS=4] [DONATIONS=40] [IMPORTERS=2] [LINES=5000] [path/to/proactive]
+#   dev/concurrency.sh [DONORS=4] [DONATIONS=40] [IMPORTERS=2] [LINES=5000] [path/to/proactive]
 #
 # Starts, all at once and on a store file that does not exist yet:
 #   - DONORS processes that each run `proactive donate` DONATIONS times (one process per donation);
@@ -19,7 +19,8 @@ donors="${1:-4}"
 donations="${2:-40}"
 importers="${3:-2}"
 lines="${4:-5000}"
-P="${5:-.build/debug/proactive}"
+source scripts/proactive-binary.sh
+P="${5:-$(proactive_binary debug)}"
 
 [ -x "$P" ] || swift build --product proactive >/dev/null
 work="$(mktemp -d)"
@@ -27,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 export PROACTIVE_STORE="$work/store.sqlite"
 now=$(date +%s)
 for i in $(seq "$importers"); do
-    python3 scripts/reliability-log.py --lines "$lines" --prefix "c$i" --seed "$i" --now "$now" > "$work/log-$i.jsonl"
+    python3 dev/reliability-log.py --lines "$lines" --prefix "c$i" --seed "$i" --now "$now" > "$work/log-$i.jsonl"
 done
 
 donor() {

@@ -6,7 +6,7 @@ store can be checked line by line: which lines it holds, and that none is held
 twice. Dates fall in the DAYS days before NOW (inside the default 28-day
 retention window). Same arguments, same bytes.
 
-    scripts/reliability-log.py --lines 20000 --prefix k --seed 1 --now 1795392000 > log.jsonl
+    dev/reliability-log.py --lines 20000 --prefix k --seed 1 --now 1795392000 > log.jsonl
 """
 import argparse
 import json

@@ -11,7 +11,7 @@ stored twice). The killer restarts the server after each kill. Bounded: KILLS
 kills (default 20), each after a random 0.1-0.8 s of serving; the clients stop
 when the killer is done. Deterministic given the seed except for timing.
 
-Usage: scripts/kill-serve.py path/to/proactive [KILLS=20] [SEED=7]
+Usage: dev/kill-serve.py path/to/proactive [KILLS=20] [SEED=7]
 """
 import http.client
 import json

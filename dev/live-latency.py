@@ -19,7 +19,7 @@ size, and whole `suggest` and `predict` commands (median, p90).
 Each figure is the median (and p90) of --runs runs, wall clock measured
 around the subprocess. Writes a JSON report.
 
-Usage: scripts/live-latency.py PROACTIVE_BINARY OUT_DIR [--runs 21]
+Usage: dev/live-latency.py PROACTIVE_BINARY OUT_DIR [--runs 21]
 """
 import argparse
 import datetime

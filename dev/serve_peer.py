@@ -1,4 +1,4 @@
-"""The Python peer of `proactive serve` for scripts/load-serve.sh.
+"""The Python peer of `proactive serve` for dev/load-serve.sh.
 
 FastAPI under uvicorn, written the way a competent Python user would write it:
 

@@ -5,7 +5,7 @@
 
 OUTDIR holds: machine.json, suite/*.histogram.samples.tsv (ordo-one/benchmark's
 histogramSamples export: every recorded value of every metric), ingest.json (release CLI under /usr/bin/time -v), peer/engine.json
-and peer/python.json (scripts/compare-python.sh), profile-*.txt (callgrind
+and peer/python.json (dev/compare-python.sh), profile-*.txt (callgrind
 summaries) and commands.txt. Nothing here is typed in by hand: every number
 comes from those files.
 """
@@ -447,7 +447,7 @@ class Report:
         live = self.live
         if not live:
             return
-        self.emit("## Live models (whole commands, `scripts/live-latency.py`)")
+        self.emit("## Live models (whole commands, `dev/live-latency.py`)")
         self.emit()
         self.emit(f"One simulated heavy user ({live['donations']:,} donations, `proactive simulate --users 1 --days 365 --seed 3 "
                   f"--noise 100` less the donations the \"after import\" runs import), trained once ({live['train_seconds']} s). "
@@ -467,7 +467,7 @@ class Report:
         if many:
             peak = f", peak RSS {many['train_peak_rss_mb']:,} MB" if many.get("train_peak_rss_mb") else ""
             self.emit(f"A user with many targets ({many['targets']:,} apps, {many['donations']:,} donations, in a store of its own; "
-                      f"`scripts/live-latency.py --many-targets`): `train` took {many['train_seconds']} s (whole command{peak}); "
+                      f"`dev/live-latency.py --many-targets`): `train` took {many['train_seconds']} s (whole command{peak}); "
                       f"the saved state is {many['state_bytes'] / 1e6:.1f} MB.")
             self.emit()
             self.emit("| command | median | p90 | min | runs |")
@@ -482,7 +482,7 @@ class Report:
         if not serve.get("sides"):
             return
         shape = serve["shape"]
-        self.emit("## Service (`proactive serve` and its Python peer under wrk, `scripts/load-serve.sh`)")
+        self.emit("## Service (`proactive serve` and its Python peer under wrk, `dev/load-serve.sh`)")
         self.emit()
         self.emit(f"{shape['users']:,} simulated users ({shape['targets_mean']:,.0f} targets each on average, at most "
                   f"{shape['targets_max']:,}; {shape['columns_mean']:,.0f} feature columns), every model in memory, on "
@@ -491,7 +491,7 @@ class Report:
                   f"each at its own moment (08:30 plus one millisecond more per request, so no answer can be reused; k = 4), donations as JSON Lines batches of {serve['batch']} with "
                   f"{serve['donation_connections']} connections, each acknowledged only once stored (SQLite WAL, "
                   "synchronous = NORMAL). The engine runs first, then the peer, the same wrk scripts against each. "
-                  "The peer (`scripts/serve_peer.py`) is FastAPI + uvicorn[standard] with 2 workers: suggestions are numpy "
+                  "The peer (`dev/serve_peer.py`) is FastAPI + uvicorn[standard] with 2 workers: suggestions are numpy "
                   "`W @ x` over the logistic weights the engine exported for each user and the moment's feature vector "
                   "(precomputed: no feature encoding, no blend with the profile model, no declarations, feedback or Focus "
                   "filters), then top 4 by argpartition; donations are parsed and checked per line and inserted in one "
@@ -541,10 +541,10 @@ class Report:
             return
         shape = serve["shape"]
         rss = engine.get("rss_mb", {})
-        self.emit(f"## Service at the issue's shape ({shape['users']:,} users x {shape['targets']:,} targets, `TARGETS={shape['targets']} scripts/load-serve.sh`)")
+        self.emit(f"## Service at the issue's shape ({shape['users']:,} users x {shape['targets']:,} targets, `TARGETS={shape['targets']} dev/load-serve.sh`)")
         self.emit()
         self.emit(f"{shape['users']:,} users with {shape['targets']:,} apps and {shape['donations_per_user']:,} donations each "
-                  f"(`scripts/load-serve.sh --help`), every model in memory (server RSS {rss.get('models_loaded', 0):,} MB once "
+                  f"(`dev/load-serve.sh --help`), every model in memory (server RSS {rss.get('models_loaded', 0):,} MB once "
                   f"all were loaded, {rss.get('after_load', 0):,} MB after the load), on {serve['cores']} cores shared with wrk, "
                   f"{serve['seconds']} s per route, the same wrk scripts as above. {shape['distinct_trained']} users were imported "
                   f"and trained ({shape['train_s']:.0f} s); every other user is a copy of one of them (its donations imported "
@@ -601,8 +601,8 @@ def splice_serve(report, path):
     rows = report.serve_target_rows()
     if not report.lines:
         sys.exit("benchmarks-report.py: no serve.json in OUTDIR/serve")
-    section = report.lines[:2] + [f"Measured {report.serve.get('date', '')} by `scripts/load-serve.sh` alone "
-                                  "(`scripts/benchmarks-report.py OUTDIR --serve-into BENCHMARKS.md`); the other sections "
+    section = report.lines[:2] + [f"Measured {report.serve.get('date', '')} by `dev/load-serve.sh` alone "
+                                  "(`dev/benchmarks-report.py OUTDIR --serve-into BENCHMARKS.md`); the other sections "
                                   "are from their own run.", ""] + report.lines[2:]
     section += ["| target | measured | verdict |", "| --- | --- | --- |"]
     section += [f"| {name} | {measured} | {'met' if met else '**missed** (' + miss + ')'} |" for name, measured, met, miss in rows]

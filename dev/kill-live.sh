@@ -2,7 +2,7 @@
 # SIGKILL while donations are written and live models catch up, then checks
 # that no saved model disagrees with the donations.
 #
-#   scripts/kill-live.sh [KILLS=30] [SEED=7] [path/to/proactive]   (2-3 minutes on 2 cores, debug build)
+#   dev/kill-live.sh [KILLS=30] [SEED=7] [path/to/proactive]   (2-3 minutes on 2 cores, debug build)
 #
 # One store for the whole run: two simulated users, the first 40 % of their log
 # imported, blend and profile models trained. Then rounds: at once, an
@@ -36,8 +36,8 @@ seed="${2:-7}"
 cd "$(dirname "$0")/.."
 P="${3:-}"
 if [ -z "$P" ]; then
-  swift build --product proactive >&2
-  P="$(swift build --show-bin-path)/proactive"
+  source scripts/proactive-binary.sh
+  P="$(proactive_binary debug --build)"
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -7,7 +7,7 @@ written at -05:00), so line N is the N-th donation in export order and a store
 that holds the first K lines holds identifiers d-1 .. d-K. Every line has an
 identifier, so re-importing is idempotent.
 
-    python3 scripts/generate-donations.py --lines 1000000 --seed 7 > /tmp/big.jsonl
+    python3 dev/generate-donations.py --lines 1000000 --seed 7 > /tmp/big.jsonl
 """
 import argparse
 import json

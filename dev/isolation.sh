@@ -4,12 +4,13 @@
 # same operations on A's own data work, and commands that work on every app's
 # data refuse --as-app. The device owner (no --as-app) sees both apps.
 #
-#   scripts/isolation.sh [path/to/proactive]
+#   dev/isolation.sh [path/to/proactive]
 #
 # Prints one line per check; exits non-zero at the first that differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-P="${1:-.build/debug/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 [ -x "$P" ] || swift build --product proactive >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -2,7 +2,7 @@
 """The Python peer of the engine's benchmarks: same shapes, same data, same run.
 
 Reads the engine's report and exported training problem from ENGINE_DIR
-(written by Benchmarks' `engine-peer`, see scripts/compare-python.sh) and times:
+(written by Benchmarks' `engine-peer`, see dev/compare-python.sh) and times:
 
   (a) `LogisticRegression.predict_proba` for one sample (as many timed calls
       as the engine made at that shape), with as many classes

@@ -5,14 +5,14 @@
 # batch route (JSON Lines, BATCH donations a request, unique identifiers,
 # stored in SQLite's WAL before the answer).
 #
-#   scripts/load-serve.sh [USERS=200] [DAYS=60] [SECONDS=10] [CONNECTIONS=16] [BATCH=500]
+#   dev/load-serve.sh [USERS=200] [DAYS=60] [SECONDS=10] [CONNECTIONS=16] [BATCH=500]
 #
 # 1. builds the release binary (or uses $PROACTIVE_BIN), simulates USERS users
 #    (fixed seed), imports and trains them;
 # 2. exports each user's linear scorer at the load's moment
 #    (`proactive models export-weights`) for the peer;
 # 3. starts `proactive serve` and asks each user once (models into memory);
-#    starts the peer (scripts/serve_peer.py: FastAPI + uvicorn[standard] with
+#    starts the peer (dev/serve_peer.py: FastAPI + uvicorn[standard] with
 #    2 workers, numpy `W @ x` top-4 over the same weights, donations into SQLite
 #    in WAL mode; installed from PyPI into .venv-serve-peer on first use);
 # 4. runs wrk for SECONDS per route against each, one after the other, with the
@@ -24,12 +24,12 @@
 # Prints requests/s, p50/p99 latency, donations/s, each server's own CPU per
 # request and per donation (read from /proc: what an answer costs whatever else
 # runs), and the SIGTERM time, and writes them to $LOAD_OUT/serve.json (default
-# out/bench/serve) for scripts/benchmarks-report.py.
+# out/bench/serve) for dev/benchmarks-report.py.
 # The shape, 1,000 users x 1,000 targets in memory: TARGETS=1000 (the "wide" shape).
-#   TARGETS=1000 scripts/load-serve.sh 1000 0 10
+#   TARGETS=1000 dev/load-serve.sh 1000 0 10
 # Each user has TARGETS apps and DONATIONS donations (default 5,000; each app once, then uniformly at
 # random, 5-30 minutes apart, ending 10 minutes before the load's moment: the shape of
-# scripts/live-latency.py --many-targets). Training such a user costs seconds of CPU, so only
+# dev/live-latency.py --many-targets). Training such a user costs seconds of CPU, so only
 # DISTINCT users (default 20, different seeds) are imported and trained (`proactive train`, the real
 # path); then, as a documented script step, every other user is a copy of one of them
 # (user i copies user i mod DISTINCT):
@@ -50,7 +50,7 @@
 # where the peer stores donations: `both` (the default) runs every route with the peer's own simple table,
 # then restarts the peer and runs the donation route again into the engine's own table layout (side
 # peer_engine_layout: the same CHECKs, indexes and content-hash dedupe, the fair peer for that route;
-# scripts/serve_peer.py says what it is); `simple` or `engine` run every route once with that table.
+# dev/serve_peer.py says what it is); `simple` or `engine` run every route once with that table.
 # Preparing once, loading many times (the wide shape's 10 minutes): KEEP_WORK=DIR prepares into DIR (a new
 # or empty directory) and keeps it, with a pristine copy of the prepared store (DIR/prepared.sqlite, taken
 # after a WAL checkpoint, before the server first runs) and the shape (DIR/shape.json); REUSE_WORK=DIR
@@ -58,8 +58,8 @@
 # preparation and restores DIR/store.sqlite from that copy, so each run starts from the same store
 # (the previous run's load donations and saved states are gone). The copy is as large as the store
 # (about 11 GB for 1,000 x 1,000).
-#   KEEP_WORK=/work/wide TARGETS=1000 scripts/load-serve.sh 1000 0 10
-#   REUSE_WORK=/work/wide TARGETS=1000 scripts/load-serve.sh 1000 0 10
+#   KEEP_WORK=/work/wide TARGETS=1000 dev/load-serve.sh 1000 0 10
+#   REUSE_WORK=/work/wide TARGETS=1000 dev/load-serve.sh 1000 0 10
 set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 users="${1:-200}"
@@ -89,12 +89,8 @@ mkdir -p "$out"
 bash scripts/ensure-system-packages.sh
 command -v /usr/bin/time >/dev/null || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-if [ -n "${PROACTIVE_BIN:-}" ]; then
-  P="$PROACTIVE_BIN"   # e.g. a debug build, to try the script (its figures are not the release's)
-else
-  swift build -c release --product proactive >&2
-  P="$(swift build -c release --show-bin-path)/proactive"
-fi
+source scripts/proactive-binary.sh
+P="$(proactive_binary release --build)"   # $PROACTIVE_BIN: e.g. a debug build, to try the script
 if [ "${PEER:-1}" = 1 ]; then
   venv=.venv-serve-peer
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
@@ -235,7 +231,7 @@ start_engine() {
 rss_mb() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 rss_loaded_mb=0
 start_peer() {  # $1 the peer's donation table layout (simple|engine)
-  (cd "$root/scripts" && PEER_LAYOUT="$1" PEER_WEIGHTS="$work/weights" PEER_DB="$work/peer.sqlite" exec "$root/$venv/bin/uvicorn" serve_peer:app \
+  (cd "$root/dev" && PEER_LAYOUT="$1" PEER_WEIGHTS="$work/weights" PEER_DB="$work/peer.sqlite" exec "$root/$venv/bin/uvicorn" serve_peer:app \
     --host 127.0.0.1 --port "$peer_port" --workers 2 --log-level warning --no-access-log) 2>"$work/peer.log" &
   peer=$!
   for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -359,7 +355,7 @@ work, path, shape, seconds, connections, batch, engine_stored, peer_stored, peer
 batch = int(batch)
 report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "shape": json.loads(shape), "seconds": int(seconds), "connections": int(connections), "donation_connections": 4,
           "batch": batch, "cores": int(cores), "sides": {}}
-report["peer_layout"] = os.environ["PEER_LAYOUT"]  # the peer's donation tables (scripts/serve_peer.py)
+report["peer_layout"] = os.environ["PEER_LAYOUT"]  # the peer's donation tables (dev/serve_peer.py)
 stored = {"engine": engine_stored, "peer": peer_stored, "peer_engine_layout": peer_engine_layout_stored}
 for side in ("engine", "peer", "peer_engine_layout"):
     routes = [route for route in ("healthz", "suggestions", "donations") if os.path.exists(os.path.join(work, f"{side}-{route}.json"))]

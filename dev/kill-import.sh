@@ -6,7 +6,7 @@
 # duplicates. In every other round the resuming import is killed too (a crash
 # while recovering from a crash), and checked the same way.
 #
-#   scripts/kill-import.sh [KILLS=50] [LINES=300000] [SEED=42]
+#   dev/kill-import.sh [KILLS=50] [LINES=300000] [SEED=42]
 #
 # Deterministic given the seed: the log, and the kill points (a share of the
 # log committed, then a random delay of under 0.4 s). Prints a line per round
@@ -20,12 +20,12 @@ seed="${3:-42}"
 batch=5000
 cd "$(dirname "$0")/.."
 
-swift build -c release --product proactive >&2
-bin="$(swift build -c release --show-bin-path)/proactive"
+source scripts/proactive-binary.sh
+bin="$(proactive_binary release --build)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 log="$work/donations.jsonl"
-python3 scripts/generate-donations.py --lines "$lines" --seed "$seed" > "$log"
+python3 dev/generate-donations.py --lines "$lines" --seed "$seed" > "$log"
 
 rows_and_integrity() {  # prints "ROWS INTEGRITY" for a store
   "$bin" stats --check --json --store "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rows"], d["integrity"] if isinstance(d["integrity"], str) else "damaged")'

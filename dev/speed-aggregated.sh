@@ -2,7 +2,7 @@
 # Train-and-evaluate speed on the aggregated shape (issue 14's target: 600 simulated users x 75,000 rows
 # train and evaluate in <= 18 s on 2 cores), serial against parallel, with peak memory.
 #
-#   bash scripts/speed-aggregated.sh [USERS] [ROWS_PER_USER]     (default 600 125)
+#   bash dev/speed-aggregated.sh [USERS] [ROWS_PER_USER]     (default 600 125)
 #
 # Release build, BLAS on one thread per worker. Each step runs under /usr/bin/time -v (wall seconds,
 # peak resident memory):
@@ -20,8 +20,8 @@ ROWS=${2:-125}
 command -v /usr/bin/time >/dev/null || { echo "speed-aggregated.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS=1
-swift build -c release --product proactive
-P="$(swift build -c release --show-bin-path)/proactive"
+source scripts/proactive-binary.sh
+P="$(proactive_binary release --build)"
 OUT=out/speed
 rm -rf "$OUT"
 mkdir -p "$OUT"

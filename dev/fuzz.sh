@@ -2,7 +2,7 @@
 # Fuzzes the donation line parser, the intent definition parser and the
 # declaration codecs (relevant shortcuts, widget timelines, feedback) with libFuzzer.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 60 seconds, targets: donation definitions declarations)
+#   dev/fuzz.sh [SECONDS] [TARGET...]     (default: 60 seconds, targets: donation definitions declarations)
 #
 # Each target is compiled with `swiftc -sanitize=fuzzer,address` from the
 # ProactiveCore sources (for `declarations`, also ProactiveRanking's

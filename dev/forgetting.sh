@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Forgetting, end to end through the CLI, saved models included.
 #
-#   scripts/forgetting.sh [TRAIN_KILLS=10] [SEED=1] [path/to/proactive]
+#   dev/forgetting.sh [TRAIN_KILLS=10] [SEED=1] [path/to/proactive]
 #
 # 1. Imports a log, donates values that exist nowhere else, trains saved models,
 #    and checks the values are in the store file's bytes (donation rows and the
@@ -21,7 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 train_kills="${1:-10}"
 seed="${2:-1}"
-P="${3:-.build/debug/proactive}"
+source scripts/proactive-binary.sh
+P="${3:-$(proactive_binary debug)}"
 [ -x "$P" ] || swift build --product proactive >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -38,7 +39,7 @@ in_store() { grep -qaF -- "$1" "$PROACTIVE_STORE" "$PROACTIVE_STORE-wal" 2>/dev/
 # sql QUERY: one value from the store (read-only, Python's sqlite3).
 sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect("file:"+sys.argv[1]+"?mode=ro",uri=True); r=c.execute(sys.argv[2]).fetchone(); print(r[0] if r else "")' "$PROACTIVE_STORE" "$1"; }
 
-python3 scripts/reliability-log.py --lines 1500 --prefix f --seed "$seed" --now "$(date +%s)" --apps 3 > "$work/log.jsonl"
+python3 dev/reliability-log.py --lines 1500 --prefix f --seed "$seed" --now "$(date +%s)" --apps 3 > "$work/log.jsonl"
 "$P" import --progress none "$work/log.jsonl" > /dev/null
 A=com.example.app0
 S1="zebra-quartz-4412"   # u1's, deleted by identifier
