@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import ProactiveCore
+import ProactiveLab
 import ProactiveModels
 import ProactiveStore
 
