@@ -95,7 +95,9 @@ let package = Package(
             ]
         ),
         // The `proactive` executable: one file that runs the command line.
-        .executableTarget(name: "ProactiveMain", dependencies: ["ProactiveCLI"]),
+        .executableTarget(name: "ProactiveMain", dependencies: ["ProactiveCLI", "CStartup"]),
+        // The executable's first step: OpenBLAS on one thread, its idle workers stopped, unless the environment says otherwise.
+        .target(name: "CStartup", dependencies: ["CBLAS"]),
 
         // MARK: Tests
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),

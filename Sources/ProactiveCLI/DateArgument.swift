@@ -1,34 +1,52 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 
 // MARK: - Dates on the command line
 
-/// A date given as an argument: ISO 8601 with an offset or `Z`
-/// (`2026-11-20T07:00:00-08:00`), a calendar day (`2026-11-20`, midnight
-/// UTC), or Unix seconds (`1795705331`).
+/// A date given as an argument (`DateText`): ISO 8601 with an offset or `Z`
+/// (`2026-11-20T07:00:00-08:00`), Unix seconds (`1795705331`), a local time
+/// (`2026-11-20T07:00`) or a calendar day (`2026-11-20`, its local midnight).
+/// Local times and days are read on the user's clock when the command has a
+/// user (their zone, else the offset of their latest donation), else in UTC;
+/// the clock used is printed on standard error.
 struct DateArgument: Sendable {
-    var date: Date
-    /// The offset the date was written in; nil for Unix seconds.
-    var utcOffset: Int?
+    /// The text as given (quoted unchanged in messages).
+    var text: String
+    var written: DateText
 
-    static let help = "ISO 8601 (2026-11-20T07:00:00-08:00), a day (2026-11-20, UTC) or Unix seconds"
+    static let help = "ISO 8601 (2026-11-20T07:00:00-08:00), a local time (2026-11-20T07:00) or day (2026-11-20) "
+        + "on the user's clock (UTC without a user), or Unix seconds"
 
     /// For `@Option(transform:)`: the thrown error says what is wrong with the text.
     @Sendable static func transform(_ text: String) throws -> DateArgument { try parse(text) }
 
-    init(date: Date, utcOffset: Int?) {
-        self.date = date
-        self.utcOffset = utcOffset
-    }
-
     /// - Throws: a `DonationLineError` on the field `date` saying what is wrong.
     static func parse(_ text: String) throws(DonationLineError) -> DateArgument {
-        if let seconds = Double(text), text.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }) {
-            return DateArgument(date: Date(timeIntervalSince1970: try Timestamp.validateUnixSeconds(seconds)), utcOffset: nil)
+        DateArgument(text: text, written: try DateText.parse(text))
+    }
+
+    /// The instant on `user`'s clock (`Engine.readDate`); a local time or day read without a user is
+    /// read in UTC. For a local time or day, `flag` and the clock used are printed on standard error.
+    func read(_ engine: Engine?, user: String?, flag: String, zoneOverride: String? = nil) throws -> Engine.ReadDate {
+        let reading: Engine.ReadDate
+        do {
+            if let engine {
+                reading = try engine.readDate(written, text: text, user: user, zoneOverride: zoneOverride, field: flag)
+            } else {
+                let (date, _) = written.resolve(offsetAt: { _ in 0 })
+                let offset: Int = if case let .instant(_, written) = written { written ?? 0 } else { 0 }
+                reading = Engine.ReadDate(date: date, utcOffset: offset, clock: "UTC (no user given)")
+            }
+        } catch let error as DonationLineError {
+            throw ValidationError("\(flag): \(error.reason)")
         }
-        let isDay = text.count == 10 && text.dropFirst(4).first == "-"
-        let parsed = try Timestamp.parse(isDay ? text + "T00:00:00Z" : text)
-        return DateArgument(date: Date(timeIntervalSince1970: parsed.secondsSince1970), utcOffset: parsed.utcOffsetSeconds)
+        if !written.isInstant {
+            printError("note: \(flag) \(text) read as "
+                       + "\(Timestamp.format(secondsSince1970: reading.date.timeIntervalSince1970, utcOffsetSeconds: reading.utcOffset)) "
+                       + "(clock: \(reading.clock))")
+        }
+        return reading
     }
 }

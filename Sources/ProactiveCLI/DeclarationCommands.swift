@@ -52,15 +52,17 @@ struct ShortcutsCommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            let date = at?.date ?? Date()
+            let engine = try storeOptions.openEngine(appMode: .scoped)
+            let reading = try at?.read(engine, user: user, flag: "--at")
+            let date = reading?.date ?? Date()
             let set: RelevantShortcutSet
             do {
                 set = try RelevantShortcutCodec.decode(try readTextFile(file), app: app, declaredAt: date)
             } catch let error as DeclarationError {
                 throw declarationFailure(file, error)
             }
-            let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
-            let previous = try storeOptions.openEngine(appMode: .scoped).declareShortcuts(set, user: user, utcOffset: offset)
+            let offset = reading?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
+            let previous = try engine.declareShortcuts(set, user: user, utcOffset: offset)
             print("\(set.app): \(set.shortcuts.count) relevant shortcut\(set.shortcuts.count == 1 ? "" : "s") for \(user)"
                   + (previous.map { " (replacing \($0))" } ?? ""))
         }

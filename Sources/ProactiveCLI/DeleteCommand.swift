@@ -21,6 +21,10 @@ struct DeleteCommand: ParsableCommand {
               proactive delete --app com.example.weather --group san-diego
               proactive delete --app com.example.weather --identifier w-1 --identifier w-2
               proactive delete --user u1 --before 2026-01-01
+
+            A day (--before 2026-01-01) or a local time (2026-01-01T08:00) is read on the \
+            --user's clock: their zone (proactive users timezone set), else the offset of their \
+            latest donation; without --user, in UTC. The reading is printed on standard error.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -39,8 +43,8 @@ struct DeleteCommand: ParsableCommand {
         _ = try deletion()
     }
 
-    /// The deletion the flags describe.
-    func deletion() throws -> DonationDeletion {
+    /// The deletion the flags describe (dates read in `stores`; nil: checked without reading them).
+    func deletion(_ stores: ScopedStores? = nil) throws -> DonationDeletion {
         let scoped = !identifier.isEmpty || group != nil
         if scoped {
             guard let app = filter.app else {
@@ -61,12 +65,13 @@ struct DeleteCommand: ParsableCommand {
         guard !filter.isEmpty else {
             throw ValidationError("say what to delete (--identifier, --group, --app, --user, --after, --before), or --all to empty the store")
         }
-        return .matching(filter.filter)
+        guard let stores else { return .matching(.everything) }
+        return .matching(try filter.filter(stores))
     }
 
     func run() throws {
         let stores = try storeOptions.openScoped(.mustExist)
-        let deleted = try stores.donations.delete(try deletion())
+        let deleted = try stores.donations.delete(try deletion(stores))
         if deleted > 0, !(try Engine(database: stores.database).finishErasure()) {
             ImportProgressPrinter.writeError("another process kept the write-ahead log open: run proactive compact to erase the deleted rows' old copies\n")
         }

@@ -19,14 +19,17 @@ struct DonateCommand: ParsableCommand {
               - anything else is a string: item=latte.
             When the stored definitions type a parameter, the value is read as that type (location=sf is the entity sf \
             for an entity parameter) and a value the type cannot hold is refused. Context values (--context KEY=VALUE) are always strings. The date defaults to now, \
-            written in this machine's UTC offset. Prints the stored donation as a JSON line.
+            written in this machine's UTC offset; a local time (--date 2026-11-20T07:15) or day is read on \
+            the user's clock (their zone, else the offset of their latest donation). Without --user the \
+            donation is the user "default"'s, and a note on standard error says so. Prints the stored donation as a JSON line.
 
             The user's live model learns it on its next read (predict, suggest, stack); no retraining. \
             Refused while recording is paused (proactive pause on). After storing, the retention \
             policy is applied (proactive retention). With --as-app A, --app must be A.
 
             Example:
-              proactive donate --app com.example.coffee --intent OrderCoffeeIntent \\
+              proactive donate --user u1 --app com.example.coffee \\
+                --intent OrderCoffeeIntent \\
                 --param item=latte --param size=large --param shots=2 \\
                 --context focus=work --date 2026-11-20T07:15:00-08:00 --identifier order-1
             """)
@@ -55,8 +58,8 @@ struct DonateCommand: ParsableCommand {
     @Option(help: "Group identifier (for deletion by group).")
     var group: String?
 
-    @Option(help: "Whose history it is.")
-    var user: String = Donation.defaultUser
+    @Option(help: "Whose history it is (without it: the user \"\(Donation.defaultUser)\", and a note says so).")
+    var user: String?
 
     @Option(help: "How many identical donations this one stands for.")
     var count: Int = 1
@@ -70,7 +73,9 @@ struct DonateCommand: ParsableCommand {
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
         let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
         try RecordingPolicy.requireRecording(engine.database)
-        var given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now))
+        let when = try date?.read(engine, user: user ?? Donation.defaultUser, flag: "--date")
+        var given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now), when: when)
+        if user == nil { printError("note: stored under user \"\(Donation.defaultUser)\" (no --user given)") }
         if let definition = try engine.definitions().definition(app: given.app, intent: given.intent) {
             given.parameters = try typed(given.parameters, by: definition)
         }
@@ -98,7 +103,8 @@ struct DonateCommand: ParsableCommand {
         return typed
     }
 
-    func makeDonation(now: Date, offset: Int) throws -> Donation {
+    /// The donation the flags describe; `when` is the date read on the user's clock (nil: `now` at `offset`).
+    func makeDonation(now: Date, offset: Int, when: Engine.ReadDate? = nil) throws -> Donation {
         var parameterValues: [String: ParameterValue] = [:]
         for setting in parameters {
             let (name, text) = try Self.split(setting, option: "--param")
@@ -111,13 +117,20 @@ struct DonateCommand: ParsableCommand {
             guard context[key] == nil else { throw ValidationError("--context \(key) is given twice") }
             context[key] = value
         }
-        for (option, value) in [("--app", app), ("--intent", intent), ("--user", user), ("--identifier", identifier ?? "x"), ("--group", group ?? "x")]
+        for (option, value) in [("--app", app), ("--intent", intent), ("--user", user ?? "x"), ("--identifier", identifier ?? "x"), ("--group", group ?? "x")]
         where value.isEmpty {
             throw ValidationError("\(option) needs a non-empty value")
         }
         guard count >= 1 else { throw ValidationError("--count must be at least 1, found \(count)") }
-        return Donation(user: user, app: app, intent: intent, parameters: parameterValues,
-                        date: date?.date ?? now, utcOffset: date == nil ? offset : date?.utcOffset,
+        // An instant keeps the offset it was written with (Unix seconds: none); a local time or day takes the clock's.
+        let utcOffset: Int?
+        switch date?.written {
+        case nil: utcOffset = offset
+        case let .instant(_, written)?: utcOffset = written
+        default: utcOffset = when?.utcOffset
+        }
+        return Donation(user: user ?? Donation.defaultUser, app: app, intent: intent, parameters: parameterValues,
+                        date: when?.date ?? now, utcOffset: utcOffset,
                         identifier: identifier, group: group, context: context, count: count)
     }
 

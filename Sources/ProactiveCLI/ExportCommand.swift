@@ -32,11 +32,13 @@ struct ExportCommand: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
-        let exporter = DonationExporter(store: try storeOptions.openScoped(.readOnly).donations)
+        let stores = try storeOptions.openScoped(.readOnly)
+        let exporter = DonationExporter(store: stores.donations)
+        let filter = try filter.filter(stores)
         if output == "-" {
-            try exporter.exportToStandardOutput(matching: filter.filter)
+            try exporter.exportToStandardOutput(matching: filter)
         } else {
-            let count = try exporter.export(matching: filter.filter, toPath: output, protectedPaths: storeOptions.ownedFiles)
+            let count = try exporter.export(matching: filter, toPath: output, protectedPaths: storeOptions.ownedFiles)
             printError("exported \(count) donations to \(output)")
         }
     }

@@ -76,15 +76,16 @@ struct FeedbackCommand: ParsableCommand {
 
         func run() throws {
             let kind = FeedbackKind(rawValue: kind)!
-            let date = at?.date ?? Date()
-            let offset = at?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
+            var engine = try storeOptions.openEngine()
+            let reading = try at?.read(engine, user: user, flag: "--at")
+            let date = reading?.date ?? Date()
+            let offset = reading?.utcOffset ?? TimeZone.current.secondsFromGMT(for: date)
             var context: [String: String] = [:]
             for setting in contextValues {
                 let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--context wants KEY=VALUE, found \"\(setting)\"") }
                 context[parts[0]] = parts[1]
             }
-            var engine = try storeOptions.openEngine()
             engine.definitionsOverlay = try loadDefinitions(definitions).definitions
             engine.skippedStoredData = { printError("warning: \($0)") }
             let subject: Engine.FeedbackSubject = target.map { .target($0) } ?? widget.map { .widget($0) } ?? .app(app!)

@@ -40,7 +40,8 @@ struct FocusSetCommand: ParsableCommand {
 
     func run() throws {
         let session = try FocusSession(storeOptions)
-        let date = at?.date ?? Date()
+        let reading = try at?.read(nil, user: nil, flag: "--at")
+        let date = reading?.date ?? Date()
         let (timeline, ids) = try session.timeline()
         let before = timeline.focus(at: date)
         let focus = name.map(FocusName.normalize)
@@ -48,7 +49,7 @@ struct FocusSetCommand: ParsableCommand {
         var after = timeline
         after.set(focus, at: date)
         let state = after.state(at: date)
-        print("Focus: \(FocusSession.describe(state, timeline: after, ids: ids, offset: at?.utcOffset))")
+        print("Focus: \(FocusSession.describe(state, timeline: after, ids: ids, offset: reading?.utcOffset))")
         let engine = try session.engine()
         for event in engine.performEvents(from: before, to: state.focus) { print(FocusSession.describe(event, engine: engine)) }
     }

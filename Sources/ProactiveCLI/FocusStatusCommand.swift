@@ -27,10 +27,11 @@ struct FocusStatusCommand: ParsableCommand {
 
     func run() throws {
         let session = try FocusSession(storeOptions)
-        let date = at?.date ?? Date()
+        let reading = try at?.read(nil, user: nil, flag: "--at")
+        let date = reading?.date ?? Date()
         let (timeline, ids) = try session.timeline()
         let state = timeline.state(at: date)
-        print("Focus at \(FocusSession.format(date, offset: at?.utcOffset)): \(FocusSession.describe(state, timeline: timeline, ids: ids, offset: at?.utcOffset))")
+        print("Focus at \(FocusSession.format(date, offset: reading?.utcOffset)): \(FocusSession.describe(state, timeline: timeline, ids: ids, offset: reading?.utcOffset))")
         let engine = try session.engine()
         for app in engine.filters.keys.sorted() {
             let values = engine.currentValues(app: app, activeFocus: state.focus) ?? [:]

@@ -15,7 +15,10 @@ struct ImportCommand: ParsableCommand {
             standard input) in constant memory and stores it in transactions of --batch-size \
             donations. A bad line is reported as FILE:LINE: field: reason on standard error and \
             skipped; the good lines around it are kept. With --strict the first bad line stops the \
-            import and nothing from that file is stored (earlier files stay).
+            import and nothing from that file is stored (earlier files stay). A field the format does \
+            not define is ignored, as the format allows, with one warning per field naming how many \
+            lines carry it and the field it is nearest to ("paramters": did you mean "parameters"?); \
+            --strict refuses such a line. A JSON array is refused at once (it is not JSON Lines).
 
             Importing is idempotent: a donation already stored is skipped and counted as "already \
             stored", whether it has an identifier (same app and identifier) or not (every field \
@@ -65,7 +68,7 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup(title: "Device logs") var deviceLog: DeviceLogOptions
 
-    @Flag(help: "Stop at the first bad line and store nothing from that file.")
+    @Flag(help: "Stop at the first bad line and store nothing from that file; a field the format does not define (a misspelled \"paramters\") is a bad line.")
     var strict = false
 
     @Option(help: "Donations per transaction.")
@@ -104,9 +107,10 @@ struct ImportCommand: ParsableCommand {
     func timeZoneSettings() throws -> [(user: String, zone: String)] {
         try userTimezone.map { setting in
             let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, TimeZone(identifier: parts[1]) != nil else {
+            guard parts.count == 2, !parts[0].isEmpty else {
                 throw ValidationError("--user-timezone wants USER=ZONE with an IANA zone such as u1=America/New_York, found \"\(setting)\"")
             }
+            guard TimeZone(identifier: parts[1]) != nil else { throw ValidationError("--user-timezone \(parts[0]): \(unknownTimeZone(parts[1]))") }
             return (parts[0], parts[1])
         }
     }
@@ -134,6 +138,7 @@ struct ImportCommand: ParsableCommand {
             let summary = try importFile(file, with: importer)
             printer.finish()
             for message in summary.messages { ImportProgressPrinter.writeError(message + "\n") }
+            for warning in summary.unknownFieldWarnings + summary.timeZoneWarnings { ImportProgressPrinter.writeError("warning: \(warning)\n") }
             if summary.unlistedRejections > 0 {
                 ImportProgressPrinter.writeError("\(file): \(summary.unlistedRejections) more rejected lines not listed\n")
             }
@@ -165,7 +170,9 @@ struct ImportCommand: ParsableCommand {
 
     private func importFile(_ file: String, with importer: DonationImporter) throws -> ImportSummary {
         switch format {
-        case .jsonl: return try importer.importJSONLines(path: file)
+        case .jsonl:
+            try Self.refuseJSONArray(file)
+            return try importer.importJSONLines(path: file)
         case .androidUsage:
             let result = try importer.importAndroidUsage(path: file, options: deviceLog.androidOptions())
             ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
@@ -175,6 +182,19 @@ struct ImportCommand: ParsableCommand {
             ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
             return result.store
         }
+    }
+
+    /// A file whose first character (after a byte order mark and white space) is `[` is a JSON
+    /// array, not JSON Lines: refused once, with the way to convert it, before anything is stored.
+    static func refuseJSONArray(_ file: String) throws {
+        guard file != "-", let handle = FileHandle(forReadingAtPath: file) else { return }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        var bytes = head[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") else { return }
+        throw CommandFailure(description: "\(file): starts with '[', a JSON array; import reads JSON Lines (one donation object per "
+                             + "line, docs/FORMATS.md): convert it with  jq -c '.[]' \(file) > donations.jsonl")
     }
 
     // MARK: Output
@@ -221,6 +241,9 @@ struct ImportCommand: ParsableCommand {
                 ("rejected_by_reason", .object(summary.sortedCategories.map { ($0.category, number($0.count)) })),
             ]
             if let abortedBy = summary.abortedBy { members.append(("stopped_by", .string(abortedBy))) }
+            if !summary.unknownFields.isEmpty {
+                members.append(("unknown_fields", .object(summary.unknownFields.sorted { $0.key < $1.key }.map { ($0.key, number($0.value.lines)) })))
+            }
             return members
         }
         let windows: [(String, JSONValue)] = [("default", window(retention.policy.defaultWindow))]

@@ -26,12 +26,18 @@ func loadDonationLog(_ path: String) throws -> [Donation] {
 }
 
 /// The IANA zone named by a `--timezone` option, if given.
-func parseTimeZone(_ name: String?) throws -> TimeZone? {
+func parseTimeZone(_ name: String?, argument: String = "--timezone") throws -> TimeZone? {
     guard let name else { return nil }
-    guard let zone = TimeZone(identifier: name) else {
-        throw ValidationError("--timezone: unknown time zone \"\(name)\" (use an IANA name such as America/New_York)")
-    }
+    guard let zone = TimeZone(identifier: name) else { throw ValidationError("\(argument): \(unknownTimeZone(name))") }
     return zone
+}
+
+/// `unknown time zone "Europe/Berln" (did you mean Europe/Berlin?)`, or an example of an IANA name.
+func unknownTimeZone(_ name: String) -> String {
+    if let near = Spelling.suggestion(for: name, among: TimeZone.knownTimeZoneIdentifiers) {
+        return "unknown time zone \"\(name)\" (did you mean \(near)?)"
+    }
+    return "unknown time zone \"\(name)\" (use an IANA name such as America/New_York)"
 }
 
 /// Intent definitions from a `--definitions` file (none when not given).

@@ -97,7 +97,8 @@ struct ModelsExportWeightsCommand: ParsableCommand {
         var skipped = 0
         for name in users {
             let exported: LinearWeights
-            do { exported = try engine.linearWeights(user: name, at: at.date, utcOffset: at.utcOffset) } catch let error as EngineError
+            let moment = try at.read(engine, user: name, flag: "--at")
+            do { exported = try engine.linearWeights(user: name, at: moment.date, utcOffset: moment.utcOffset) } catch let error as EngineError
                 where error.code == .invalidRequest || error.code == .noDonations {
                 skipped += 1
                 continue

@@ -43,7 +43,8 @@ struct MomentOptions: ParsableArguments {
     var user: String = Donation.defaultUser
 
     @Option(parsing: .unconditional,  // `--at -5` is a value (refused for its year), not a missing one
-            help: ArgumentHelp("The moment: local time on the user's clock (2026-11-20T07:30), \(DateArgument.help). Default: now.",
+            help: ArgumentHelp("The moment: a local time on the user's clock (2026-11-20T07:30), an instant with an offset "
+                               + "(2026-11-20T07:30:00-08:00) or Unix seconds; a bare day is refused (it names no time). Default: now.",
                                valueName: "date"))
     var at: String?
 
@@ -56,8 +57,8 @@ struct MomentOptions: ParsableArguments {
 
     func validate() throws {
         _ = try context()
-        if let at, !Self.isLocal(at) {
-            do { _ = try DateArgument.parse(at) } catch { throw ValidationError("--at: \(error)") }
+        if let at {
+            do { _ = try Engine.parseMoment(at) } catch { throw ValidationError("--at: \(error.reason)") }
         }
     }
 
@@ -78,49 +79,21 @@ struct MomentOptions: ParsableArguments {
         return context
     }
 
-    /// `--at` as an instant, the offset of the user's clock then, and which clock that is: the user's
-    /// zone (`--timezone`, else the configured one), else the offset of their latest donation. A wall
-    /// time without an offset is read on that clock; an instant with an offset is the same instant
-    /// whatever offset it was written in. Now when absent.
+    /// `--at` as an instant, the offset of the user's clock then, and which clock that is
+    /// (`Engine.readDate`): the user's zone (`--timezone`, else the configured one), else the offset of
+    /// their latest donation. A wall time without an offset is read on that clock; an instant with an
+    /// offset is the same instant whatever offset it was written in. Now when absent. A bare day is
+    /// refused: a moment needs a time of day.
     func instant(_ engine: Engine, now: Date = Date()) throws -> (date: Date, offset: Int, clock: String) {
-        let zoneName = model.timeZoneName
-        guard let text = at else {
-            let clock = try engine.clock(user: user, at: now, zoneOverride: zoneName)
-            return (now, clock.offset, clock.description)
+        let reading: Engine.ReadDate
+        do { reading = try engine.readMoment(at, user: user, zoneOverride: model.timeZoneName, now: now, field: "--at") } catch let error as DonationLineError {
+            throw ValidationError("--at: \(error.reason)")
         }
-        if Self.isLocal(text) {
-            let padded = text.count == 16 ? text + ":00" : text
-            let wall: Timestamp.Parsed
-            do { wall = try Timestamp.parse(padded + "Z") } catch { throw ValidationError("--at: \(error)") }
-            // The offset at the wall time, refined once (across a daylight-saving change).
-            let asUTC = Date(timeIntervalSince1970: wall.secondsSince1970)
-            var clock = try engine.clock(user: user, at: asUTC, zoneOverride: zoneName)
-            clock = try engine.clock(user: user, at: asUTC.addingTimeInterval(-Double(clock.offset)), zoneOverride: zoneName)
-            let instant = asUTC.addingTimeInterval(-Double(clock.offset))
-            // On a zone's clock, a wall time inside a daylight-saving gap does not exist.
-            let inZone = TimeZone(identifier: clock.description) != nil
-            let offsetThen = try engine.clock(user: user, at: instant, zoneOverride: zoneName).offset
-            guard !inZone || offsetThen == clock.offset else {
-                throw ValidationError("--at: \(text) does not exist in \(clock.description) (the clocks skip it at a daylight-saving "
-                                      + "change); give an offset")
-            }
-            return (instant, clock.offset, clock.description)
-        }
-        let parsed: DateArgument
-        do { parsed = try DateArgument.parse(text) } catch { throw ValidationError("--at: \(error)") }
-        let clock = try engine.clock(user: user, at: parsed.date, zoneOverride: zoneName)
-        return (parsed.date, clock.offset, clock.description)
+        return (reading.date, reading.utcOffset, reading.clock)
     }
 
     /// `clock: ...` for standard error, with the command that configures a zone when none is.
     static func clockLine(_ clock: String) -> String {
         "clock: \(clock)" + (clock.contains("no zone configured") ? "; `proactive users timezone set USER ZONE` sets one" : "")
     }
-
-    /// `2026-11-20T07:30` or `2026-11-20T07:30:00`: a wall time without an offset.
-    static func isLocal(_ text: String) -> Bool {
-        text.count >= 16 && text.count <= 19 && text.dropFirst(10).first == "T"
-            && !text.dropFirst(11).contains(where: { $0 == "Z" || $0 == "+" || $0 == "-" })
-    }
-
 }

@@ -45,7 +45,7 @@ struct NotifyCommand: ParsableCommand {
 
     func run() throws {
         let engine = Engine(database: try storeOptions.openDatabase(), access: storeOptions.access)
-        let answer = try engine.notificationDecision(app: app, criteria: try FilterCriteria(parsing: criteria), at: at?.date ?? Date())
+        let answer = try engine.notificationDecision(app: app, criteria: try FilterCriteria(parsing: criteria), at: try at?.read(nil, user: nil, flag: "--at").date ?? Date())
         if json {
             print(JSONWriter.string(answer.json))
         } else {

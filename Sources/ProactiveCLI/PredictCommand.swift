@@ -18,7 +18,8 @@ struct PredictCommand: ParsableCommand {
             saved, and a note on standard error says why. --at without an offset is the user's local time: their \
             zone (--timezone, else `proactive users timezone set`), else the offset of their latest donation; an \
             --at with an offset is that instant read on the same clock, so 2026-11-24T02:00:00Z and \
-            2026-11-23T18:00:00-08:00 give the same answer. The clock used is printed on standard error ("clock" \
+            2026-11-23T18:00:00-08:00 give the same answer. A bare day (--at 2026-11-16) names no time of day and \
+            is refused, with an example (2026-11-16T07:38). The clock used is printed on standard error ("clock" \
             in --json). The moment's recent history is the user's donations at or before it. `suggest` reads the \
             same model, so both give the same probabilities.
 
@@ -49,7 +50,7 @@ struct PredictCommand: ParsableCommand {
             prediction = try engine.predict(user: moment.user, at: date, utcOffset: offset, context: try moment.context(), k: k,
                                             model: moment.model.choice)
         } catch let error as EngineError where error.code == .noDonations {
-            throw CommandFailure(description: "user \(moment.user) has no donations in \(storeOptions.path)")
+            throw CommandFailure(description: "\(storeOptions.path): \(error.description)")
         }
         let when = Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: prediction.moment.utcOffset ?? 0)
         let context = prediction.moment.context.sorted { $0.key < $1.key }

@@ -113,7 +113,7 @@ struct RetentionCommand: ParsableCommand {
 
         func run() throws {
             let database = try storeOptions.openDatabase(.mustExist)
-            let report = try Engine(database: database).applyRetention(now: now?.date ?? Date())
+            let report = try Engine(database: database).applyRetention(now: try now?.read(nil, user: nil, flag: "--now").date ?? Date())
             for app in report.donationsByApp.keys.sorted() { print("\(app): erased \(report.donationsByApp[app]!) donations") }
             print("erased \(report.donations) donations and \(report.feedback) feedback events")
         }

@@ -38,7 +38,7 @@ struct StatsCommand: ParsableCommand {
         let stores = try storeOptions.openScoped(.readOnly)
         let database = stores.database
         let store = stores.donations
-        let stats = try store.statistics(matching: filter.filter)
+        let stats = try store.statistics(matching: try filter.filter(stores))
         let schema = try database.appliedMigrations().last ?? "none"
         var timeZones: [String: String] = [:]
         for tally in stats.byUser { timeZones[tally.name] = try store.timeZone(forUser: tally.name) }

@@ -45,7 +45,7 @@ struct UsersTimeZoneCommand: ParsableCommand {
         case "show": guard zone == nil else { throw ValidationError("show takes at most a user") }
         case "set":
             guard let user, !user.isEmpty, let zone else { throw ValidationError("set wants a user and a zone: users timezone set me Europe/Paris") }
-            _ = try parseTimeZone(zone)
+            _ = try parseTimeZone(zone, argument: "zone")
         case "clear": guard user != nil, zone == nil else { throw ValidationError("clear wants one user: users timezone clear me") }
         default: throw ValidationError("unknown action \"\(action)\"; use show, set or clear")
         }

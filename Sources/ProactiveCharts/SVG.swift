@@ -85,6 +85,13 @@ public struct SVG: Sendable {
         element("polyline", attributes, className: className, tooltip: tooltip)
     }
 
+    /// A closed, filled shape through `points`.
+    public mutating func polygon(_ points: [(x: Double, y: Double)], fill: String, className: String? = nil, tooltip: String? = nil) {
+        guard !points.isEmpty else { return }
+        let attributes = #"points="\#(points.map { "\(Self.number($0.x)),\(Self.number($0.y))" }.joined(separator: " "))" fill="\#(fill)""#
+        element("polygon", attributes, className: className, tooltip: tooltip)
+    }
+
     public mutating func circle(cx: Double, cy: Double, r: Double, fill: String, stroke: String? = nil,
                                 className: String? = nil, tooltip: String? = nil) {
         var attributes = #"cx="\#(Self.number(cx))" cy="\#(Self.number(cy))" r="\#(Self.number(r))" fill="\#(fill)""#

@@ -172,11 +172,18 @@ public struct StackDayChart: Sendable {
             }
         }
 
-        // On-top bands, one per span, with the reason on hover.
+        // On-top bands, one per span, with the reason on hover. Each is labelled with the range of its
+        // widget's score over the span ("0.27-0.73": where it came on top, and its peak), inside the
+        // band when it fits, else just below it, unless that would run into the previous label of the row.
+        var labelEnds = [Double](repeating: -.infinity, count: simulation.rows.count)
         for span in simulation.spans {
             guard let row = simulation.rows.firstIndex(of: span.top) else { continue }
             let start = stepIndex(span.start)
             let end = max(start + 1, stepIndex(span.end))
+            let spanScores = simulation.scores[row][min(start, simulation.scores[row].count)..<min(end, simulation.scores[row].count)]
+            let range = (low: spanScores.min() ?? span.score, high: spanScores.max() ?? span.score)
+            let scoreText = Self.fixed(range.low) == Self.fixed(range.high) ? Self.fixed(range.high)
+                : "\(Self.fixed(range.low))-\(Self.fixed(range.high))"
             let colour: String
             switch span.reason {
             case .rotated: colour = Self.rotatedColour
@@ -185,15 +192,20 @@ public struct StackDayChart: Sendable {
             }
             let bandY = rowTop(row) + rowHeight - bandHeight
             var tip = "\(clock(span.start))-\(clock(span.end))  \(span.top.displayName) on top (\(span.reason.rawValue))"
-            if span.reason != .resting { tip += ", score \(Self.fixed(span.score))" }
+            if span.reason != .resting { tip += ", score \(scoreText)" }
             tip += ": \(span.why)"
             svg.group(tooltip: tip, className: "span span-\(span.reason.rawValue)") { svg in
                 // A transparent cover over the whole row makes the reason easy to hover.
                 svg.rect(x: x(start), y: rowTop(row), width: x(end) - x(start), height: rowHeight - bandHeight, fill: "#000000", opacity: 0)
                 svg.rect(x: x(start), y: bandY, width: x(end) - x(start), height: bandHeight, fill: colour)
-                let label = span.reason == .resting ? "resting" : Self.fixed(span.score)
-                if x(end) - x(start) >= SVG.textWidth(label, size: 10) + 6 {
-                    svg.text(label, x: x(start) + 3, y: bandY + bandHeight - 4, size: 10, fill: "#ffffff")
+                let label = span.reason == .resting ? "resting" : scoreText
+                let labelWidth = SVG.textWidth(label, size: 10)
+                if x(end) - x(start) >= labelWidth + 6 {
+                    svg.text(label, x: x(start) + 3, y: bandY + bandHeight - 4, size: 10, fill: "#ffffff", className: "span-label")
+                    labelEnds[row] = x(start) + 3 + labelWidth
+                } else if x(start) >= labelEnds[row] + 4 {
+                    svg.text(label, x: x(start), y: bandY + bandHeight + 10, size: 10, fill: "#333333", className: "span-label")
+                    labelEnds[row] = x(start) + SVG.textWidth(label, size: 10)
                 }
             }
         }

@@ -25,14 +25,41 @@ public enum DonationLineCodec {
         return try result.get()
     }
 
-    /// Decodes one line (without its newline).
+    /// The fields of a donation line, in canonical order.
+    public static let fields = ["user", "app", "intent", "parameters", "date", "identifier", "group", "context", "count", "timezone"]
+
+    /// What a line holds besides its donation: the user's zone (`timezone`, as `export` writes it)
+    /// and the fields the format does not define (ignored; a caller may warn or refuse).
+    public struct LineExtras: Sendable, Equatable {
+        /// The user's IANA zone the line states (a known zone).
+        public var timeZone: String?
+        /// The names of the fields not in `fields`, in line order.
+        public var unknownFields: [String] = []
+
+        public init() {}
+    }
+
+    /// What an unknown field is called out as: `paramters: unknown field (did you mean "parameters"?)`.
+    public static func unknownField(_ name: String) -> DonationLineError {
+        let hint = Spelling.suggestion(for: name, among: fields).map { " (did you mean \"\($0)\"?)" } ?? ""
+        return DonationLineError(field: name, reason: "unknown field\(hint)")
+    }
+
+    /// Decodes one line (without its newline); unknown fields are ignored (docs/FORMATS.md).
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DonationLineError) -> Donation {
+        var ignored = LineExtras()
+        return try decode(bytes, extras: &ignored)
+    }
+
+    /// Decodes one line (without its newline), telling `extras` the user's zone it states and the
+    /// fields it ignored (not in `fields`), so that a caller can apply the one and warn of the others.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, extras: inout LineExtras) throws(DonationLineError) -> Donation {
         guard bytes.count <= maximumLineBytes else {
             throw DonationLineError(field: nil, reason: "line is \(bytes.count) bytes, longer than the limit of \(maximumLineBytes)")
         }
         let json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch { throw DonationLineError(field: nil, reason: error.description) }
-        let donation = try decode(json)
+        let donation = try decode(json, extras: &extras)
         // What is accepted must export as a line that is accepted again. The
         // canonical form is never more than 5 times the input (numbers: `1e15`
         // is written `1000000000000000.0`) plus the defaulted `user` and a
@@ -49,7 +76,14 @@ public enum DonationLineCodec {
     /// Lines up to `maximumLineBytes / canonicalExpansionBound` bytes cannot have a canonical form over the limit.
     static let canonicalExpansionBound = 8
 
+    /// Decodes a donation object; unknown fields are ignored (docs/FORMATS.md).
     public static func decode(_ json: JSONValue) throws(DonationLineError) -> Donation {
+        var ignored = LineExtras()
+        return try decode(json, extras: &ignored)
+    }
+
+    /// Decodes a donation object, telling `extras` its `timezone` and the fields it ignored.
+    public static func decode(_ json: JSONValue, extras: inout LineExtras) throws(DonationLineError) -> Donation {
         guard case let .object(members) = json else {
             throw DonationLineError(field: nil, reason: "a donation must be a JSON object, found \(json.kindName)")
         }
@@ -122,8 +156,16 @@ public enum DonationLineCodec {
                 guard integer >= 1 else { throw DonationLineError(field: key, reason: "must be >= 1, found \(integer)") }
                 guard integer <= maximumCount else { throw DonationLineError(field: key, reason: "\(integer) is too large (at most \(maximumCount))") }
                 count = Int(integer)
+            case "timezone":
+                guard case let .string(name) = value, TimeZone(identifier: name) != nil else {
+                    var near: String?
+                    if case let .string(name) = value { near = Spelling.suggestion(for: name, among: TimeZone.knownTimeZoneIdentifiers) }
+                    throw DonationLineError(field: key, reason: "must be an IANA time zone such as America/New_York"
+                                            + (near.map { " (did you mean \($0)?)" } ?? ""))
+                }
+                extras.timeZone = name
             default:
-                continue  // unknown fields are allowed (docs/FORMATS.md: new optional fields are compatible)
+                extras.unknownFields.append(key)  // allowed (docs/FORMATS.md: new optional fields are compatible); the caller may warn
             }
         }
         guard let app else { throw DonationLineError(field: "app", reason: "missing (required)") }
@@ -164,7 +206,11 @@ public enum DonationLineCodec {
     // MARK: Encoding
 
     /// The canonical JSON line for a donation (without a trailing newline).
-    public static func encode(_ donation: Donation) -> String {
+    public static func encode(_ donation: Donation) -> String { encode(donation, timeZone: nil) }
+
+    /// The canonical JSON line for a donation; with `timeZone`, the user's zone as a last field
+    /// `"timezone"` (what `export` writes for a user with one).
+    public static func encode(_ donation: Donation, timeZone: String?) -> String {
         var out = "{\"user\":"
         out.reserveCapacity(256)
         JSONWriter.appendString(donation.user, to: &out)
@@ -204,6 +250,10 @@ public enum DonationLineCodec {
             out.append("}")
         }
         if donation.count != 1 { out.append(",\"count\":\(donation.count)") }
+        if let timeZone {
+            out.append(",\"timezone\":")
+            JSONWriter.appendString(timeZone, to: &out)
+        }
         out.append("}")
         return out
     }

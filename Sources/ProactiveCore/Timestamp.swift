@@ -5,8 +5,9 @@ import Foundation
 /// Parsing and formatting of the donation log's dates without Foundation's
 /// formatters (which are slow and locale-dependent).
 ///
-/// Accepted: `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z`, `±HH:MM` or
-/// `±HHMM` (a space may replace `T`). Years outside `supportedYears` are errors.
+/// Accepted by `parse`: `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z`, `±HH:MM` or
+/// `±HHMM` (a space may replace `T`); `parseWritten` also reads a bare day and a time without
+/// an offset. Years outside `supportedYears` are errors.
 public enum Timestamp {
     /// Years a donation date may carry. Outside this range a date is almost
     /// certainly a unit mistake (milliseconds given as seconds, year 0).
@@ -20,10 +21,31 @@ public enum Timestamp {
 
     /// - Throws: a reason naming what is wrong (used under the field `date`).
     public static func parse(_ text: String) throws(DonationLineError) -> Parsed {
+        let written = try parseWritten(text, offsetRequired: true)
+        return Parsed(secondsSince1970: written.localSeconds - Double(written.utcOffsetSeconds ?? 0), utcOffsetSeconds: written.utcOffsetSeconds ?? 0)
+    }
+
+    /// A date as written, before any clock is applied: its wall-clock reading as if it were UTC,
+    /// the offset it states (nil when it states none), and whether it has a time of day.
+    public struct Written: Sendable, Equatable {
+        /// The written calendar day and time of day, counted as seconds since 1970 as if the offset were 0.
+        public let localSeconds: Double
+        /// The stated offset in seconds east of UTC; nil for a wall time or a bare day.
+        public let utcOffsetSeconds: Int?
+        /// False for a bare day (`2026-11-20`).
+        public let hasTime: Bool
+    }
+
+    /// Reads `2026-11-20`, `2026-11-20T07:30[:SS[.fraction]]` (a space may replace `T`), each
+    /// optionally followed by `Z`, `±HH:MM` or `±HHMM`; with `offsetRequired`, only dates with a
+    /// time and an offset. Errors quote `text` as given.
+    /// - Throws: a reason naming what is wrong (under the field `date`).
+    public static func parseWritten(_ text: String, offsetRequired: Bool = false) throws(DonationLineError) -> Written {
         let bytes = Array(text.utf8)
         var index = 0
+        let what = offsetRequired ? "an ISO 8601 date with offset" : "an ISO 8601 date"
         func fail(_ reason: String) -> DonationLineError {
-            DonationLineError(field: "date", reason: "\"\(text.prefix(40))\" is not an ISO 8601 date with offset (\(reason))")
+            DonationLineError(field: "date", reason: "\"\(text.prefix(40))\" is not \(what) (\(reason))")
         }
         func digits(_ count: Int) throws(DonationLineError) -> Int {
             guard index + count <= bytes.count else { throw fail("too short") }
@@ -45,16 +67,22 @@ public enum Timestamp {
         let month = try digits(2)
         try expect(UInt8(ascii: "-"), "'-'")
         let day = try digits(2)
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ") else {
-            throw fail("expected 'T' and a time after the date")
+        let hasTime = index < bytes.count || offsetRequired
+        if hasTime {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ") else {
+                throw fail("expected 'T' and a time after the date")
+            }
+            index += 1
         }
-        index += 1
-        let hour = try digits(2)
-        try expect(UInt8(ascii: ":"), "':'")
-        let minute = try digits(2)
+        var hour = 0, minute = 0
+        if hasTime {
+            hour = try digits(2)
+            try expect(UInt8(ascii: ":"), "':'")
+            minute = try digits(2)
+        }
         var second = 0
         var fraction = 0.0
-        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+        if hasTime, index < bytes.count, bytes[index] == UInt8(ascii: ":") {
             index += 1
             second = try digits(2)
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
@@ -69,10 +97,15 @@ public enum Timestamp {
                 guard index > start else { throw fail("a fraction of a second needs digits") }
             }
         }
-        guard index < bytes.count else { throw fail("missing time zone offset or Z") }
-        var offset = 0
-        switch bytes[index] {
+        guard index < bytes.count || !offsetRequired else {
+            throw fail("missing time zone offset: add Z or an offset such as -08:00")
+        }
+        var offset: Int?
+        switch index < bytes.count ? bytes[index] : 0 {
+        case 0 where index == bytes.count:
+            break
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            offset = 0
             index += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
@@ -83,7 +116,7 @@ public enum Timestamp {
             guard offsetMinutes < 60, offsetHours * 60 + offsetMinutes <= 18 * 60 else { throw fail("offset out of range") }
             offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
         default:
-            throw fail("missing time zone offset or Z")
+            throw fail(offsetRequired ? "missing time zone offset or Z" : "expected Z or an offset such as -08:00 at position \(index + 1)")
         }
         guard index == bytes.count else { throw fail("unexpected characters after the offset") }
         // A local year one off the range can still be an instant inside it (and vice versa): the instant decides below.
@@ -95,14 +128,14 @@ public enum Timestamp {
         guard hour < 24, minute < 60, second < 61 else { throw fail("time of day out of range") }
         let days = daysFromCivil(year: year, month: month, day: day)
         let local = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
-        let instant = local - Double(offset)
+        let instant = local - Double(offset ?? 0)
         guard isSupported(instant) else {
             let range = "\(supportedYears.lowerBound)-\(supportedYears.upperBound)"
             guard supportedYears.contains(year) else { throw DonationLineError(field: "date", reason: "year \(year) is outside the supported range \(range)") }
             throw DonationLineError(field: "date", reason: "\"\(text.prefix(40))\" is \(format(secondsSince1970: instant, utcOffsetSeconds: 0)) in UTC, "
                                     + "outside the supported range \(range)")
         }
-        return Parsed(secondsSince1970: instant, utcOffsetSeconds: offset)
+        return Written(localSeconds: local, utcOffsetSeconds: offset, hasTime: hasTime)
     }
 
     /// Whole milliseconds since 1970 (UTC) a stored date may hold: the years

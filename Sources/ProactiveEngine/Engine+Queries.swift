@@ -31,10 +31,122 @@ extension Engine {
         }
         let latest = try states.recentDonations(ofUser: user, atOrBefore: date, limit: 1).last
             ?? states.recentDonations(ofUser: user, atOrBefore: .distantFuture, limit: 1).last
-        guard let offset = latest?.utcOffset else { return (0, "UTC (no zone configured)") }
+        return Self.latestOffsetClock(latest?.utcOffset)
+    }
+
+    /// The clock of a user without a zone whose latest donation has `offset` (nil: none, or Unix seconds).
+    static func latestOffsetClock(_ offset: Int?) -> (offset: Int, description: String) {
+        guard let offset else { return (0, "UTC (no zone configured for the user, and no donations)") }
         let written = Timestamp.format(secondsSince1970: 0, utcOffsetSeconds: offset)
         let hours = offset == 0 ? "" : String(written.suffix(6))   // "+05:30", "-08:00"; 0 is written "Z"
         return (offset, "UTC\(hours), the offset of the user's latest donation (no zone configured)")
+    }
+
+    /// `clock(user:at:)` answered from a held model where it can (its zone; its latest donations when
+    /// the date is after them), else from the store: what a service asks per question, without a read.
+    func clock(of live: LiveModel) -> (Date) throws -> (offset: Int, description: String) {
+        if let zone = live.zone, let name = live.inputs.zoneName { return { (zone.secondsFromGMT(for: $0), name) } }
+        return { date in
+            if let latest = live.latest, let last = latest.last, latest.count <= self.recentLimit,
+               last.date.millisecondsSince1970 <= date.millisecondsSince1970 {
+                return Self.latestOffsetClock(last.utcOffset)
+            }
+            return try self.clock(user: live.user, at: date)
+        }
+    }
+
+    // MARK: Dates on the user's clock
+
+    /// A date read on a clock: the instant, the clock's offset then, and which clock it was.
+    public struct ReadDate: Sendable, Equatable {
+        public var date: Date
+        /// The clock's offset at `date`, in seconds east of UTC.
+        public var utcOffset: Int
+        /// The clock for a person, as `clock(user:at:zoneOverride:)` describes it, or "UTC (no user given)".
+        public var clock: String
+
+        public init(date: Date, utcOffset: Int, clock: String) {
+            self.date = date
+            self.utcOffset = utcOffset
+            self.clock = clock
+        }
+    }
+
+    /// Reads a date a person wrote (`DateText`) on `user`'s clock (`clock(user:at:zoneOverride:)`: their
+    /// zone, else the offset of their latest donation): a wall time is that local time, a bare day its
+    /// first instant (local midnight), an instant with an offset stays that instant whatever offset it was
+    /// written in. Without a user, the clock is `zoneOverride`, else UTC.
+    ///
+    ///     try engine.readDate("2026-10-20", user: "alice")  // midnight of Oct 20 in Alice's zone
+    ///
+    /// - Throws: `DonationLineError` on `field` for text that is not a date, or a wall time the
+    ///   user's zone skips (a daylight-saving gap).
+    public func readDate(_ text: String, user: String?, zoneOverride: String? = nil, field: String = "date") throws -> ReadDate {
+        let written: DateText
+        do { written = try DateText.parse(text) } catch { throw DonationLineError(field: field, reason: error.reason) }
+        return try readDate(written, text: text, user: user, zoneOverride: zoneOverride, field: field)
+    }
+
+    /// `readDate(_:user:zoneOverride:field:)` for text already parsed; `text` is quoted in errors.
+    public func readDate(_ written: DateText, text: String, user: String?, zoneOverride: String? = nil,
+                         field: String = "date") throws -> ReadDate {
+        let clock: (Date) throws -> (offset: Int, description: String)
+        if let user {
+            clock = { try self.clock(user: user, at: $0, zoneOverride: zoneOverride) }
+        } else if let zoneOverride, let zone = TimeZone(identifier: zoneOverride) {
+            clock = { (zone.secondsFromGMT(for: $0), zoneOverride) }
+        } else {
+            clock = { _ in (0, "UTC (no user given)") }
+        }
+        return try Self.read(written, text: text, field: field, clock: clock)
+    }
+
+    /// `written` on `clock`; a wall time the clock skips is refused.
+    static func read(_ written: DateText, text: String, field: String,
+                     clock: (Date) throws -> (offset: Int, description: String)) throws -> ReadDate {
+        let (date, exists) = try written.resolve(offsetAt: { try clock($0).offset })
+        let reading = try clock(date)
+        if !exists, case .wallTime = written {
+            throw DonationLineError(field: field, reason: "\(text) does not exist in \(reading.description) (the clocks skip it at a "
+                                    + "daylight-saving change); give an offset")
+        }
+        return ReadDate(date: date, utcOffset: reading.offset, clock: reading.description)
+    }
+
+    /// The moment of a question (predict, suggest, stack) on `user`'s clock: `text` read as
+    /// `readDate` reads it, `now` when nil. A bare day is refused: it names no time of day.
+    /// - Throws: `DonationLineError` on `field` (see `readDate`).
+    public func readMoment(_ text: String?, user: String, zoneOverride: String? = nil, now: Date = Date(),
+                           field: String = "at") throws -> ReadDate {
+        guard let text else {
+            let clock = try clock(user: user, at: now, zoneOverride: zoneOverride)
+            return ReadDate(date: now, utcOffset: clock.offset, clock: clock.description)
+        }
+        return try readDate(try Self.parseMoment(text, field: field), text: text, user: user, zoneOverride: zoneOverride, field: field)
+    }
+
+    /// `readMoment(_:user:)` on a held model's clock (`live`'s zone, else the offset of the user's latest
+    /// donation it holds, read from the store only for a moment before them): the same answer, without
+    /// reading the store for most questions.
+    public func readMoment(_ text: String?, live: LiveModel, now: Date = Date(), field: String = "at") throws -> ReadDate {
+        let clock = clock(of: live)
+        guard let text else {
+            let reading = try clock(now)
+            return ReadDate(date: now, utcOffset: reading.offset, clock: reading.description)
+        }
+        return try Self.read(try Self.parseMoment(text, field: field), text: text, field: field, clock: clock)
+    }
+
+    /// `text` parsed as a question's moment, without reading it on a clock: a bare day is refused.
+    /// - Throws: `DonationLineError` on `field`.
+    public static func parseMoment(_ text: String, field: String = "at") throws(DonationLineError) -> DateText {
+        let written: DateText
+        do { written = try DateText.parse(text) } catch { throw DonationLineError(field: field, reason: error.reason) }
+        if case .day = written {
+            throw DonationLineError(field: field, reason: "\(text) is a day, not a moment: give a time on the user's clock, such as "
+                                    + "\(text)T07:38, or an instant with an offset, such as \(text)T07:38:00-08:00")
+        }
+        return written
     }
 
     // MARK: Predict

@@ -249,6 +249,14 @@ public struct Engine: Sendable {
         }
     }
 
+    /// "; the store's users: a, b" (at most 10, then how many more), or "; the store has no donations".
+    func knownUsersPhrase() throws -> String {
+        let users = try AppScopedDonationStore(donations, access: access).users()
+        guard !users.isEmpty else { return "; the store has no donations" }
+        let more = users.count > 10 ? " and \(users.count - 10) more" : ""
+        return "; the store's users: " + users.prefix(10).joined(separator: ", ") + more
+    }
+
     /// Step 1 of training a user (any thread).
     /// - Throws: `EngineError.noDonations` when the user has none.
     public func prepareTraining(user: String, _ choice: ModelChoice = ModelChoice()) throws -> UserTraining {
@@ -259,7 +267,7 @@ public struct Engine: Sendable {
     func prepareTraining(_ inputs: UserInputs, sampling: Bool = true) throws -> UserTraining {
         let snapshot = try states.snapshot(ofUser: inputs.user)
         guard !snapshot.donations.isEmpty else {
-            throw EngineError(.noDonations, "user \(inputs.user) has no donations")
+            throw EngineError(.noDonations, "user \(inputs.user) has no donations" + (try knownUsersPhrase()))
         }
         let prepared = snapshot.donations.map { inputs.prepare($0.donation) }
         let training = TrainingSet(donations: prepared, resolver: inputs.resolver)

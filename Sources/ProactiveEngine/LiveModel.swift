@@ -39,6 +39,12 @@ public struct LiveModel: Sendable {
         caughtUp = (0, 0)
     }
 
+    /// Clears `notes` once they were told, for a holder that keeps the model: a later answer
+    /// from it does not repeat "fitted: ..." (only the answer that refitted says so).
+    public mutating func acknowledgeNotes() {
+        notes = []
+    }
+
     let inputs: UserInputs
     var catalogue: TargetCatalogue
     /// The user's latest `Engine.recentLimit` donations as of `key` (oldest first, prepared), and

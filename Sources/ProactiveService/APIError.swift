@@ -18,6 +18,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var field: String?
     /// The line (JSON Lines) or item (JSON array, from 1) at fault, for batches.
     public var line: Int?
+    /// For a 405: the methods the path answers (the `Allow` header).
+    public var allow: String?
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil, line: Int? = nil) {
         self.status = status
@@ -42,6 +44,7 @@ public struct APIError: Error, Sendable, Equatable {
     public var response: Response {
         var response = Response.json(json, status: status)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        if let allow { response.headers[.allow] = allow }
         return response
     }
 

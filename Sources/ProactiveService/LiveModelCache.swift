@@ -119,9 +119,11 @@ public actor LiveModelCache {
         if entries.index(forKey: user) != nil {
             if stale.contains(user) || refreshing[user] != nil { try await fold(user, now: now) }
             guard var entry = entries[user] else { return try await live(user: user, now: now) }  // dropped meanwhile: read again
+            let answer = entry.live
             entry.lastUse = clock
+            entry.live.acknowledgeNotes()  // told once, by this answer
             entries[user] = entry
-            return entry.live
+            return answer
         }
         if let pending = loading[user] { return try await pending.task.value.live }
         let engine = engine
@@ -137,7 +139,9 @@ public actor LiveModelCache {
         if refitted { metrics?.refits.increment() }
         // Deletions dropped every model while this one was read: it may hold deleted donations.
         guard pending.generation == generation, entries[user] == nil else { return live }
-        entries[user] = Entry(live: live, bytes: bytes, lastUse: clock, savedHighWater: live.key.highWater, version: newVersion())
+        var held = live
+        held.acknowledgeNotes()  // the notes are this answer's; later answers from the held model do not repeat them
+        entries[user] = Entry(live: held, bytes: bytes, lastUse: clock, savedHighWater: live.key.highWater, version: newVersion())
         bytesInMemory += bytes
         await evict(keeping: user, now: now)
         publish()
@@ -163,6 +167,7 @@ public actor LiveModelCache {
         if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await self.drain() } }
         entries.values[index].lastUse = clock
         let entry = entries.values[index]  // one copy of the entry: the profile showed one per member read through the subscript
+        if !entry.live.notes.isEmpty { entries.values[index].live.acknowledgeNotes() }  // told once, by this answer
         return (entry.live, entry.version)
     }
 

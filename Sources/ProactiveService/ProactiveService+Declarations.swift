@@ -15,7 +15,7 @@ extension ProactiveService {
         let app = try context.parameters.require("app")
         let user = try Self.user(request, allowing: ["user", "at"])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
-        let date = try request.uri.queryParameters.get("at").map { try BodyReading.date($0, field: "at") } ?? Date()
+        let date = try request.uri.queryParameters.get("at").map { try BodyReading.date($0, field: "at", user: user, engine: engine(context)) } ?? Date()
         let set: RelevantShortcutSet
         do { set = try RelevantShortcutCodec.decode(text, app: app, declaredAt: date) } catch {
             throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)

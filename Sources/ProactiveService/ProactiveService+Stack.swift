@@ -43,9 +43,10 @@ extension ProactiveService {
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
         let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
-        let moment = try engine.moment(for: live, at: question.date, utcOffset: question.utcOffset, context: question.context)
+        let when = try question.moment(engine, live: live)
+        let moment = try engine.moment(for: live, at: when.date, utcOffset: when.utcOffset, context: question.context)
         let offset = moment.utcOffset ?? 0
-        let ranker = session.ranker(dayStart: session.dayStart(containing: question.date, utcOffset: offset), utcOffset: offset,
+        let ranker = session.ranker(dayStart: session.dayStart(containing: when.date, utcOffset: offset), utcOffset: offset,
                                     context: question.context)
         let widgets: [WidgetID], skipped: [String]
         do { (widgets, skipped) = try session.stackWidgets(names, in: session.widgetCatalogue(ranker), ranker: ranker) } catch {
@@ -60,7 +61,7 @@ extension ProactiveService {
         let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
         return Response.json(.object([
             ("user", .string(question.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
             ("top", .string(decision.top.displayName)), ("app", .string(decision.top.app)), ("reason", .string(decision.reason.rawValue)),
             ("score", .number(decision.topScore, integer: nil)), ("why", .string(why(decision.topSignals))),
             ("inserted", .array(decision.inserted.map { .string($0.widget.displayName) })),

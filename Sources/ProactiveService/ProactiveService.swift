@@ -83,6 +83,19 @@ public struct ProactiveService: Sendable {
             let handler = handler(method, path)
             router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { request, context in try await handler(request, context) }
         }
+        // Another method on a known path: 405 with the path's methods in `Allow`.
+        var methods: [String: [String]] = [:]
+        for (method, path) in Self.routes { methods[path, default: []].append(method) }
+        for (path, allowed) in methods {
+            let allow = allowed.joined(separator: ", ")
+            for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] where !allowed.contains(method) {
+                router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { _, _ -> Response in
+                    var error = APIError(.methodNotAllowed, "method_not_allowed", "\(path) answers \(allow), not \(method)")
+                    error.allow = allow
+                    throw error
+                }
+            }
+        }
         return router
     }
 
@@ -137,7 +150,7 @@ public struct ProactiveService: Sendable {
         }
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let lines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
-        var decoded: [(line: Int, result: Result<Donation, DonationLineError>)] = []
+        var decoded: BodyReading.Numbered = []
         if contentType.hasPrefix("application/json-seq") {
             decoded = BodyReading.records(body)
         } else if lines {
@@ -147,8 +160,10 @@ public struct ProactiveService: Sendable {
             switch json {
             case .object:
                 // One donation: all or nothing, refusals are errors.
-                let donation: Donation
-                do { donation = try DonationLineCodec.decode(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
+                let sent: BodyReading.Sent
+                do { sent = try BodyReading.donation(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
+                let donation = sent.donation
+                try await adoptTimeZones([donation.user: sent.timeZone], context)
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
                 answers.drop(users: [stored.user])
@@ -158,7 +173,7 @@ public struct ProactiveService: Sendable {
                 return Response.json(text: DonationLineCodec.encode(context.access.app == nil ? stored : donation), status: .created)
             case let .array(items):
                 decoded = items.enumerated().map { index, item in
-                    (index + 1, Result { () throws(DonationLineError) in try DonationLineCodec.decode(item) })
+                    (index + 1, Result { () throws(DonationLineError) in try BodyReading.donation(item) })
                 }
             default:
                 throw APIError.badRequest("the body must be a donation object, an array of them, or JSON Lines; found \(json.kindName)")
@@ -167,19 +182,22 @@ public struct ProactiveService: Sendable {
         // A batch: good lines are kept, each line says how it went (as `import` does).
         // Split by moving each line's donation out (`popLast`) rather than copying it (every field retained).
         var good: [Donation] = []
+        var zones: [String: String?] = [:]  // each user's zone, as the lines state it
         var numbered: [(line: Int, error: DonationLineError?)] = []  // each line: its number, and why it was refused
         good.reserveCapacity(decoded.count)
         numbered.reserveCapacity(decoded.count)
         while let entry = decoded.popLast() {
             switch entry.result {
-            case let .success(donation):
-                good.append(donation)
+            case let .success(sent):
+                if let zone = sent.timeZone { zones[sent.donation.user] = zone }
+                good.append(sent.donation)
                 numbered.append((entry.line, nil))
             case let .failure(error): numbered.append((entry.line, error))
             }
         }
         good.reverse()
         numbered.reverse()
+        try await adoptTimeZones(zones, context)
         let prepared = try engine.prepare(batch: good)
         good = []
         let outcomes = try await committer.commit(prepared)
@@ -233,6 +251,23 @@ public struct ProactiveService: Sendable {
         return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
     }
 
+    /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
+    /// none (`DonationStore.adoptTimeZone`); only the owner's credential sets a user's zone.
+    /// A zone newly set drops the held models (they read the user's clock at load; rare: once per user).
+    func adoptTimeZones(_ zones: [String: String?], _ context: ServiceRequestContext) async throws {
+        let stated = zones.compactMapValues { $0 }
+        guard !stated.isEmpty else { return }
+        try context.requireOwner(to: "set a user's time zone (the donation's \"timezone\")")
+        let store = SQLiteDonationStore(database: database)
+        var changed = false
+        for (user, zone) in stated where try store.timeZone(forUser: user) == nil {
+            _ = try store.adoptTimeZone(zone, forUser: user)
+            answers.drop(users: [user])
+            changed = true
+        }
+        if changed { await models.dropAll() }
+    }
+
     /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
     /// after `donations`), and drops held models if anything went.
     func applyRetention(now: Date, after donations: some Sequence<Donation>) async throws {
@@ -255,8 +290,10 @@ public struct ProactiveService: Sendable {
         let group = query.get("group")
         let app = query.get("app")
         let user = query.get("user")
-        let after = try query.get("after").map { try BodyReading.date($0, field: "after") }
-        let before = try query.get("before").map { try BodyReading.date($0, field: "before") }
+        let engine = engine(context)
+        // A day or local time is the user's (their midnight), as `proactive delete --user` reads it.
+        let after = try query.get("after").map { try BodyReading.date($0, field: "after", user: user, engine: engine) }
+        let before = try query.get("before").map { try BodyReading.date($0, field: "before", user: user, engine: engine) }
         let all = query.get("all") == "true"
         for (name, value) in [("identifier", identifiers.first(where: \.isEmpty)), ("group", group), ("app", app), ("user", user)]
         where value?.isEmpty == true {
@@ -279,7 +316,7 @@ public struct ProactiveService: Sendable {
             }
             deletion = .matching(filter)
         }
-        let deleted = try engine(context).delete(deletion)
+        let deleted = try engine.delete(deletion)
         if deleted > 0 {
             inputs.invalidate()
             await models.dropAll()
@@ -295,14 +332,17 @@ public struct ProactiveService: Sendable {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody)
         let live = try await models.live(user: question.user, waiting: false)
-        let prediction = try engine(context).predict(live, at: question.date, utcOffset: question.utcOffset, context: question.context,
-                                                      k: question.k)
+        let engine = engine(context)
+        let when = try question.moment(engine, live: live)
+        let prediction = try engine.predict(live, at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k)
         let offset = prediction.moment.utcOffset ?? 0
         return Response.json(.object([
             ("user", .string(prediction.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("clock", .string(when.clock)),
             ("model", .string(prediction.model)),
             ("context", .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("activity", prediction.activity.map { .number($0, integer: nil) } ?? .null),
             ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
             ("suggestions", .array(prediction.rows.map { row in
                 .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
@@ -318,17 +358,18 @@ public struct ProactiveService: Sendable {
         let (live, version) = try await models.question(user: question.user)
         let engine = engine(context)
         let (inputs, stamp) = try inputs.stampedInputs(user: live.user, engine: engine)
+        let when = try question.moment(engine, live: live)
         // The same question about the same model and inputs: the same answer (`SuggestionAnswers`).
-        let key = SuggestionAnswers.Key(model: version, inputs: stamp, milliseconds: question.date.millisecondsSince1970,
-                                        utcOffset: question.utcOffset, context: question.context, k: question.k, developer: question.developer)
+        let key = SuggestionAnswers.Key(model: version, inputs: stamp, milliseconds: when.date.millisecondsSince1970,
+                                        utcOffset: when.utcOffset, context: question.context, k: question.k, developer: question.developer)
         if let body = answers.answer(user: question.user, key: key) { return Response.json(body: body) }
         let session = engine.rankingSession(live, inputs: inputs)
-        let result = try session.suggest(at: question.date, utcOffset: question.utcOffset, context: question.context, k: question.k,
+        let result = try session.suggest(at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
         let offset = result.moment.utcOffset ?? 0
         let body = Response.jsonBody(.object([
             ("user", .string(question.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: question.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
+            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
             ("model", .string(result.model)),
             ("suggestions", .array(result.suggestions.map(\.json))),
         ]))
@@ -363,10 +404,13 @@ public struct ProactiveService: Sendable {
 // MARK: - A question at a moment
 
 /// The body of predict and suggestions: who, when, in what context, how many.
+/// `at` is read on the user's clock as the CLI reads `--at` (`Engine.readMoment`): a local time
+/// without an offset is the user's local time, an instant is that instant whatever offset it is
+/// written in, a bare day is refused.
 struct Question {
     var user = Donation.defaultUser
-    var date = Date()
-    var utcOffset: Int?
+    /// `at` as sent, checked by `Engine.parseMoment`; nil: now.
+    var at: String?
     var context: [String: String] = [:]
     var k = 4
     var developer = false
@@ -384,10 +428,8 @@ struct Question {
             switch (key, value) {
             case let ("user", .string(user)) where !user.isEmpty: self.user = user
             case let ("at", .string(text)):
-                let parsed: Timestamp.Parsed
-                do { parsed = try Timestamp.parse(text) } catch { throw APIError.badRequest(error.reason, field: "at") }
-                date = Date(timeIntervalSince1970: parsed.secondsSince1970)
-                utcOffset = parsed.utcOffsetSeconds
+                do { _ = try Engine.parseMoment(text) } catch { throw APIError.badRequest(error.reason, field: "at") }
+                at = text
             case let ("context", .object(entries)):
                 for (name, entry) in entries {
                     guard case let .string(text) = entry else {
@@ -400,12 +442,19 @@ struct Question {
                 k = Int(integer)
             case let ("developer", .bool(flag)) where allowDeveloper: developer = flag
             case ("user", _): throw APIError.badRequest("must be a non-empty string", field: "user")
-            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date with offset", field: "at")
+            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date or date-time", field: "at")
             case ("context", _): throw APIError.badRequest("must be an object of strings", field: "context")
             case ("k", _): throw APIError.badRequest("must be an integer from 1 to 100", field: "k")
             case ("developer", _) where allowDeveloper: throw APIError.badRequest("must be true or false", field: "developer")
             default: throw APIError.badRequest("unknown field", field: key)
             }
+        }
+    }
+
+    /// The moment on the user's clock (`Engine.readMoment`), read from the held model `live`.
+    func moment(_ engine: Engine, live: LiveModel, now: Date = Date()) throws -> Engine.ReadDate {
+        do { return try engine.readMoment(at, live: live, now: now) } catch let error as DonationLineError {
+            throw APIError.badRequest(error.reason, field: "at")
         }
     }
 }
@@ -446,7 +495,13 @@ enum BodyReading {
     }
 
     /// What `lines` and `records` answer: each line's (record's) number and its donation, or why it was refused.
-    typealias Numbered = [(line: Int, result: Result<Donation, DonationLineError>)]
+    typealias Numbered = [(line: Int, result: Result<Sent, DonationLineError>)]
+
+    /// A donation as sent, with the user's zone its `timezone` states.
+    struct Sent {
+        var donation: Donation
+        var timeZone: String?
+    }
 
     /// JSON Lines: each non-blank line decoded on its own, numbered from 1 (lines are split on
     /// `\n` in the bytes, a trailing `\r` dropped; blank means only spaces and tabs).
@@ -493,13 +548,38 @@ enum BodyReading {
         }
     }
 
-    /// One donation from the bytes of a line or record.
-    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> Result<Donation, DonationLineError> {
-        Result { () throws(DonationLineError) in try DonationLineCodec.decode(UnsafeRawBufferPointer(rebasing: bytes)) }
+    /// One donation from the bytes of a line or record; an unknown field refuses it (`donation(_:)`).
+    private static func decode(_ bytes: Slice<UnsafeRawBufferPointer>) -> Result<Sent, DonationLineError> {
+        Result { () throws(DonationLineError) in
+            var extras = DonationLineCodec.LineExtras()
+            let donation = try DonationLineCodec.decode(UnsafeRawBufferPointer(rebasing: bytes), extras: &extras)
+            if let name = extras.unknownFields.first { throw DonationLineCodec.unknownField(name) }
+            return Sent(donation: donation, timeZone: extras.timeZone)
+        }
     }
 
-    static func date(_ text: String, field: String) throws -> Date {
-        do { return Date(timeIntervalSince1970: try Timestamp.parse(text).secondsSince1970) } catch {
+    /// One donation object. The service refuses an unknown field (a misspelled `parameters` would
+    /// otherwise be stored without its parameters), naming it and the field it is nearest to.
+    static func donation(_ json: JSONValue) throws(DonationLineError) -> Sent {
+        var extras = DonationLineCodec.LineExtras()
+        let donation = try DonationLineCodec.decode(json, extras: &extras)
+        if let name = extras.unknownFields.first { throw DonationLineCodec.unknownField(name) }
+        return Sent(donation: donation, timeZone: extras.timeZone)
+    }
+
+    /// A date field or query parameter: an instant (an offset, `Z` or Unix seconds), or with `user` and
+    /// `engine` a local time or a day read on that user's clock (`Engine.readDate`: a day is its local
+    /// midnight). Without a user, a local time or day is refused (no clock says which instant it is).
+    static func date(_ text: String, field: String, user: String? = nil, engine: Engine? = nil) throws -> Date {
+        do {
+            let written = try DateText.parse(text)
+            if case let .instant(date, _) = written { return date }
+            guard let user, let engine else {
+                throw DonationLineError(field: field, reason: "\(text) has no offset and no user's clock reads it: give user, or an offset "
+                                        + "such as \(text.count == 10 ? text + "T00:00:00Z" : text + "Z")")
+            }
+            return try engine.readDate(written, text: text, user: user, field: field).date
+        } catch let error as DonationLineError {
             throw APIError.badRequest(error.reason, field: field)
         }
     }

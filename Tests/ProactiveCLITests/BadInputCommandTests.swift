@@ -23,7 +23,7 @@ extension CommandTests {
             Case(arguments: ["--at", "2026-11-20T25:00"], message: "time of day out of range"),
             Case(arguments: ["--model", "nosuch"], message: "model \"nosuch\" keeps no live state; use one of blend"),
             Case(arguments: ["--timezone", "Mars/Olympus"], message: "unknown time zone \"Mars/Olympus\""),
-            Case(arguments: ["--user", "nobody"], message: "user nobody has no donations in ", status: 1),
+            Case(arguments: ["--user", "nobody"], message: "user nobody has no donations; the store's users: ", status: 1),
             Case(arguments: ["--frobnicate"], message: "Unknown option '--frobnicate'"),
         ]
 

@@ -155,6 +155,15 @@ struct ChartTests {
         #expect(spans.contains { $0.tooltip?.contains("calendar on top (inserted)") == true })
         #expect(spans.contains { $0.tooltip?.contains("reminders on top (rotated)") == true })
         #expect(root.elements("polyline", className: "event").count == simulation.events.count)
+        // Each band's label is its widget's score range over the span (or "resting"), not its first value.
+        let labels = root.elements("text", className: "span-label").map(\.ownText)
+        #expect(!labels.isEmpty)
+        #expect(labels.allSatisfy { $0 == "resting" || $0.range(of: #"^\d\.\d\d(-\d\.\d\d)?$"#, options: .regularExpression) != nil })
+        for (span, label) in zip(simulation.spans.filter { $0.reason != .resting }, labels.filter { $0 != "resting" }) {
+            let row = try #require(simulation.rows.firstIndex(of: span.top))
+            let peak = simulation.scores[row].max() ?? 0
+            #expect(Double(label.split(separator: "-").last.map(String.init) ?? "")! <= peak + 0.005)
+        }
         // The legend names every colour and line.
         let legend = root.elements("g", className: "legend-item").compactMap { $0.elements("text").first?.ownText }
         #expect(legend.contains("on top: Smart Rotate turned to it") && legend.contains("on top: inserted by Widget Suggestions")
@@ -193,7 +202,8 @@ struct ChartTests {
         let curves = root.elements("g", className: "hit-curve")
         #expect(curves.count == 2)
         for (curve, report) in zip(curves, reports) {
-            let points = curve.elements("circle", className: "hit-point").compactMap(\.tooltip)
+            let points = ["circle", "rect", "polygon"].flatMap { curve.elements($0, className: "hit-point") }.compactMap(\.tooltip)
+                .sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
             #expect(points == (1...10).map { "\(report.result.model): hit@\($0) = \(String(format: "%.3f", RankMetrics.hitRate(report.result.ranks, at: $0)))" })
         }
         #expect(root.elements("text", className: "x-tick").prefix(10).map(\.ownText) == (1...10).map(String.init))
@@ -201,9 +211,15 @@ struct ChartTests {
         let calibration = root.elements("g", className: "calibration-curve")
         #expect(calibration.count == 2)
         #expect(calibration[0].elements("circle").count == 6)  // 0.9, 0.7, 0.6, 0.3, 0.2, 0.05 fall in six bins
-        #expect(calibration[1].elements("circle").map(\.tooltip) == ["mfu: first choice predicted 0.4-0.5: 6 donations, mean predicted 0.400, right 0.167 of the time"])
+        // The second model's markers are squares: lines with the same values stay apart by dash and marker.
+        #expect(calibration[1].elements("rect").map(\.tooltip) == ["mfu: first choice predicted 0.4-0.5: 6 donations, mean predicted 0.400, right 0.167 of the time"])
+        let lines = root.elements("polyline").filter { $0.tooltip?.hasSuffix("hit@k for k = 1 ... 10") == true }
+        #expect(lines.map { $0.attributes["stroke-dasharray"] } == [nil, "7 4"])  // the default model solid
         let legend = root.elements("g", className: "legend-item").compactMap { $0.elements("text").first?.ownText }
-        #expect(legend == ["blend: hit@1 0.333, hit@10 0.667 (default)", "mfu: hit@1 0.167, hit@10 0.667", "calibrated: observed = predicted"])
+        #expect(legend == ["blend: hit@1 0.333, hit@4 0.667, hit@10 0.667 (default)", "mfu: hit@1 0.167, hit@4 0.333, hit@10 0.667",
+                           "calibrated: observed = predicted"])
+        // The point-size scale: one bin of 1 donation up to the largest (6), on one scale for both models.
+        #expect(root.elements("text", className: "size-scale-label").map(\.ownText) == ["1", "6"])
         #expect(root.elements("text", className: "no-calibration").isEmpty)
 
         // Ranks alone (evaluate --through-engine): the hit@k curve, and the calibration panel says why it is empty.

@@ -49,7 +49,7 @@ struct DonationLineCodecTests {
         (#"{"app":"a","intent":"open","date":"0000-01-01T00:00:00Z"}"#, "date", "year 0 is outside the supported range 1970-2200"),
         (#"{"app":"a","intent":"open","date":"9999-12-31T00:00:00Z"}"#, "date", "year 9999 is outside the supported range 1970-2200"),
         (#"{"app":"a","intent":"open","date":"2026-02-30T00:00:00Z"}"#, "date", #""2026-02-30T00:00:00Z" is not an ISO 8601 date with offset (day 30 does not exist in that month)"#),
-        (#"{"app":"a","intent":"open","date":"2026-01-01T00:00:00"}"#, "date", #""2026-01-01T00:00:00" is not an ISO 8601 date with offset (missing time zone offset or Z)"#),
+        (#"{"app":"a","intent":"open","date":"2026-01-01T00:00:00"}"#, "date", #""2026-01-01T00:00:00" is not an ISO 8601 date with offset (missing time zone offset: add Z or an offset such as -08:00)"#),
         (#"{"app":"a","intent":"open","date":true}"#, "date", "must be an ISO 8601 string or Unix seconds, found a boolean"),
         (#"{"app":"a","intent":"open","date":1795705331000}"#, "date", "Unix time 1795705331000.0 is outside the supported years 1970-2200 (milliseconds given as seconds?)"),
         (#"{"app":"a","intent":"open","date":"2026-01-01T00:00:00Z","parameters":{"x":[1]}}"#, "parameters.x", "must be a string, number, boolean or entity object, found an array"),

@@ -13,7 +13,7 @@ struct EngineErrorTermsTests {
         let engine = try store.engine()
         let clock = try engine.clock(user: "nobody", at: Date(timeIntervalSince1970: 1_795_564_800))
         #expect(clock.offset == 0)
-        #expect(clock.description == "UTC (no zone configured)")
+        #expect(clock.description == "UTC (no zone configured for the user, and no donations)")
     }
 
     @Test func configuringAnUndeclaredFocusFilterNamesNoCommand() throws {

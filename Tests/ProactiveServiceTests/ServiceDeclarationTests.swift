@@ -119,10 +119,7 @@ struct ServiceFocusTests {
     @Test("definitions: the stored intent definitions, owner only")
     func definitions() async throws {
         let fixture = try ServiceFixture()
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("datasets/sample/definitions.json")
-        let definitions = try IntentDefinitionSet.parse(try String(contentsOf: url, encoding: .utf8))
-        try SQLiteIntentDefinitionStore(database: fixture.database).replace(with: definitions, apps: Set(definitions.map(\.app)))
+        let definitions = try fixture.storeSampleDefinitions()
         try await fixture.test { client async throws in
             let answer = try await client.send(.get, "/v1/definitions", credential: fixture.owner)
             #expect(answer.status == .ok)

@@ -46,6 +46,16 @@ final class ServiceFixture: @unchecked Sendable {
         try SQLiteDonationStore(database: database).statistics(matching: .everything).rows
     }
 
+    /// Stores the bundled sample's intent definitions (as `proactive definitions add` does); returns them.
+    @discardableResult
+    func storeSampleDefinitions() throws -> [IntentDefinition] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("datasets/sample/definitions.json")
+        let definitions = try IntentDefinitionSet.parse(try String(contentsOf: url, encoding: .utf8))
+        try SQLiteIntentDefinitionStore(database: database).replace(with: definitions, apps: Set(definitions.map(\.app)))
+        return definitions
+    }
+
     /// The bundled sample log (user "me", four weeks) as JSON Lines.
     static func sampleLines() throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

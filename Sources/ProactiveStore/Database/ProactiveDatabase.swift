@@ -77,9 +77,11 @@ public struct ProactiveDatabase: Sendable {
     /// - Throws: `StoreError` with code `.missingStore`, `.notAProactiveStore`,
     ///   `.newerSchema` or `.database`, naming the path.
     public init(path: String, mode: OpenMode = .createIfMissing) throws(StoreError) {
+        try Self.checkPlace(path, creating: false)
         if mode != .createIfMissing, !FileManager.default.fileExists(atPath: path) {
             throw StoreError(.missingStore, "no store at \(path) (import or donate something first, or pass --store)")
         }
+        try Self.checkPlace(path, creating: true)
         if mode == .readOnly, let reader = try Self.openReadOnly(path: path) {
             self.init(current: reader, path: path)
             return
@@ -88,6 +90,24 @@ public struct ProactiveDatabase: Sendable {
             try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
         }
         try self.init(writer: pool, path: path)
+    }
+
+    /// Refuses, with the path, a store path that names a directory or lies in a folder that does
+    /// not exist (SQLite would say only "disk I/O error" or "unable to open database file").
+    /// `creating`: also the folder a new store file goes in.
+    static func checkPlace(_ path: String, creating: Bool) throws(StoreError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError(.database, "\(path) is a directory, not a store file (give a file path such as \(path)/store.sqlite)")
+        }
+        guard creating else { return }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+            throw StoreError(.database, "cannot open the store \(path): the folder \(folder) does not exist")
+        }
+        if !folder.isEmpty, !isDirectory.boolValue {
+            throw StoreError(.database, "cannot open the store \(path): \(folder) is a file, not a folder")
+        }
     }
 
     /// The store opened read-only, or nil when it needs migrating and its file is writable.

@@ -146,6 +146,21 @@ extension DonationStore {
         try statistics(matching: filter).rows
     }
 
+    /// Takes `zone` as `user`'s zone when none is configured (what a donation line's `timezone`,
+    /// written by `export`, asks): nil when it was set or already was the user's; else a warning
+    /// for a person saying the configured zone was kept.
+    public func adoptTimeZone(_ zone: String, forUser user: String) throws(StoreError) -> String? {
+        switch try timeZone(forUser: user) {
+        case nil:
+            try setTimeZone(zone, forUser: user)
+            return nil
+        case zone?: return nil
+        case let configured?:
+            return "user \(user)'s zone is \(configured); the \(zone) the donations state was not taken "
+                + "(proactive users timezone set \(user) \(zone) takes it)"
+        }
+    }
+
     /// The time zone configured for `user` as a `TimeZone` (nil when none is set).
     public func configuredTimeZone(forUser user: String) throws(StoreError) -> TimeZone? {
         try timeZone(forUser: user).flatMap(TimeZone.init(identifier:))

@@ -5,7 +5,8 @@ import ProactiveCore
 
 /// Writes donations back as canonical JSON Lines (`DonationLineCodec.encode`),
 /// one per line, in the store's export order: user, then date, then
-/// insertion order. Streaming: one page of donations and one output buffer
+/// insertion order. A user with a configured zone has it on each of their
+/// lines (`"timezone"`), so that importing the file restores it. Streaming: one page of donations and one output buffer
 /// in memory.
 ///
 /// Importing a canonical file whose lines are already in that order and
@@ -89,8 +90,9 @@ public struct DonationExporter: Sendable {
     public func exportedText(matching filter: DonationFilter = .everything) throws(StoreError) -> String {
         var text = ""
         do {
+            var zones = UserZones(store: store)
             try store.forEachDonation(matching: filter, pageSize: pageSize) { donation in
-                text += DonationLineCodec.encode(donation)
+                text += DonationLineCodec.encode(donation, timeZone: try zones.zone(of: donation.user))
                 text += "\n"
             }
         } catch {
@@ -102,15 +104,31 @@ public struct DonationExporter: Sendable {
     private func export(matching filter: DonationFilter, to output: inout OutputBuffer) throws(StoreError) -> Int {
         var count = 0
         var cursor: DonationCursor?
+        var zones = UserZones(store: store)
         repeat {
             let page = try store.page(matching: filter, after: cursor, limit: pageSize)
             for donation in page.donations {
-                try output.append(line: DonationLineCodec.encode(donation))
+                try output.append(line: DonationLineCodec.encode(donation, timeZone: try zones.zone(of: donation.user)))
                 count += 1
             }
             cursor = page.next
         } while cursor != nil
         return count
+    }
+}
+
+/// Each user's configured zone, read once per export (lines are in user order).
+private struct UserZones {
+    let store: any DonationStore
+    var last: (user: String, zone: String?)?
+
+    init(store: any DonationStore) { self.store = store }
+
+    mutating func zone(of user: String) throws(StoreError) -> String? {
+        if let last, last.user == user { return last.zone }
+        let zone = try store.timeZone(forUser: user)
+        last = (user, zone)
+        return zone
     }
 }
 

@@ -6,7 +6,8 @@ import ProactiveCore
 /// One line of a JSON Lines file, decoded and already encoded for the store
 /// (so the writing thread only writes).
 enum DecodedLine: Sendable {
-    case record(DonationRecord)
+    /// A donation and what else its line held (the user's zone, fields the format does not define).
+    case record(DonationRecord, extras: DonationLineCodec.LineExtras)
     case rejected(DonationLineError)
     /// A well-formed donation the store refuses (`DonationRecord.init`);
     /// it stops the import like a store error would.
@@ -48,11 +49,12 @@ final class BackgroundLineDecoder: @unchecked Sendable {
     private struct Cancelled: Error {}
 
     /// Starts reading `path` (`"-"`: standard input). Errors opening or
-    /// reading the file come out of `next()`.
-    init(path: String) {
+    /// reading the file come out of `next()`. With `refusingUnknownFields`, a line with a field the
+    /// format does not define is rejected (`DonationLineCodec.unknownField`) instead of stored without it.
+    init(path: String, refusingUnknownFields: Bool = false) {
         let thread = Thread { [self] in
             Thread.current.name = "proactive-jsonl"  // from inside, at most 15 bytes: Linux ignores a name set before start()
-            produce(path)
+            produce(path, refusingUnknownFields: refusingUnknownFields)
         }
         thread.stackSize = 1 << 21
         thread.start()
@@ -85,14 +87,14 @@ final class BackgroundLineDecoder: @unchecked Sendable {
 
     // MARK: Producing (reader thread)
 
-    private func produce(_ path: String) {
+    private func produce(_ path: String, refusingUnknownFields: Bool) {
         var outcome: StoreError?
         do {
             var reader = try LineReader(path: path, maximumLineBytes: DonationLineCodec.maximumLineBytes)
             var chunk = DecodedChunk(firstLine: 1)
             chunk.lines.reserveCapacity(Self.chunkLines)
             try reader.forEachLine { number, line, consumed in
-                chunk.lines.append(Self.decode(line))
+                chunk.lines.append(Self.decode(line, refusingUnknownFields: refusingUnknownFields))
                 chunk.consumedBytes = consumed
                 if chunk.lines.count == Self.chunkLines {
                     try push(chunk)
@@ -114,7 +116,7 @@ final class BackgroundLineDecoder: @unchecked Sendable {
         condition.unlock()
     }
 
-    private static func decode(_ line: LineReader.Line) -> DecodedLine {
+    private static func decode(_ line: LineReader.Line, refusingUnknownFields: Bool) -> DecodedLine {
         switch line {
         case let .tooLong(bytes):
             return .rejected(DonationLineError(
@@ -122,8 +124,10 @@ final class BackgroundLineDecoder: @unchecked Sendable {
         case let .text(bytes):
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .blank }
             let donation: Donation
-            do { donation = try DonationLineCodec.decode(bytes) } catch { return .rejected(error) }
-            do { return .record(try DonationRecord(donation)) } catch { return .refused(error) }
+            var extras = DonationLineCodec.LineExtras()
+            do { donation = try DonationLineCodec.decode(bytes, extras: &extras) } catch { return .rejected(error) }
+            if refusingUnknownFields, let name = extras.unknownFields.first { return .rejected(DonationLineCodec.unknownField(name)) }
+            do { return .record(try DonationRecord(donation), extras: extras) } catch { return .refused(error) }
         }
     }
 

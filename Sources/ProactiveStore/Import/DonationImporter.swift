@@ -55,20 +55,36 @@ public struct DonationImporter {
     /// - Throws: `StoreError` when the file cannot be read or the store fails.
     ///   Bad lines are not errors: they are in the summary.
     public func importJSONLines(path: String) throws(StoreError) -> ImportSummary {
-        let decoder = BackgroundLineDecoder(path: path)
+        let decoder = BackgroundLineDecoder(path: path, refusingUnknownFields: options.strict)
         defer { decoder.stop() }
-        return try run(source: path, totalBytes: LineReader.regularFileSize(path: path)) { session in
+        var summary = try run(source: path, totalBytes: LineReader.regularFileSize(path: path)) { session in
             while let chunk = try decoder.next() {
                 for (offset, line) in chunk.lines.enumerated() {
                     session.countLine()
                     switch line {
                     case .blank: session.skipEmptyLine()
                     case let .rejected(error): try session.reject(line: chunk.firstLine + offset, error)
-                    case let .record(record): try session.add(record)
+                    case let .record(record, extras):
+                        for name in extras.unknownFields { session.noteUnknownField(name, line: chunk.firstLine + offset) }
+                        if let zone = extras.timeZone { session.noteTimeZone(zone, user: record.user, line: chunk.firstLine + offset) }
+                        try session.add(record)
                     case let .refused(error): throw error
                     }
                 }
                 session.bytesRead = chunk.consumedBytes
+            }
+        }
+        try adoptTimeZones(&summary)
+        return summary
+    }
+
+    /// Takes the zones the lines stated as their users' when they have none (`adoptTimeZone`),
+    /// unless the import stopped (nothing of the source was stored).
+    func adoptTimeZones(_ summary: inout ImportSummary) throws(StoreError) {
+        guard !summary.aborted else { return }
+        for (user, stated) in summary.timeZones.sorted(by: { $0.key < $1.key }) {
+            if let warning = try store.adoptTimeZone(stated.zone, forUser: user) {
+                summary.timeZoneWarnings.append("\(summary.sources.first ?? "-"):\(stated.line): \(warning)")
             }
         }
     }

@@ -106,6 +106,16 @@ public final class ImportSession {
         if batch.count >= options.batchSize { try flush() }
     }
 
+    /// Notes the user's zone a line states (`timezone`), applied when the source is imported.
+    public func noteTimeZone(_ zone: String, user: String, line: Int) {
+        if summary.timeZones[user] == nil { summary.timeZones[user] = ImportSummary.StatedZone(zone: zone, line: line) }
+    }
+
+    /// Counts a field a stored line carried that the format does not define (ignored, not stored).
+    public func noteUnknownField(_ name: String, line: Int) {
+        summary.unknownFields[name, default: ImportSummary.UnknownField(source: source, firstLine: line)].lines += 1
+    }
+
     /// Records a bad line as `SOURCE:LINE: field: reason`.
     /// - Throws: in strict mode, always (the import of this source stops).
     public func reject(line: Int, _ error: DonationLineError) throws {

@@ -53,6 +53,37 @@ public struct ImportSummary: Sendable, Hashable {
     /// that source was stored.
     public var abortedBy: String?
 
+    /// The zone each user's lines state (`timezone`; the first line's), with where it was first stated.
+    public var timeZones: [String: StatedZone] = [:]
+    /// After the import: why a stated zone was not taken (the user has another one configured).
+    public var timeZoneWarnings: [String] = []
+
+    public struct StatedZone: Sendable, Hashable {
+        public var zone: String
+        public var line: Int
+    }
+
+    /// Fields the format does not define, on lines stored without them (a non-strict import;
+    /// a strict one rejects such a line): per name, how many lines and where first.
+    public var unknownFields: [String: UnknownField] = [:]
+
+    public struct UnknownField: Sendable, Hashable {
+        public var source: String
+        public var firstLine: Int
+        public var lines = 0
+    }
+
+    /// One warning per unknown field: `FILE:LINE: 3 lines have the field "paramters", which the
+    /// format does not define (did you mean "parameters"?); it was not stored`.
+    public var unknownFieldWarnings: [String] {
+        unknownFields.sorted { $0.key < $1.key }.map { name, field in
+            let hint = Spelling.suggestion(for: name, among: DonationLineCodec.fields).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let lines = field.lines == 1 ? "1 line has" : "\(field.lines) lines have"
+            return "\(field.source):\(field.firstLine): \(lines) the field \"\(name)\", which the format does not define\(hint); "
+                + "it was not stored (--strict refuses such lines)"
+        }
+    }
+
     public static let maximumMessages = 1000
 
     public init() {}
@@ -82,6 +113,13 @@ public struct ImportSummary: Sendable, Hashable {
         rejectionsByCategory.merge(other.rejectionsByCategory, uniquingKeysWith: +)
         messages += other.messages.prefix(max(0, Self.maximumMessages - messages.count))
         abortedBy = abortedBy ?? other.abortedBy
+        timeZones.merge(other.timeZones) { mine, _ in mine }
+        timeZoneWarnings += other.timeZoneWarnings
+        unknownFields.merge(other.unknownFields) { mine, theirs in
+            var merged = mine
+            merged.lines += theirs.lines
+            return merged
+        }
     }
 
     /// Rejection categories, most frequent first (ties by name).
