@@ -9,6 +9,8 @@ let package = Package(
             name: "Proactive",
             targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
+        // Evaluation, simulated logs and log checks, for the benchmarks package; apps need only `Proactive`.
+        .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
     dependencies: [
@@ -51,8 +53,12 @@ let package = Package(
         .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CKernels"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
+        // MARK: Lab (not in the `Proactive` product)
+        // Evaluation, simulated logs and log checks: what `evaluate`, `simulate`, `split` and `lint` run.
+        .target(name: "ProactiveLab", dependencies: ["ProactiveCore", "ProactiveModels"]),
+
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.
-        .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels"]),
+        .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveLab"]),
 
         .target(
             name: "ProactiveEngine",
@@ -80,7 +86,7 @@ let package = Package(
             name: "ProactiveCLI",
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService",
-                "ProactiveCharts",
+                "ProactiveCharts", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -99,12 +105,14 @@ let package = Package(
             dependencies: ["ProactiveStore", "ProactiveCore"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra"]),
+        .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra", "ProactiveLab"]),
         .testTarget(name: "ProactiveRankingTests", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
-        .testTarget(name: "ProactiveChartsTests", dependencies: ["ProactiveCharts", "ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
+        .testTarget(
+            name: "ProactiveChartsTests", dependencies: ["ProactiveCharts", "ProactiveRanking", "ProactiveModels", "ProactiveLab", "ProactiveCore"]
+        ),
         .testTarget(
             name: "ProactiveEngineTests",
-            dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]
+            dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore", "ProactiveLab"]
         ),
         // The README's library example, compiled as printed (only `import Proactive`) and run.
         .testTarget(name: "ProactiveTests", dependencies: ["Proactive"]),
@@ -115,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "ProactiveServiceTests",
             dependencies: [
-                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking",
+                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -7,7 +7,7 @@ import ProactiveStore
 
 // MARK: - engine-peer
 //
-// The engine's side of scripts/compare-python.sh, release-built, in the same
+// The engine's side of dev/compare-python.sh, release-built, in the same
 // run as the Python peer:
 //
 //   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] [--suggest-only]
