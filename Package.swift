@@ -9,18 +9,19 @@ let package = Package(
             name: "Proactive",
             targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
+        // Evaluation, simulated logs and log checks, for the benchmarks package; apps need only `Proactive`.
+        .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // The service (`proactive serve`): HTTP on Hummingbird, lifecycle, logs, metrics, credential hashes.
+        // The service (`proactive serve`): HTTP on Hummingbird, lifecycle, logs, metrics.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         // MARK: C libraries (one thin module each)
@@ -52,8 +53,12 @@ let package = Package(
         .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CKernels"]),
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
+        // MARK: Lab (not in the `Proactive` product)
+        // Evaluation, simulated logs and log checks: what `evaluate`, `simulate`, `split` and `lint` run.
+        .target(name: "ProactiveLab", dependencies: ["ProactiveCore", "ProactiveModels"]),
+
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.
-        .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels"]),
+        .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveLab"]),
 
         .target(
             name: "ProactiveEngine",
@@ -73,7 +78,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),  // a read-only connection that tells when the store changed
             ]
         ),
@@ -82,7 +86,7 @@ let package = Package(
             name: "ProactiveCLI",
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService",
-                "ProactiveCharts",
+                "ProactiveCharts", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -101,12 +105,14 @@ let package = Package(
             dependencies: ["ProactiveStore", "ProactiveCore"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra"]),
+        .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra", "ProactiveLab"]),
         .testTarget(name: "ProactiveRankingTests", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
-        .testTarget(name: "ProactiveChartsTests", dependencies: ["ProactiveCharts", "ProactiveRanking", "ProactiveModels", "ProactiveCore"]),
+        .testTarget(
+            name: "ProactiveChartsTests", dependencies: ["ProactiveCharts", "ProactiveRanking", "ProactiveModels", "ProactiveLab", "ProactiveCore"]
+        ),
         .testTarget(
             name: "ProactiveEngineTests",
-            dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore"]
+            dependencies: ["ProactiveEngine", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveCore", "ProactiveLab"]
         ),
         // The README's library example, compiled as printed (only `import Proactive`) and run.
         .testTarget(name: "ProactiveTests", dependencies: ["Proactive"]),
@@ -117,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "ProactiveServiceTests",
             dependencies: [
-                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking",
+                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

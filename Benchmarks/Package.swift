@@ -18,7 +18,7 @@ let package = Package(
         // MARK: Shared workloads (deterministic, seeded)
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "Proactive", package: "Proactive")],
+            dependencies: [.product(name: "Proactive", package: "Proactive"), .product(name: "ProactiveLab", package: "Proactive")],
             path: "Sources/BenchmarkSupport"
         ),
 
@@ -44,13 +44,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "Live",
-            dependencies: ["BenchmarkSupport", .product(name: "Proactive", package: "Proactive"), .product(name: "Benchmark", package: "benchmark")],
+            dependencies: [
+                "BenchmarkSupport", .product(name: "Proactive", package: "Proactive"), .product(name: "ProactiveLab", package: "Proactive"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
             path: "Benchmarks/Live",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "Store",
-            dependencies: ["BenchmarkSupport", .product(name: "Proactive", package: "Proactive"), .product(name: "Benchmark", package: "benchmark")],
+            dependencies: [
+                "BenchmarkSupport", .product(name: "Proactive", package: "Proactive"), .product(name: "ProactiveLab", package: "Proactive"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
             path: "Benchmarks/Store",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

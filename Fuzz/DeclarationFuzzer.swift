@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - libFuzzer target: declarations (relevant shortcuts, widget timelines, feedback)
 //
-// Built by scripts/fuzz.sh with Sources/ProactiveCore/*.swift and the
+// Built by dev/fuzz.sh with Sources/ProactiveCore/*.swift and the
 // declaration and feedback codecs of ProactiveRanking in one module.
 //
 // Invariants checked on every input (issue 16: a stored declaration must

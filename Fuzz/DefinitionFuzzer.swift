@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - libFuzzer target: intent definition files
 //
-// Built by scripts/fuzz.sh with Sources/ProactiveCore/*.swift in one module.
+// Built by dev/fuzz.sh with Sources/ProactiveCore/*.swift in one module.
 //
 // Invariants checked on every input:
 // 1. Parsing returns or throws a `DefinitionError` with a reason; never crashes.

@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - libFuzzer target: donation lines
 //
-// Built by scripts/fuzz.sh together with Sources/ProactiveCore/*.swift into one
+// Built by dev/fuzz.sh together with Sources/ProactiveCore/*.swift into one
 // module (`swiftc -sanitize=fuzzer,address -parse-as-library`), so this file
 // calls the core directly without an import.
 //

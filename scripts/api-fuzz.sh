@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_BUDGET=600
 if [ "${1:-}" = "--short" ]; then SECONDS_BUDGET=60; shift; fi
-P="${1:-$(swift build --show-bin-path)/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 PORT="${PORT:-18765}"
 VENV=.venv-fuzz
 if [ ! -x "$VENV/bin/schemathesis" ]; then

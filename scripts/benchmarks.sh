@@ -6,15 +6,15 @@
 # 1. the package-benchmark suite (Benchmarks/, ordo-one/benchmark, release) -> OUT/suite/*.samples.tsv
 # 2. JSONL ingest of 100,000 and 1,000,000 simulated donations by the release
 #    `proactive import` under /usr/bin/time -v (wall time, peak RSS) -> OUT/ingest.json
-# 3. the Python peer, same shapes, same run (scripts/compare-python.sh) -> OUT/peer/
-# 4. `proactive serve` and its Python peer under wrk (scripts/load-serve.sh; SERVE_USERS,
+# 3. the Python peer, same shapes, same run (dev/compare-python.sh) -> OUT/peer/
+# 4. `proactive serve` and its Python peer under wrk (dev/load-serve.sh; SERVE_USERS,
 #    default 1000) -> OUT/serve/serve.json, then the issue's shape, 1,000 users x 1,000
-#    targets (TARGETS=1000 scripts/load-serve.sh, about 10 minutes) -> OUT/serve-wide/serve.json
+#    targets (TARGETS=1000 dev/load-serve.sh, about 10 minutes) -> OUT/serve-wide/serve.json
 # 5. callgrind profiles of the hot paths (suggest at 1,000 targets, ingest) -> OUT/profile-*.txt
-# 6. scripts/benchmarks-report.py OUT > BENCHMARKS.md
+# 6. dev/benchmarks-report.py OUT > BENCHMARKS.md
 #
 # BLAS runs on one thread everywhere. Environment: BENCH_OUT (default out/bench),
-# WIDE_REUSE_WORK (a directory prepared by `KEEP_WORK=DIR TARGETS=1000 scripts/load-serve.sh 1000 0 10`:
+# WIDE_REUSE_WORK (a directory prepared by `KEEP_WORK=DIR TARGETS=1000 dev/load-serve.sh 1000 0 10`:
 # step 4's wide shape is restored from it instead of prepared again; see load-serve.sh),
 # BENCH_NOTE (a sentence for the report, e.g. why a run is noisy), PEER_ITERATIONS,
 # BENCH_SKIP (steps to skip, keeping their earlier output in BENCH_OUT: any of
@@ -50,10 +50,10 @@ proactive simulate --users 1000 --days 75 --seed 7 -o $out/simulated.jsonl   # f
 proactive retention set --keep-all --store $out/ingest-N.sqlite   # explicit (a new store's default): the simulated dates are fixed
 /usr/bin/time -v proactive import --store $out/ingest-N.sqlite --progress none $out/ingest-N.jsonl
 # 3. Python peer
-scripts/compare-python.sh $out/peer
-scripts/live-latency.py proactive $out/live     # whole-command latency of the live model path
-LOAD_OUT=$out/serve scripts/load-serve.sh 1000 60 10 16 500   # proactive serve and its Python peer under wrk
-TARGETS=1000 LOAD_OUT=$out/serve-wide scripts/load-serve.sh 1000 0 10 16 500   # the issue's shape, no peer
+dev/compare-python.sh $out/peer
+dev/live-latency.py proactive $out/live     # whole-command latency of the live model path
+LOAD_OUT=$out/serve dev/load-serve.sh 1000 60 10 16 500   # proactive serve and its Python peer under wrk
+TARGETS=1000 LOAD_OUT=$out/serve-wide dev/load-serve.sh 1000 0 10 16 500   # the issue's shape, no peer
 # 4. profiles
 valgrind --tool=callgrind --toggle-collect='*SuggestScenarioV7suggest*' engine-peer $out/profile --iterations 200 --targets 1000 --skip-training
 valgrind --tool=callgrind engine-peer $out/profile --ingest $out/ingest-20000.jsonl   # in-process importer
@@ -69,8 +69,8 @@ swift package "${scratch[@]}" --allow-writing-to-directory "$out" benchmark \
 fi
 
 # MARK: 2. Ingest with the release CLI
-swift build -c release --product proactive >&2
-cli="$(swift build -c release --show-bin-path)/proactive"
+source scripts/proactive-binary.sh
+cli="$(proactive_binary release --build)"
 if runs ingest; then
 log "ingest: release proactive import under /usr/bin/time -v"
 "$cli" simulate --users 1000 --days 75 --seed 7 -o "$out/simulated.jsonl" >&2
@@ -104,26 +104,26 @@ fi
 # MARK: 3. Python peer
 if runs peer; then
 log "Python peer"
-bash scripts/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
+bash dev/compare-python.sh "$out/peer" | tee "$out/peer.txt" >&2
 fi
 
 # MARK: 4. The service under load, with its Python peer
 if runs serve; then
 log "proactive serve and its Python peer under wrk"
-REUSE_WORK= KEEP_WORK= LOAD_OUT="$out/serve" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh "${SERVE_USERS:-1000}" "${SERVE_DAYS:-60}" 10 16 500 \
+REUSE_WORK= KEEP_WORK= LOAD_OUT="$out/serve" PROACTIVE_BIN="$cli" bash dev/load-serve.sh "${SERVE_USERS:-1000}" "${SERVE_DAYS:-60}" 10 16 500 \
   | tee "$out/serve.txt" >&2
 fi
 
 if runs serve-wide; then
 log "proactive serve at the issue's shape: 1,000 users x 1,000 targets"
-REUSE_WORK="${WIDE_REUSE_WORK:-}" KEEP_WORK= TARGETS=1000 LOAD_OUT="$out/serve-wide" PROACTIVE_BIN="$cli" bash scripts/load-serve.sh 1000 0 10 16 500 \
+REUSE_WORK="${WIDE_REUSE_WORK:-}" KEEP_WORK= TARGETS=1000 LOAD_OUT="$out/serve-wide" PROACTIVE_BIN="$cli" bash dev/load-serve.sh 1000 0 10 16 500 \
   | tee "$out/serve-wide.txt" >&2
 fi
 
 # MARK: 5. Profiles
 if runs live; then
 log "live models: whole-command latency (heavy user)"
-python3 scripts/live-latency.py "$cli" "$out/live" >&2
+python3 dev/live-latency.py "$cli" "$out/live" >&2
 fi
 
 if runs profiles && command -v valgrind >/dev/null; then
@@ -185,6 +185,6 @@ json.dump({
 }, open(path, "w"), indent=2)
 EOF
 # Written beside the old report first: the new one copies the old one's hand-written notes section.
-python3 scripts/benchmarks-report.py "$out" > "$out/report.new"
+python3 dev/benchmarks-report.py "$out" > "$out/report.new"
 cp "$out/report.new" BENCHMARKS.md
 log "wrote BENCHMARKS.md"

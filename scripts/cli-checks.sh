@@ -4,7 +4,8 @@
 # Usage: scripts/cli-checks.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-P="${1:-$(swift build --show-bin-path)/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export PROACTIVE_STORE="$WORK/store.sqlite"
@@ -429,7 +430,7 @@ models = [r["model"] for r in report["comparison"]]
 curves = [g for g in root.iter(svg + "g") if g.get("class") == "hit-curve"]
 assert len(curves) == len(models) >= 2, (len(curves), models)
 for curve, entry in zip(curves, report["comparison"]):
-    points = [c.find(svg + "title").text for c in curve.iter(svg + "circle")]
+    points = [c.find(svg + "title").text for c in curve if c.get("class") == "hit-point"]  # each model its own marker shape
     assert points == ["%s: hit@%d = %.3f" % (entry["model"], k, entry["hit_at_k"][k - 1]) for k in range(1, 11)], points
     assert len(entry["hit_at_k"]) == 10 and abs(entry["hit_at_k"][0] - entry["hit@1"]) < 1e-12 and abs(entry["hit_at_k"][3] - entry["hit@4"]) < 1e-12
     bins = entry["calibration"]

@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
-swift build -c release --product proactive
-P="$(swift build -c release --show-bin-path)/proactive"
+source scripts/proactive-binary.sh
+P="$(proactive_binary release --build)"
 OUT=out
 mkdir -p "$OUT"
 rm -f "$OUT"/demo.sqlite "$OUT"/demo.sqlite-wal "$OUT"/demo.sqlite-shm

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The talks' Focus and migration examples through the CLI, on a scratch store.
 # Checks each decision and exits non-zero at the first one that differs.
-# Usage: scripts/focus-demo.sh [path/to/proactive]   (default: .build/debug/proactive)
+# Usage: scripts/focus-demo.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-P="${1:-.build/debug/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export PROACTIVE_STORE="$WORK/store.sqlite"

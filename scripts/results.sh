@@ -44,8 +44,8 @@ for argument in "$@"; do
 done
 bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
-swift build -c release --product proactive
-P="$(swift build -c release --show-bin-path)/proactive"
+source scripts/proactive-binary.sh
+P="$(proactive_binary release --build)"
 OUT=out/results
 rm -rf "$OUT"
 mkdir -p "$OUT"

@@ -3,11 +3,12 @@
 # scratch directory (part of the test command): the socket's mode, the owner's
 # credential file, 401 without a credential, donate and suggest with curl, an
 # app credential's 403, SIGTERM (drains, saves the model, exits 0), and
-# SIGKILL under streaming clients (scripts/kill-serve.py).
+# SIGKILL under streaming clients (dev/kill-serve.py).
 # Usage: scripts/serve-checks.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-P="${1:-$(swift build --show-bin-path)/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 WORK="$(mktemp -d)"
 SERVER=""
 cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
@@ -78,5 +79,5 @@ grep -q -e "$OWNER" -e "$COFFEE" "$WORK/serve.log" && fail "a credential appears
 echo "== serve: refuses a non-loopback --host without --listen-any"
 "$P" serve --store "$STORE" --port 8799 --host 0.0.0.0 2>/dev/null && fail "served on 0.0.0.0"
 echo "== serve: SIGKILL 20 times while two clients stream donations; every acknowledged one stored exactly once"
-python3 scripts/kill-serve.py "$P" 20 7 || fail "kill-serve"
+python3 dev/kill-serve.py "$P" 20 7 || fail "kill-serve"
 echo "serve checks passed"

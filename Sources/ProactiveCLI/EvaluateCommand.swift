@@ -4,6 +4,7 @@ import ProactiveCharts
 import LinearAlgebra
 import ProactiveCore
 import ProactiveEngine
+import ProactiveLab
 import ProactiveModels
 import ProactiveStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveLab
 import ProactiveModels
 import ProactiveStore
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveLab
 import ProactiveModels
 
 // MARK: - An evaluation as SVG

@@ -8,7 +8,7 @@ import ProactiveModels
 /// row-major) and the moment's feature vector `x`, so that `W · x` is the
 /// logistic model's log-score of each target (the blend's logistic component,
 /// or the logistic model itself). What a peer implementation needs to serve
-/// the same scores (`proactive models export-weights`, `scripts/load-serve.sh`).
+/// the same scores (`proactive models export-weights`, `dev/load-serve.sh`).
 public struct LinearWeights: Sendable {
     public var user: String
     /// Target keys, in row order.

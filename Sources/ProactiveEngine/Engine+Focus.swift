@@ -7,7 +7,7 @@ import ProactiveStore
 
 /// What `focus filter define|configure|show`, `notify` and `focus people` do,
 /// for the CLI and the service alike (they only read arguments and print).
-/// An app acting (`--as-app`, an app credential) declares, configures and reads
+/// An app acting (`StoreAccess.app`, an app credential) declares, configures and reads
 /// only its own filter; the notification decision and people are the owner's.
 extension Engine {
     /// What declaring a filter did.

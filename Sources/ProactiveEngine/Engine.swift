@@ -22,7 +22,7 @@ import ProactiveStore
 /// high-water mark, the erasure-journal mark, and digests of the intent
 /// definitions, the Focus timeline and the model options). Reading a state
 /// whose key is behind the store catches it up: donations stored since are
-/// learned in id order (as `evaluate --online` learns a test log), deleted
+/// learned in id order (as an online evaluation learns a test log), deleted
 /// ones unlearned (`model_erasure` journals them in the deleting
 /// transaction). Only a change of definitions, Focus timeline or options
 /// refits. A caught-up state is saved again when it unlearned any (so deleted
@@ -32,7 +32,7 @@ public struct Engine: Sendable {
     public let database: ProactiveDatabase
     /// Who acts: the device owner, or one app (which sees and changes only its own data).
     public let access: StoreAccess
-    /// Intent definitions overlaying the stored ones (a `--definitions` file), if any.
+    /// Intent definitions overlaying the stored ones (a definitions file the caller read), if any.
     public var definitionsOverlay: [IntentDefinition]
     /// A query saves a caught-up state once it has folded this many donations, when
     /// folding ran a scheduled refit, or when folding took longer than `persistAfterMilliseconds`.
@@ -406,7 +406,7 @@ public struct Engine: Sendable {
         return complete
     }
 
-    /// How many donations a catch-up learns between two looks at its `stop` (a fold is about 12 µs each).
+    /// How many donations a catch-up learns between two looks at its `stop`.
     static let stopCheckEvery = 64
 
     /// Reads the user's latest donations into `live.latest` (see `moment(for:at:)`).

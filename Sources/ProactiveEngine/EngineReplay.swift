@@ -8,12 +8,12 @@ import ProactiveStore
 /// Walks a test log through the engine as an app would: for each test
 /// donation, the user's live model ranks targets at the donation's date and
 /// context, then the donation is donated and the model learns it. The ranks
-/// are those of `evaluate --online` on the same split (the engine's state is
-/// the online model), which `evaluate --through-engine` shows on real logs.
+/// are those of an online evaluation (`EvaluationOptions(online: true)`) on the
+/// same split, as the engine's state is the online model.
 public enum EngineReplay {
     /// - Parameters:
     ///   - storePath: a new store file to replay in (created; must not exist).
-    ///   - timeZone: read every donation's clock in this zone (`evaluate --timezone`).
+    ///   - timeZone: read every donation's clock in this zone (an IANA identifier).
     ///   - progress: called with (done, total) every 1,000 test donations and at the end.
     /// - Returns: the 1-based rank of each test donation's target (0 = not ranked), in log order.
     public static func ranks(train: [Donation], test: [Donation], storePath: String, definitions: [IntentDefinition] = [],

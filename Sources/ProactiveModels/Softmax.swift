@@ -12,11 +12,17 @@ public enum Softmax {
     /// - Complexity: O(n): one `expNonPositive` per score, then a sum in four lanes and a scaling,
     ///   in C with AVX-512 or AVX2 where the CPU has them (the same bits as the loops here).
     public static func normalize(_ scores: inout [Double]) {
-        guard let maximum = largest(scores), maximum.isFinite else {
+        normalize(&scores, allowingKernel: true)
+    }
+
+    /// `normalize`, with `allowingKernel` false running the Swift loops only (the reference the
+    /// C kernels are tested against).
+    static func normalize(_ scores: inout [Double], allowingKernel: Bool) {
+        guard let maximum = largest(scores, allowingKernel: allowingKernel), maximum.isFinite else {
             if !scores.isEmpty { scores = [Double](repeating: 1 / Double(scores.count), count: scores.count) }
             return
         }
-        scores.withUnsafeMutableBufferPointer { normalize($0, shiftedBy: maximum) }
+        scores.withUnsafeMutableBufferPointer { normalize($0, shiftedBy: maximum, allowingKernel: allowingKernel) }
     }
 
     /// The softmax of `s` given its (finite) maximum: `proactive_softmax_shifted` where the CPU
@@ -52,11 +58,14 @@ public enum Softmax {
 
     /// `scores.max()`, the same value, in four lanes that start from the first score and each
     /// follow `max()`'s rule (replace when smaller, so a NaN never enters and a leading NaN
-    /// stays), then are combined by it.
+    /// stays), then are combined by it: `proactive_largest` where the CPU runs it (more lanes,
+    /// the same rule; only a zero maximum's sign may differ, which no softmax value shows).
     @inline(__always)
-    static func largest(_ scores: [Double]) -> Double? {
+    static func largest(_ scores: [Double], allowingKernel: Bool = true) -> Double? {
         guard scores.count >= 8 else { return scores.max() }
         return scores.withUnsafeBufferPointer { s in
+            var found = 0.0
+            if allowingKernel, proactive_largest(s.baseAddress!, s.count, &found) != 0 { return found }
             var lanes = SIMD4(repeating: s[0])
             var i = 1
             while i + 4 <= s.count {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ProactiveCore
 import ProactiveStore
@@ -166,16 +165,7 @@ public final class CredentialStore: @unchecked Sendable {
     }
 
     /// The SHA-256 of the credential in lowercase hex (asked on every request: no formatter).
-    static func hash(_ credential: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in SHA256.hash(data: Data(credential.utf8)) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    static func hash(_ credential: String) -> String { SHA256Digest.hex(Array(credential.utf8)) }
 
     static func isWellFormed(_ credential: String) -> Bool {
         credential.utf8.count == 67 && credential.hasPrefix("pk_") && credential.utf8.dropFirst(3).allSatisfy { byte in

@@ -18,16 +18,8 @@ import Synchronization
 /// only after the transaction holding its batch committed (stored in the WAL);
 /// a batch that fails is answered with its own error, the others are stored.
 /// Checkpoints stay SQLite's, inside the commit that takes the WAL past
-/// `wal_autocheckpoint` (`ProactiveDatabase.tuneForSustainedWrites`). Run
-/// from this thread after answering instead, on the 1,000-user store, they
-/// did not pay: every 5,000 donations they cost more CPU a donation, and every
-/// 15,000 (SQLite's bound raised to 20,000 pages) the WAL reached that bound
-/// anyway; a checkpointing thread of its own let the WAL grow past 300 MB. Bounded (a second
-/// connection checkpointing `PASSIVE` every 100 ms while the writer's own checkpoint stays SQLite's at
-/// 30,000 pages, so that one copies only the rest and the WAL starts over), it took the writer's CPU
-/// from 13.5 to 11.5 us a donation on the 1,000-user store, but three back-to-back pairs of 10 s floods
-/// were within their noise (41.9k vs 43.6k donations/s on average) and the largest WAL went from
-/// 52-97 MB to 132-146 MB: not kept.
+/// `wal_autocheckpoint` (`ProactiveDatabase.tuneForSustainedWrites`); this type
+/// never checkpoints (docs/PERFORMANCE.md says why).
 /// The thread ends when nothing is waiting and starts again with the next batch.
 public final class DonationCommitter: Sendable {
     typealias Answer = CheckedContinuation<[Result<Bool, StoreError>], any Error>

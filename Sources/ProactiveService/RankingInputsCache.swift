@@ -11,9 +11,8 @@ import Synchronization
 /// deletions) drop them at once (`invalidate`); a write by another process (the CLI
 /// beside a running service) is seen within `lifetime`. Inputs older than `lifetime`
 /// are read again only when the store committed anything since they were read
-/// (`StoreChanges`, when given): with many users asked again and again, re-reading
-/// every user's inputs every `lifetime` cost more than a fifth of the suggestion
-/// route's CPU (1,000 users), though nothing had changed.
+/// (`StoreChanges`, when given), so users asked again and again are not read again
+/// while nothing changed.
 public final class RankingInputsCache: Sendable {
     public let lifetime: Duration
     /// Tells whether the store changed since inputs were read (nil: re-read after `lifetime`).

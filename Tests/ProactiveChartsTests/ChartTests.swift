@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import ProactiveCharts
 import ProactiveCore
+@testable import ProactiveLab
 @testable import ProactiveModels
 import ProactiveRanking
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ProactiveCore
+import ProactiveLab
 import ProactiveModels
 @testable import ProactiveEngine
 @testable import ProactiveStore

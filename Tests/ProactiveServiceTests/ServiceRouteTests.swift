@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import ProactiveCore
 import ProactiveEngine
+import ProactiveLab
 import ProactiveModels
 import ProactiveService
 import ProactiveStore

@@ -7,7 +7,7 @@ import Testing
 /// would have) donating, one reading everything as training does, and one
 /// truncating the log as deletions do, all at once on one file: nothing is
 /// lost, nobody sees a half-written batch, and no "database is locked"
-/// reaches a caller. `scripts/concurrency.sh` does the same with processes.
+/// reaches a caller. `dev/concurrency.sh` does the same with processes.
 @Suite("Concurrent connections on one store file")
 struct ConcurrencyTests {
     /// Errors and observations from the worker threads.
@@ -35,7 +35,7 @@ struct ConcurrencyTests {
         }
     }
 
-    /// Regression (found by scripts/concurrency.sh): processes opening a new
+    /// Regression (found by dev/concurrency.sh): processes opening a new
     /// store at the same moment raced through the migrations ("table ...
     /// already exists"). Each opener now finishes the others' work instead.
     @Test(.timeLimit(.minutes(1)))

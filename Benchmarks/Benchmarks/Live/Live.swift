@@ -3,6 +3,7 @@ import BenchmarkSupport
 import Foundation
 import ProactiveCore
 import ProactiveEngine
+import ProactiveLab
 import ProactiveModels
 import ProactiveStore
 

@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import ProactiveCore
+import ProactiveLab
 import ProactiveModels
 import ProactiveStore
 
@@ -42,7 +43,7 @@ let historyStore: (store: SQLiteDonationStore, user: String, year: DateSpan) = {
 let importRun = Box(0)
 
 /// The service's group commit (`SQLiteDonationStore.appendEach(batches:)`) on a store shaped like
-/// `scripts/load-serve.sh`'s: 1,000 users already holding 300 donations each, the write connection
+/// `dev/load-serve.sh`'s: 1,000 users already holding 300 donations each, the write connection
 /// tuned as `proactive serve` tunes it, and each transaction two batches of 500 new donations for
 /// random users (the load averaged 2.2 batches a transaction), each with its own identifier.
 enum GroupCommit {

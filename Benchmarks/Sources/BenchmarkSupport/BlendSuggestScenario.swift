@@ -7,7 +7,7 @@ import ProactiveRanking
 
 /// What one `suggest` on the service's path needs for a user of the wide shape:
 /// `targets` targets and `events` events about 5-30 minutes apart (the shape of
-/// `scripts/live-latency.py --many-targets` and `TARGETS=1000 scripts/load-serve.sh`),
+/// `dev/live-latency.py --many-targets` and `TARGETS=1000 dev/load-serve.sh`),
 /// the default model (`BlendTrainer`, fixed prior) fitted on them, the ranker of
 /// `SuggestScenario` (windows and timelines), and a moment 10 minutes after the last
 /// event, carrying the last three events (already learned: no catch-up).

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ProactiveCore
+import ProactiveLab
 import ProactiveModels
 
 // MARK: - The single-user training problem

@@ -7,10 +7,10 @@ import ProactiveStore
 
 // MARK: - engine-peer
 //
-// The engine's side of scripts/compare-python.sh, release-built, in the same
+// The engine's side of dev/compare-python.sh, release-built, in the same
 // run as the Python peer:
 //
-//   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training]
+//   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] [--suggest-only]
 //   engine-peer OUTDIR --ingest FILE     (only: import FILE into OUTDIR/ingest.sqlite,
 //                                         the store's importer in-process, for profilers)
 //
@@ -18,7 +18,9 @@ import ProactiveStore
 //    `sgemv` of the same targets x features shape, and of the raw `sgemv` of
 //    the dense part alone (the shape the engine multiplies; it stores it in
 //    single precision and sums in double) and its `dgemv`, plus the shapes
-//    and the number of timed calls (the peer uses the same).
+//    and the number of timed calls (the peer uses the same). `--suggest-only`
+//    times `suggest` alone (no parts, no raw products, no training): a loop
+//    for profilers (`perf record`), the raw products not drowning it.
 // 2. Fits the logistic model on the training problem (100,000 donations x
 //    200 targets), times it, and exports the design matrix, labels and
 //    weights (`TrainingProblem.export`) so the peer trains on the same data
@@ -26,7 +28,7 @@ import ProactiveStore
 // Writes OUTDIR/engine.json.
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] | OUTDIR --ingest FILE\n".utf8))
+    FileHandle.standardError.write(Data("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] [--suggest-only] | OUTDIR --ingest FILE\n".utf8))
     exit(64)
 }
 
@@ -36,11 +38,13 @@ arguments.removeFirst()
 var iterations = 5_000
 var targetCounts = [1_000, 10_000]
 var skipTraining = false
+var suggestOnly = false
 var ingestPath: String?
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
-    if flag == "--skip-training" {
+    if flag == "--skip-training" || flag == "--suggest-only" {
         skipTraining = true
+        suggestOnly = suggestOnly || flag == "--suggest-only"
         continue
     }
     guard let value = arguments.first else { usage() }
@@ -83,6 +87,12 @@ for targets in targetCounts {
     let suggest = LatencySamples.measure(iterations: iterations) {
         let top = scenario.suggest(with: &ranker)
         precondition(!top.isEmpty, "suggest returned nothing")
+    }
+    if suggestOnly {
+        BenchmarkEnvironment.note("targets \(targets): suggest p50 \(suggest.percentile(50)) us over \(iterations) calls")
+        shapes.append(["targets": targets, "iterations": iterations, "suggest_p50_us": suggest.percentile(50),
+                       "suggest_p99_us": suggest.percentile(99)])
+        continue
     }
     // Its parts: the log-scores (the products), the distribution (plus the softmax), the ranking alone.
     let logScores = LatencySamples.measure(iterations: iterations) { precondition(!scenario.model.logScores(at: scenario.moment).isEmpty) }

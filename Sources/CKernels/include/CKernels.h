@@ -42,6 +42,12 @@ void proactive_kernel_sums(const double *sums, size_t stride, const long *kernel
 /// Prefetches the cache lines of start ..< start + bytes (reads nothing; any address).
 void proactive_prefetch(const void *start, size_t bytes);
 
+/// The largest of s[0 ..< count] into *result, as `Softmax.largest` finds it: lanes that start
+/// from s[0] and take a value only where it is larger (a NaN never enters; a leading NaN
+/// stays), so the same value, up to the sign of a zero maximum (which lane's zero wins).
+/// Returns 1 when done; 0 (nothing written) for count 0 or a CPU without AVX-512 or AVX2.
+int proactive_largest(const double *s, size_t count, double *result);
+
 /// The first i in from ..< count with !(p[i] < threshold) (p[i] >= threshold, or NaN),
 /// or count when there is none: the selection of the best few targets skips
 /// the many that cannot enter eight or four at a time.

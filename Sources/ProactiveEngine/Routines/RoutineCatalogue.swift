@@ -3,7 +3,7 @@ import ProactiveCore
 
 // MARK: - The routine suite's scenarios
 
-/// The planted routines of issue #27: each a generated log and what a person expects the engine
+/// The planted routines the engine is judged on: each a generated log and what a person expects the engine
 /// to answer at a few moments (see `RoutineScenario`; `RoutineSuite.run` judges the engine on them).
 ///
 /// Every log starts on a Monday (day 0), so day 47 is a Saturday and day 42 a Monday.
@@ -54,10 +54,10 @@ public enum RoutineCatalogue {
     /// A Monday: every scenario's first day unless it says otherwise.
     static let monday = RoutineDate(2026, 9, 7)
 
-    /// The user of issue #27: weather about 07:05 every day, coffee about 07:40 and mail at 13:00 on
+    /// The reference user: weather about 07:05 every day, coffee about 07:40 and mail at 13:00 on
     /// weekdays, reading at 21:30 (+-12 min each), a podcast about 08:30 (+-15) and recipes about 12:50
     /// (+-12) on weekends, and three random browser launches a day.
-    static func issueUser(_ name: String, timeZone: String, trainingDays: Int, noise: [RoutineNoise] = []) -> RoutineUser {
+    static func referenceUser(_ name: String, timeZone: String, trainingDays: Int, noise: [RoutineNoise] = []) -> RoutineUser {
         RoutineUser(name, timeZone: timeZone, start: monday, trainingDays: trainingDays, habits: [
             RoutineHabit(weather, at: t(7, 5), jitter: 12),
             RoutineHabit(coffee, at: t(7, 40), jitter: 12, on: .weekdays),
@@ -73,7 +73,7 @@ public enum RoutineCatalogue {
     static let lunchByDayType = RoutineScenario(
         "lunch-by-day-type", covers: "time x day type",
         why: "At lunch this person opens mail on weekdays and recipes on weekends, so a Wednesday lunch means mail and a Saturday one recipes.",
-        seed: 27_01, users: [issueUser("ana", timeZone: "Europe/Berlin", trainingDays: 42)],
+        seed: 27_01, users: [referenceUser("ana", timeZone: "Europe/Berlin", trainingDays: 42)],
         steps: [
             .donate(.init("ana", weather, day: 44, at: t(7, 6))),
             .donate(.init("ana", coffee, day: 44, at: t(7, 41))),
@@ -88,7 +88,7 @@ public enum RoutineCatalogue {
     static let saturdayAfterWeather = RoutineScenario(
         "saturday-after-weather", covers: "sequence x day type",
         why: "Coffee follows the weather check only on weekdays (none of the 12 weekend mornings had coffee), so after Saturday's weather check the weekend podcast is next, and on Monday coffee is.",
-        seed: 27_02, users: [issueUser("ana", timeZone: "Asia/Tokyo", trainingDays: 47)],
+        seed: 27_02, users: [referenceUser("ana", timeZone: "Asia/Tokyo", trainingDays: 47)],
         steps: [
             .donate(.init("ana", weather, day: 47, at: t(7, 4))),
             .check(.init("ana", day: 47, at: t(7, 38), expect: podcast, notReason: "on weekdays")),
@@ -99,7 +99,7 @@ public enum RoutineCatalogue {
             .check(.init("ana", day: 49, at: t(7, 38), expect: coffee, reason: "after CheckWeatherIntent")),
         ])
 
-    /// The log of issue #27 itself: no weekend habit but the weather check and reading; weekend
+    /// The reference user's own log: no weekend habit but the weather check and reading; weekend
     /// mornings are for browsing (a launch between 07:30 and 09:30, besides three a day at random).
     static let saturdayBrowsing = RoutineScenario(
         "saturday-browsing", covers: "sequence x day type",
@@ -120,7 +120,7 @@ public enum RoutineCatalogue {
     static let weekdayWithoutWeather = RoutineScenario(
         "weekday-without-weather", covers: "sequence absent",
         why: "Coffee at 07:40 is a weekday habit of its own; a morning without the 07:05 weather check does not move it, and 07:38 is long past weather time.",
-        seed: 27_03, users: [issueUser("ana", timeZone: "Europe/Berlin", trainingDays: 43)],
+        seed: 27_03, users: [referenceUser("ana", timeZone: "Europe/Berlin", trainingDays: 43)],
         steps: [
             .check(.init("ana", day: 43, at: t(7, 38), expect: coffee, notReason: "after CheckWeatherIntent")),
         ])
@@ -281,7 +281,7 @@ public enum RoutineCatalogue {
         "noisy-user", covers: "noise",
         why: "Half of this person's launches are random apps at random times, but the weekday coffee at 07:40 and the 21:30 reading are as regular as ever.",
         seed: 27_12,
-        users: [issueUser("jo", timeZone: "America/New_York", trainingDays: 42, noise: [
+        users: [referenceUser("jo", timeZone: "America/New_York", trainingDays: 42, noise: [
             RoutineNoise(apps: (1 ... 12).map { "com.example.noise\($0)" }, amount: .share(0.5)),
         ])],
         steps: [

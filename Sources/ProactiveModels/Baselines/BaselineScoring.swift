@@ -26,7 +26,7 @@ struct TargetTally: Sendable, Hashable {
 /// A trainer whose model learns only by counting: fitting is replaying the
 /// training events, in order, through `update(with:)`, so an online model
 /// equals one refitted on the longer history.
-public protocol ReplayTrainer: ModelTrainer {
+package protocol ReplayTrainer: ModelTrainer {
     /// The model before it has seen anything.
     func makeModel() -> Model
 }
@@ -42,7 +42,7 @@ extension ReplayTrainer {
 // MARK: - Turning scores into a ranking
 
 /// Shared output step of every baseline: scores become probabilities, ranked.
-public enum BaselineRanking {
+package enum BaselineRanking {
     /// Normalises non-negative scores to probabilities and sorts them highest
     /// first; ties (equal probabilities) are broken by target key, ascending,
     /// so rankings are deterministic.

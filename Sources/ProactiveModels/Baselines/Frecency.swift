@@ -8,7 +8,7 @@ import ProactiveCore
 ///
 /// Kept incrementally: each target stores its score as of its last use, and
 /// is decayed to the query time when scored (O(1) per update).
-public struct FrecencyTrainer: ReplayTrainer {
+package struct FrecencyTrainer: ReplayTrainer {
     public let name = FrecencyModel.modelName
     /// Seconds for a use to lose half its weight.
     public var halfLife: TimeInterval
@@ -17,12 +17,12 @@ public struct FrecencyTrainer: ReplayTrainer {
 
     public typealias Model = FrecencyModel
 
-    public func makeModel() -> FrecencyModel { FrecencyModel(halfLife: halfLife) }
+    package func makeModel() -> FrecencyModel { FrecencyModel(halfLife: halfLife) }
 }
 
 /// The fitted frecency baseline.
-public struct FrecencyModel: FittedModel {
-    public static let modelName = "frecency"
+package struct FrecencyModel: FittedModel {
+    package static let modelName = "frecency"
     public var name: String { Self.modelName }
     public let halfLife: TimeInterval
 

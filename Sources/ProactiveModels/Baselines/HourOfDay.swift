@@ -9,9 +9,9 @@ import ProactiveCore
 ///
 /// Hours are read on the event's and the moment's own offsets (`LocalClock`
 /// with no zone), or in `timeZone` when one is configured.
-public struct HourOfDayTrainer: ReplayTrainer {
+package struct HourOfDayTrainer: ReplayTrainer {
     public let name = HourOfDayModel.modelName
-    public var backoffStrength: Double
+    package var backoffStrength: Double
     public var clock: LocalClock
 
     public init(backoffStrength: Double = 2, clock: LocalClock = LocalClock()) {
@@ -21,14 +21,14 @@ public struct HourOfDayTrainer: ReplayTrainer {
 
     public typealias Model = HourOfDayModel
 
-    public func makeModel() -> HourOfDayModel { HourOfDayModel(backoffStrength: backoffStrength, clock: clock) }
+    package func makeModel() -> HourOfDayModel { HourOfDayModel(backoffStrength: backoffStrength, clock: clock) }
 }
 
 /// The fitted hour-of-day baseline.
-public struct HourOfDayModel: FittedModel {
-    public static let modelName = "hour-of-day"
+package struct HourOfDayModel: FittedModel {
+    package static let modelName = "hour-of-day"
     public var name: String { Self.modelName }
-    public let backoffStrength: Double
+    package let backoffStrength: Double
     public let clock: LocalClock
     private(set) var frequency = TargetTally()
     /// Tallies per local hour 0..<24.

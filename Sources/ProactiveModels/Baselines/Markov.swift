@@ -10,23 +10,23 @@ import ProactiveCore
 /// The previous target is the moment's last recent event, or, without one,
 /// the last event the model learned. With no previous target (or one never
 /// followed by anything) the model is the frequency baseline.
-public struct MarkovTrainer: ReplayTrainer {
+package struct MarkovTrainer: ReplayTrainer {
     public let name = MarkovModel.modelName
     /// Pseudo-count pulling transitions toward the overall frequency.
-    public var backoffStrength: Double
+    package var backoffStrength: Double
 
     public init(backoffStrength: Double = 1) { self.backoffStrength = backoffStrength }
 
     public typealias Model = MarkovModel
 
-    public func makeModel() -> MarkovModel { MarkovModel(backoffStrength: backoffStrength) }
+    package func makeModel() -> MarkovModel { MarkovModel(backoffStrength: backoffStrength) }
 }
 
 /// The fitted first-order Markov baseline.
-public struct MarkovModel: FittedModel {
-    public static let modelName = "markov"
+package struct MarkovModel: FittedModel {
+    package static let modelName = "markov"
     public var name: String { Self.modelName }
-    public let backoffStrength: Double
+    package let backoffStrength: Double
     private(set) var frequency = TargetTally()
     /// Counts of what followed each target.
     private(set) var transitions: [TargetKey: TargetTally] = [:]

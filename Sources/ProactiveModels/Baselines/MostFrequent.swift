@@ -5,18 +5,18 @@ import ProactiveCore
 
 /// Ranks targets by how often they happened: P(t) = weight(t) / total weight.
 /// Context and time are ignored. Name: `mfu`.
-public struct MostFrequentTrainer: ReplayTrainer {
+package struct MostFrequentTrainer: ReplayTrainer {
     public let name = MostFrequentModel.modelName
     public init() {}
 
     public typealias Model = MostFrequentModel
 
-    public func makeModel() -> MostFrequentModel { MostFrequentModel() }
+    package func makeModel() -> MostFrequentModel { MostFrequentModel() }
 }
 
 /// The fitted most-frequently-used baseline.
-public struct MostFrequentModel: FittedModel {
-    public static let modelName = "mfu"
+package struct MostFrequentModel: FittedModel {
+    package static let modelName = "mfu"
     public var name: String { Self.modelName }
     private(set) var counts = TargetTally()
 

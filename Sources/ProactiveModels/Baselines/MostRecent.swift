@@ -10,18 +10,18 @@ import ProactiveCore
 /// 1 / (k + 1), normalised (a harmonic, Zipf-like distribution), so the model
 /// has a log-loss. The moment's recent events count as uses too: they are
 /// what the user just did.
-public struct MostRecentTrainer: ReplayTrainer {
+package struct MostRecentTrainer: ReplayTrainer {
     public let name = MostRecentModel.modelName
     public init() {}
 
     public typealias Model = MostRecentModel
 
-    public func makeModel() -> MostRecentModel { MostRecentModel() }
+    package func makeModel() -> MostRecentModel { MostRecentModel() }
 }
 
 /// The fitted most-recently-used baseline.
-public struct MostRecentModel: FittedModel {
-    public static let modelName = "mru"
+package struct MostRecentModel: FittedModel {
+    package static let modelName = "mru"
     public var name: String { Self.modelName }
     /// When each target was last used.
     public private(set) var lastUse: [TargetKey: Date] = [:]

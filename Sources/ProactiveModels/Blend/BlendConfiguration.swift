@@ -8,45 +8,45 @@ public struct BlendConfiguration: Sendable, Hashable {
     public var profile: ProfileConfiguration
     public var logistic: LogisticConfiguration
     /// Include the logistic component (costlier to fit, helps with rich context).
-    public var includeLogistic: Bool
+    package var includeLogistic: Bool
     /// The share of the most recent training events whose rows see the logistic
     /// component fitted on the events before them.
-    public var holdoutShare: Double
+    package var holdoutShare: Double
     /// Frecency half-lives (days) of the short and long recency features and transitions (long).
-    public var shortHalfLifeDays: Double
-    public var longHalfLifeDays: Double
+    package var shortHalfLifeDays: Double
+    package var longHalfLifeDays: Double
     /// Half-life (days) of the recent time-of-day use signal, which lets a changed habit win within days.
-    public var habitHalfLifeDays: Double
+    package var habitHalfLifeDays: Double
     /// A previous target within this many minutes counts as "just used" (gap-split features).
-    public var transitionWindowMinutes: Double
+    package var transitionWindowMinutes: Double
     /// L2 pull of the blend weights toward their defaults (on the sum of row log-losses).
-    public var weightL2: Double
+    package var weightL2: Double
     /// Rows (past events with their candidate features) kept for refitting the weights
     /// (dropped in blocks: between three quarters of this and this many are kept).
-    public var maxRows: Int
+    package var maxRows: Int
     /// Upper bound on stored row values (rows x targets x features), bounding memory.
-    public var maxRowValues: Int
+    package var maxRowValues: Int
     /// Blend weights are refitted after this many learned events.
-    public var refitEvery: Int
+    package var refitEvery: Int
     /// When refitting the weights, a row's log-likelihood counts half as much as that of the row this
     /// many rows after it (`nil`: all rows count the same). Short, so a changed habit moves the weights.
-    public var rowHalfLife: Double?
+    package var rowHalfLife: Double?
     /// Quarter-hour routine signal: kernels around the clock (96: one per 15 minutes) and their
     /// concentration (128 gives a neighbouring centre about 0.76 of the peak, like 8 for 24 kernels).
-    public var fineTimeKernels: Int
-    public var fineTimeConcentration: Double
+    package var fineTimeKernels: Int
+    package var fineTimeConcentration: Double
     /// Half-life (days) of the quarter-hour routine counts and of the activity level.
-    public var routineHalfLifeDays: Double
+    package var routineHalfLifeDays: Double
     /// "After X" evidence by the gap since X: transitions within `transitionWindowMinutes` are
     /// recent, then stale up to `staleTransitionHours`, then overnight up to `overnightTransitionHours`;
     /// after that the previous target says nothing.
-    public var staleTransitionHours: Double
-    public var overnightTransitionHours: Double
+    package var staleTransitionHours: Double
+    package var overnightTransitionHours: Double
     /// The guard: the most recent share of a user's rows is held out to choose how far the fitted
     /// weights are shrunk toward the simpler model that predicts those rows best.
-    public var validationShare: Double
+    package var validationShare: Double
     /// Users with fewer rows than this keep the prior weights (population or fixed) as they are.
-    public var guardMinimumRows: Int
+    package var guardMinimumRows: Int
 
     /// The logistic component refits less often inside the blend than alone (it is a minor, costly signal).
     public static let defaultLogistic = LogisticConfiguration(refitEvery: 200, refitAfterDays: 7)

@@ -19,7 +19,7 @@ extension BlendModel {
     /// The model after learning the events of `moment.recent` (at or before its date) that are newer
     /// than every event it learned: profile and recency state as `update(with:)` would leave them,
     /// the weights and the logistic part as they are. Nil when there are none, as in the engine, which
-    /// learns every donation before it ranks; in an evaluation without `--online` they are the earlier
+    /// learns every donation before it ranks; in an offline evaluation they are the earlier
     /// test donations the moment carries, which the baselines (most recently used, Markov) read too.
     func caughtUp(to moment: Moment) -> BlendModel? {
         let lastTime = usage.lastTime

@@ -213,7 +213,7 @@ public struct BlendModel: FittedModel {
     /// guard's shrinkage undone, `WeightGuard.fitted(from:)`), which a few more rows hardly move: starting
     /// from the shrunk weights cost the fit many more iterations for every user with a partial share.
     /// A guard that keeps none of the fit (share 0: the anchor alone) needs no fit.
-    public mutating func refitWeights() { refitWeights(from: nil) }
+    package mutating func refitWeights() { refitWeights(from: nil) }
 
     /// `refitWeights()` with the fit started from `start` (nil: from the previous fit, as above).
     mutating func refitWeights(from start: [Double]?) {

@@ -45,7 +45,7 @@ public struct BlendTrainer: ModelTrainer {
         var walker: BlendModel
         var early: LogisticModel?
         /// Rows the walk kept (what the user contributes to the population).
-        public var rowCount: Int { walker.rows.count }
+        package var rowCount: Int { walker.rows.count }
     }
 
     /// - Throws: `ConfigurationError` for an unusable configuration.
@@ -100,7 +100,7 @@ public struct BlendTrainer: ModelTrainer {
         var rows: BlendRows
         var early: LogisticModel?
         /// Rows the walk kept (the user contributes to the population when it is above 0).
-        public let rowCount: Int
+        package let rowCount: Int
 
         /// The sample without its rows (once the prior is known, only the logistic fit is reused).
         public var withoutRows: Sample { Sample(rows: BlendRows(), early: early, rowCount: rowCount) }
@@ -117,7 +117,7 @@ public struct BlendTrainer: ModelTrainer {
     /// contributing users only grow, so the users counted so far bound it from above. Samples taken
     /// with this limit hold every row the pool will take (the same prior as keeping every walk), at
     /// most about (1 + ln(users / 200)) x `populationRowLimit` rows in all instead of every user's.
-    public final class SampleLimit: @unchecked Sendable {
+    package final class SampleLimit: @unchecked Sendable {
         private let lock = NSLock()
         private var contributing = 0
 
@@ -143,7 +143,7 @@ public struct BlendTrainer: ModelTrainer {
         public var name: String
         /// The fixed defaults (a user alone), which the user's own fit replaces; a population
         /// prior holds unless the user's held-out rows show better.
-        public var isFixed: Bool { self == BlendTrainer.fixedPrior }
+        package var isFixed: Bool { self == BlendTrainer.fixedPrior }
     }
 
     public static let fixedPrior = Prior(weights: BlendFeature.defaultWeights, name: "fixed")

@@ -44,7 +44,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
 
     /// Starting weights, and what the fitted weights are pulled toward: the
     /// plain naive-Bayes profile, plus the habit-change signal.
-    public static var defaultWeights: [Double] {
+    package static var defaultWeights: [Double] {
         allCases.map { feature in
             switch feature {
             case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
@@ -90,9 +90,8 @@ struct BlendRows: Sendable, Equatable {
 
     /// The most candidates a row keeps: a user with more targets keeps, per row, the label and the
     /// `maxCandidates - 1` others the weights at that time scored highest. Those carry nearly all
-    /// of the softmax's mass, so the fit hardly changes, while a row of 1,000 targets shrinks from
-    /// 80 KB to 5 KB (and the weight fit's work with it). No log in docs/RESULTS-TABLE.md has a
-    /// user with more targets than this.
+    /// of the softmax's mass, so the fit hardly changes, while a row's size (and the weight fit's
+    /// work) stays bounded by `maxCandidates`, however many targets the user has.
     static let maxCandidates = 64
 
     /// Appends a row (candidates x `BlendFeature.count` features, `label` the chosen one), cut to

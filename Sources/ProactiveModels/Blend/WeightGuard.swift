@@ -24,7 +24,7 @@ import Foundation
 /// A component that does not earn its weight on held-out rows is shrunk toward the simpler
 /// model; users with fewer than `guardMinimumRows` rows keep the prior as it is.
 public struct WeightGuard: Sendable, Equatable {
-    public var center: [Double]
+    package var center: [Double]
     /// "population (N users)" or "fixed".
     public var centerName: String
     public var anchor: [Double]
@@ -47,7 +47,7 @@ public struct WeightGuard: Sendable, Equatable {
     }
 
     /// No guard: the fit pulled toward `center`, kept whole (models saved before the guard, and tests).
-    public static func unguarded(center: [Double], centerName: String) -> WeightGuard {
+    package static func unguarded(center: [Double], centerName: String) -> WeightGuard {
         WeightGuard(center: center, centerName: centerName, anchor: center, anchorName: centerName, share: 1, heldOutRows: 0,
                     rowsAtChoice: 0, validation: [])
     }
@@ -58,7 +58,7 @@ public struct WeightGuard: Sendable, Equatable {
     }
 
     /// Whether the kept weights depend on the user's fit (a share above 0); with share 0 they are the anchor's.
-    public var keepsFit: Bool { share > 0 }
+    package var keepsFit: Bool { share > 0 }
 
     /// The fit that `combine` turned into `kept` (its inverse): `kept` itself for share 1, nil for share 0
     /// (the anchor alone says nothing of the fit).
@@ -260,7 +260,7 @@ public struct WeightGuard: Sendable, Equatable {
             .max { $0.1 < $1.1 }?.0
     }
 
-    /// One line for `train --report`: what earned weight.
+    /// One line of a training report: what earned weight.
     public var summary: String {
         guard heldOutRows > 0 else {
             return share == 0 ? "too few rows to hold any out: the \(centerName) weights as they are"

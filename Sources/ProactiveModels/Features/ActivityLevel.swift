@@ -25,7 +25,7 @@ import ProactiveCore
 /// activity × P(target | the user acts now) (docs/RANKING.md).
 public struct ActivityLevel: Sendable, Equatable {
     /// Hour-wide kernels per weekday.
-    public let kernels: Int
+    package let kernels: Int
     /// Donations by weekday x kernel (weekday-major), decayed.
     private(set) var sums: DecayedSums
     /// Local day number of the first donation.

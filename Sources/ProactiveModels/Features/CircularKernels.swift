@@ -7,11 +7,11 @@ import Foundation
 /// 23:55 and 00:05 get nearly the same weights. The time-of-day features of the
 /// profile (24 hour-wide kernels) and the blend's quarter-hour routine signal and
 /// activity level all read the clock through these.
-public enum CircularKernels {
+package enum CircularKernels {
     /// The centre angles (radians) of `count` kernels, with their cosines and sines
     /// (so a kernel's cos(angle - centre) is two multiply-adds, not a `cos` call).
-    public struct Centres: Sendable, Hashable {
-        public let angles: [Double]
+    package struct Centres: Sendable, Hashable {
+        package let angles: [Double]
         let cosines: [Double]
         let sines: [Double]
 
@@ -25,7 +25,7 @@ public enum CircularKernels {
     }
 
     /// The centre angles (radians) of `count` kernels.
-    public static func centres(count: Int) -> [Double] {
+    package static func centres(count: Int) -> [Double] {
         let count = max(1, count)
         return (0 ..< count).map { 2 * Double.pi * (Double($0) + 0.5) / Double(count) }
     }
@@ -53,7 +53,7 @@ public enum CircularKernels {
 
     /// The weights of `minuteOfDay` over `count` centres, keeping only those above `threshold`
     /// (renormalised), as (kernel, weight) pairs: narrow kernels touch few centres.
-    public static func sparseWeights(count: Int, concentration: Double, minuteOfDay: Double,
+    package static func sparseWeights(count: Int, concentration: Double, minuteOfDay: Double,
                                      threshold: Double = 1e-4) -> [(kernel: Int, weight: Double)] {
         let count = max(1, count)
         let angle = 2 * Double.pi * minuteOfDay / 1440

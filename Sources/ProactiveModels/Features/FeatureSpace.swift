@@ -83,7 +83,7 @@ public struct FeatureSpace: Sendable, Equatable {
 
     public func index(of target: TargetKey) -> TargetIndex? { targetPositions[target].map(TargetIndex.init) }
     /// Each target's index (shared storage: reading it does not copy).
-    public var positions: [TargetKey: Int] { targetPositions }
+    package var positions: [TargetKey: Int] { targetPositions }
 
     public func target(at index: TargetIndex) -> TargetKey { targets[index.rawValue] }
 
@@ -98,13 +98,13 @@ public struct FeatureSpace: Sendable, Equatable {
 
     // MARK: Context values
 
-    public var contextCount: Int { contextValues.count }
+    package var contextCount: Int { contextValues.count }
 
     public func column(of value: ContextValue) -> ContextColumn? { contextPositions[value].map(ContextColumn.init) }
 
     public func column(key: String, value: String) -> ContextColumn? { column(of: ContextValue(key: key, value: value)) }
 
-    public func contextValue(at column: ContextColumn) -> ContextValue { contextValues[column.rawValue] }
+    package func contextValue(at column: ContextColumn) -> ContextValue { contextValues[column.rawValue] }
 
     /// Adds a context value if new. - Returns: its column.
     @discardableResult
@@ -129,7 +129,7 @@ public struct FeatureSpace: Sendable, Equatable {
     }
 
     /// Adds every value of `context` and returns their columns, sorted.
-    public mutating func insertColumns(for context: [String: String]) -> [ContextColumn] {
+    package mutating func insertColumns(for context: [String: String]) -> [ContextColumn] {
         context.map { insert(ContextValue(key: $0.key, value: $0.value)) }.sorted()
     }
 
@@ -154,7 +154,7 @@ public struct FeatureSpace: Sendable, Equatable {
     }
 
     /// Where this space's targets and context values are in `other` (nil when absent).
-    public func mapping(to other: FeatureSpace) -> (targets: [Int?], contexts: [Int?]) {
+    package func mapping(to other: FeatureSpace) -> (targets: [Int?], contexts: [Int?]) {
         (targets.map { other.index(of: $0)?.rawValue }, contextValues.map { other.column(of: $0)?.rawValue })
     }
 
@@ -171,7 +171,7 @@ extension FeatureSpace {
     /// context value, same previous target); rows and columns `other` lacks are
     /// dropped and new ones are zero.
     /// - Complexity: O(rows x columns).
-    public func remap(_ matrix: [Double], encoder: MomentEncoder, to other: FeatureSpace) -> [Double] {
+    package func remap(_ matrix: [Double], encoder: MomentEncoder, to other: FeatureSpace) -> [Double] {
         let oldLayout = encoder.layout(for: self)
         let newLayout = encoder.layout(for: other)
         let mapping = mapping(to: other)

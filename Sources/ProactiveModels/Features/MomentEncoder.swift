@@ -7,14 +7,14 @@ import ProactiveCore
 public struct EncoderConfiguration: Sendable, Hashable {
     /// Number of von Mises kernels around the clock, centred in the middle of equal
     /// slices of the day (24 kernels: 00:30, 01:30, ...).
-    public var timeKernels: Int = 24
+    package var timeKernels: Int = 24
     /// Kernel concentration κ: larger is narrower. κ = 8 with 24 kernels gives
     /// neighbouring centres a weight of exp(8(cos 15° - 1)) ≈ 0.76 of the peak.
-    public var timeConcentration: Double = 8
+    package var timeConcentration: Double = 8
     /// The previous target's column holds 0.5^(gap / half-life), "none" the rest.
-    public var previousHalfLifeMinutes: Double = 30
+    package var previousHalfLifeMinutes: Double = 30
     /// The user's zone (IANA name); `nil` reads each date in the offset it was written in.
-    public var timeZoneIdentifier: String?
+    package var timeZoneIdentifier: String?
 
     public init(timeKernels: Int = 24, timeConcentration: Double = 8, previousHalfLifeMinutes: Double = 30,
                 timeZoneIdentifier: String? = nil) {
@@ -35,8 +35,8 @@ public struct EncoderConfiguration: Sendable, Hashable {
 /// Order: bias | time-of-day kernels | weekday (7, Monday first) |
 /// weekday/weekend (2) | context values | previous target (one per target, then "none").
 public struct FeatureLayout: Sendable, Hashable {
-    public let timeKernels: Int
-    public let contextCount: Int
+    package let timeKernels: Int
+    package let contextCount: Int
     public let targetCount: Int
 
     public init(timeKernels: Int, contextCount: Int, targetCount: Int) {
@@ -52,7 +52,7 @@ public struct FeatureLayout: Sendable, Hashable {
     public var context: Range<Int> { weekend.upperBound ..< weekend.upperBound + contextCount }
     /// Previous-target columns followed by the "no recent previous" column.
     public var previous: Range<Int> { context.upperBound ..< context.upperBound + targetCount + 1 }
-    public var noPrevious: Int { previous.upperBound - 1 }
+    package var noPrevious: Int { previous.upperBound - 1 }
     public var dimension: Int { previous.upperBound }
 
     public func column(of context: ContextColumn) -> Int { self.context.lowerBound + context.rawValue }
@@ -97,7 +97,7 @@ public struct MomentEncoder: Sendable, Hashable {
     }
 
     /// The previous target's weight after `gap` seconds, in [0, 1].
-    public func previousWeight(gap: Double) -> Double {
+    package func previousWeight(gap: Double) -> Double {
         guard gap >= 0 else { return 0 }
         return Foundation.pow(0.5, gap / (configuration.previousHalfLifeMinutes * 60))
     }
@@ -123,7 +123,7 @@ public struct MomentEncoder: Sendable, Hashable {
     /// Writes the columns before the previous-target block (bias, time, weekday,
     /// weekend, context) into `x[0 ..< layout.previous.lowerBound]`.
     /// - Complexity: O(time kernels + context columns), independent of the number of targets.
-    public func encodeLeading(
+    package func encodeLeading(
         date: Date, utcOffset: Int?, contextColumns: [ContextColumn], layout: FeatureLayout, into x: UnsafeMutableBufferPointer<Double>
     ) {
         precondition(x.count >= layout.previous.lowerBound, "feature buffer too small")
@@ -143,7 +143,7 @@ public struct MomentEncoder: Sendable, Hashable {
     }
 
     /// The kernel weights (summing to 1) of a minute of the day.
-    public func timeKernelWeights(minuteOfDay: Double) -> [Double] {
+    package func timeKernelWeights(minuteOfDay: Double) -> [Double] {
         var weights = [Double](repeating: 0, count: centres.count)
         weights.withUnsafeMutableBufferPointer { writeTimeKernels(minuteOfDay: minuteOfDay, into: $0, at: 0) }
         return weights
@@ -155,7 +155,7 @@ public struct MomentEncoder: Sendable, Hashable {
     }
 
     /// The local time slice a kernel stands for, e.g. "07:00-08:00" for kernel 7 of 24.
-    public func timeWindowLabel(kernel: Int) -> String {
+    package func timeWindowLabel(kernel: Int) -> String {
         let spacing = 1440.0 / Double(centres.count)
         let centre = spacing * (Double(kernel) + 0.5)
         func clockText(_ minute: Double) -> String {

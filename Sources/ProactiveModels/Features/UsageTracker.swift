@@ -69,12 +69,12 @@ public struct UsageTracker: Sendable, Equatable {
     private(set) var timeOfDay: DecayedSums
     /// The same with the long half-life, to compare recent use at a time of day with the usual.
     private(set) var timeOfDayLong: DecayedSums
-    public let timeKernels: Int
+    package let timeKernels: Int
     /// Use by quarter-hour kernel: slot target x `fineKernels` + kernel, the routine half-life.
     private(set) var fineTime: DecayedSums
     /// Each target's total of `fineTime` (the same half-life), so reading a share is O(kernels touched).
     private(set) var fineTotals: DecayedSums
-    public let fineKernels: Int
+    package let fineKernels: Int
     /// Every use ever learned (counts included) and every donation (occasions), not decayed.
     public private(set) var uses: [Double]
     public private(set) var occasions: [Double]
@@ -239,7 +239,7 @@ public struct UsageTracker: Sendable, Equatable {
     }
 
     /// The `limit` most recently used targets, newest first (ties by index).
-    public func mostRecent(_ limit: Int) -> [Int] {
+    package func mostRecent(_ limit: Int) -> [Int] {
         var best: [Int] = []
         for target in lastUse.indices where lastUse[target] > -.infinity {
             var position = best.count
@@ -253,7 +253,7 @@ public struct UsageTracker: Sendable, Equatable {
     }
 
     /// P(next | previous) with the decayed transition counts, smoothed toward `fallback` with strength 1.
-    public func transitionProbability(from previous: Int, to next: Int, fallback: Double) -> Double {
+    package func transitionProbability(from previous: Int, to next: Int, fallback: Double) -> Double {
         // Both stored with the same anchor, so the ratio needs no decay factor.
         Self.smoothedTransition(count: transitions[previous][next] ?? 0, total: transitionTotals.values[previous],
                                        factor: transitionTotals.factor(at: lastTime), fallback: fallback)

@@ -14,9 +14,9 @@ public struct LogisticConfiguration: Sendable, Hashable {
     /// Stop when max |∇F| / Σw falls below this (scikit-learn's `tol` for lbfgs, same default).
     public var gradientTolerance: Double
     /// `update(with:)` refits (warm-started) after this many new events...
-    public var refitEvery: Int
+    package var refitEvery: Int
     /// ...or at the first new event at least this many days after the last fit.
-    public var refitAfterDays: Double
+    package var refitAfterDays: Double
     /// Whether every (previous target, target) pair gets a weight, as in a dense model (what
     /// scikit-learn's `LogisticRegression` fits on the same one-hot columns), instead of only the
     /// pairs that occur (the default: a pair never seen keeps weight 0, so the block stays sparse).

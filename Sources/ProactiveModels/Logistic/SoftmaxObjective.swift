@@ -15,17 +15,17 @@ public struct DesignMatrix: Sendable {
     /// The full row width (`FeatureLayout.dimension`).
     public let columns: Int
     /// The previous-target block (`FeatureLayout.previous` without its "none" column).
-    public let previousBlock: Range<Int>
+    package let previousBlock: Range<Int>
     /// Each row's columns outside the previous-target block, in column order.
     public var dense: [Float]
     /// Per row, the previous target's offset in the block and its weight (-1 and 0 when none).
-    public var previousOffset: [Int32]
-    public var previousWeight: [Float]
+    package var previousOffset: [Int32]
+    package var previousWeight: [Float]
     public var labels: [Int]
     public var weights: [Double]
 
     /// Columns outside the previous-target block.
-    public var denseColumns: Int { columns - previousBlock.count }
+    package var denseColumns: Int { columns - previousBlock.count }
 
     /// Encodes `log`'s events in order, each with the event before it as previous target.
     ///

@@ -205,10 +205,9 @@ public enum FNV1a64 {
 
     /// The checksum of format 6 and later: four FNV-1a lanes over 32-byte blocks
     /// (lane i takes the block's i-th little-endian word), so the four multiplications
-    /// of a block do not wait on each other (0.11 ms against one lane's 0.44 ms over
-    /// a 3.8 MB state, best of 30, `swiftc -O`); then `hash` over the lanes' values and
-    /// the bytes after the last block.
-    public static func laneHash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+    /// of a block do not wait on each other; then `hash` over the lanes' values and
+    /// the bytes after the last block. The value is part of the file format: it never changes.
+    package static func laneHash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
         let prime: UInt64 = 0x0000_0100_0000_01b3
         let done: UInt64? = bytes.withContiguousStorageIfAvailable { buffer in
             var lanes: (UInt64, UInt64, UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x84222325cbf29ce4, 0x9ce484222325cbf2, 0x2325cbf29ce48422)

@@ -72,9 +72,9 @@ protocol ArchivedModel: PersistentModel {
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
-    public static let magic: [UInt8] = Array("PRXM".utf8)
+    package static let magic: [UInt8] = Array("PRXM".utf8)
     public static let formatVersion = 8
-    public static let oldestReadableVersion = 5
+    package static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {
         version >= 6 ? FNV1a64.laneHash(bytes) : FNV1a64.hash(bytes)

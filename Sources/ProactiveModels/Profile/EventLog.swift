@@ -26,7 +26,7 @@ public struct LoggedEvent: Sendable, Hashable {
 
 extension FeatureSpace {
     /// The compact form of `event` when its target and every context value are known, else nil.
-    public func loggedEvent(for event: Event) -> LoggedEvent? {
+    package func loggedEvent(for event: Event) -> LoggedEvent? {
         guard let target = index(of: event.target) else { return nil }
         var columns: [ContextColumn] = []
         for (key, value) in event.context {
@@ -105,7 +105,7 @@ public struct EventLog: Sendable, Equatable {
     }
 
     /// The canonical order.
-    public static func precedes(_ a: LoggedEvent, _ b: LoggedEvent, _ space: FeatureSpace) -> Bool {
+    package static func precedes(_ a: LoggedEvent, _ b: LoggedEvent, _ space: FeatureSpace) -> Bool {
         if a.time != b.time { return a.time < b.time }
         if a.target != b.target { return space.target(at: a.target) < space.target(at: b.target) }
         if a.context != b.context {
@@ -188,7 +188,7 @@ public struct EventLog: Sendable, Equatable {
     }
 
     /// Rewrites every event's indices (after the space shrank); events mapped to nil are dropped.
-    public mutating func remap(targets targetMap: [Int?], columns columnMap: [Int?]) {
+    package mutating func remap(targets targetMap: [Int?], columns columnMap: [Int?]) {
         materialize()
         tail = tail.compactMap { event in
             guard let target = targetMap[event.target.rawValue] else { return nil }

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Per-group evidence
 
 /// The feature groups whose log-likelihood terms add up to a profile score.
-public enum ProfileGroup: Int, CaseIterable, Sendable {
+package enum ProfileGroup: Int, CaseIterable, Sendable {
     /// log(n_t + β): how often the target happens at all.
     case prior
     case timeOfDay
@@ -19,7 +19,7 @@ extension ProfileModel {
     /// rounding. One weighted sum of L's columns per group (the transition row
     /// in the `previous` group), each reading only that group's columns.
     /// - Complexity: O(targets x (dense width)) over all groups.
-    public func groupLogScores(at moment: Moment) -> [Double] {
+    package func groupLogScores(at moment: Moment) -> [Double] {
         let rows = space.targetCount
         let groups = ProfileGroup.allCases.count
         guard rows > 0 else { return [] }
@@ -52,7 +52,7 @@ extension ProfileModel {
     }
 
     /// Each column's contribution L[t, j] · x'[j] for one target at a moment (width values).
-    public func columnContributions(target: TargetIndex, at moment: Moment) -> [Double] {
+    package func columnContributions(target: TargetIndex, at moment: Moment) -> [Double] {
         let x = scoringVector(for: moment)
         return x.indices.map { logProfile[target.rawValue, $0] * x[$0] }
     }

@@ -88,7 +88,7 @@ extension ProfileModel {
 
     /// The smoothed probability of each bucket of a group for a target, e.g.
     /// the weekday distribution of target 0. Used by explanations and tests.
-    public func bucketProbabilities(target: TargetIndex, columns: Range<Int>) -> [Double] {
+    package func bucketProbabilities(target: TargetIndex, columns: Range<Int>) -> [Double] {
         let alpha = configuration.smoothing
         let values = columns.map { decay * counts[target.rawValue, $0] }
         let total = values.reduce(0, +)
@@ -96,5 +96,5 @@ extension ProfileModel {
     }
 
     /// The decayed weight of a target's events (how much history backs it).
-    public func decayedWeight(of target: TargetIndex) -> Double { decay * counts[target.rawValue, layout.bias] }
+    package func decayedWeight(of target: TargetIndex) -> Double { decay * counts[target.rawValue, layout.bias] }
 }

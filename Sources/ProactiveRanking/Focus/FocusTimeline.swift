@@ -39,8 +39,8 @@ public struct FocusState: Sendable, Hashable {
 
 /// Which Focus was on when: schedules plus manual changes, as a pure value.
 ///
-/// **Rule.** A manual change (turning a Focus on, or turning Focus off with
-/// `--clear`) decides from its instant until the next manual change or the
+/// **Rule.** A manual change (turning a Focus on, or clearing the Focus so
+/// none is on) decides from its instant until the next manual change or the
 /// next *schedule boundary* (any schedule starting or ending), whichever comes
 /// first. Everywhere else the schedules decide: the Focus of the schedule
 /// covering the instant; when several cover it, the one that started last

@@ -39,7 +39,7 @@ public struct Suggestion: Sendable, Hashable {
     /// `"window 09:30–10:30; predicted 12% now; not now 20 min ago (×0.31)"`. Meant to be shown, not parsed.
     public var why: String { signals.why(configuration, utcOffset: utcOffset) }
 
-    /// The JSON object the CLI prints with `--json`.
+    /// The suggestion as one JSON object (what the CLI's JSON output prints).
     public var json: JSONValue {
         .object([
             ("target", .string(target.rawValue)), ("app", .string(app)), ("summary", .string(summary)),

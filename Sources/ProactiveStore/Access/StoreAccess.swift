@@ -14,8 +14,8 @@ import ProactiveCore
 /// ```
 ///
 /// The app-scoped stores (`AppScopedDonationStore`, `AppScopedDeclarationStore`,
-/// `AppScopedFocusStore`) apply it to every operation; the CLI's default is
-/// `.administrator` and `--as-app A` switches it to `.app(A)`.
+/// `AppScopedFocusStore`) apply it to every operation; the owner acts as
+/// `.administrator`, an app as `.app(A)`.
 public enum StoreAccess: Sendable, Hashable, CustomStringConvertible {
     case administrator
     case app(String)

@@ -41,7 +41,7 @@ enum PrivacySchema {
     }
 
     /// A store starts keeping everything: retention is the owner's choice
-    /// (`proactive retention set --days 28`), never a surprise erasing an
+    /// (a `RetentionPolicy` the owner sets), never a surprise erasing an
     /// imported history. A store that has never held a donation, feedback or
     /// an app window (a new file, migrated just now) loses v7's 28-day
     /// default; a store in use keeps the window it has been applying.

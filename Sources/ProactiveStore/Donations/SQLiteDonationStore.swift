@@ -73,11 +73,9 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
     /// this returns. Per batch, in order: what `appendEach(prepared:)` answers, or why the
     /// batch failed.
     ///
-    /// The batches are first inserted one after the other without savepoints. A savepoint
-    /// per batch costs every index page the batch changes a copy into the statement journal
-    /// (a temporary file once past 64 KiB): with 1,000 users each batch changes a leaf of
-    /// `donation_user_date_content` per user (in a Python model of this schema, 1,000 users,
-    /// leaving the savepoints out took an insert from 15.9 to 11.9 us of CPU). A batch can only fail on what the store refuses after encoding (recording paused,
+    /// The batches are first inserted one after the other without savepoints (a savepoint
+    /// per batch would copy every index page the batch changes into the statement journal;
+    /// docs/PERFORMANCE.md). A batch can only fail on what the store refuses after encoding (recording paused,
     /// a CHECK) or on I/O; then the whole transaction is rolled back and the batches are
     /// written again each in a savepoint of its own (`appendEachInSavepoints`), which
     /// answers exactly as if that had been the only way.

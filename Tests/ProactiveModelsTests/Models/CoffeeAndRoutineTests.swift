@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import ProactiveLab
 @testable import ProactiveModels
 import Testing
 

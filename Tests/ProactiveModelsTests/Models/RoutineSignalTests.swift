@@ -67,4 +67,51 @@ struct RoutineSignalTests {
         #expect(usage.follows[0][Self.weather][Self.coffee] == 31)  // day 50 is a Tuesday
         #expect(usage.follows[0][Self.coffee][Self.weather] == nil)
     }
+
+    /// `logProbabilities` as first written, one array per level, each `smoothed` toward the coarser one,
+    /// then the logarithms: the reference its one-pass form is checked against.
+    static func plainLogProbabilities(_ usage: UsageTracker, targets: Int, weekend: Bool, minuteOfDay: Double,
+                                      fine: [(kernel: Int, weight: Double)], now: Double, previous: Int?, gap: Double) -> [Double] {
+        guard let levels = RoutineSignal.Levels(usage, targets: targets, weekend: weekend, minuteOfDay: minuteOfDay, fine: fine, now: now) else {
+            return [Double](repeating: -Foundation.log(Double(targets)), count: targets)
+        }
+        let counts = (0 ..< targets).map(levels.counts)
+        let s = RoutineSignal.strengths
+        var p = RoutineSignal.smoothed(counts.map(\.frequency), strength: s.frequency,
+                                       toward: [Double](repeating: 1 / Double(targets), count: targets))
+        p = RoutineSignal.smoothed(counts.map(\.day), strength: s.day, toward: p)
+        p = RoutineSignal.smoothed(counts.map(\.here), strength: s.time, toward: p)
+        if let previous, previous < targets, gap > 0, gap <= usage.followWindow {
+            var followed = [Double](repeating: 0, count: targets)
+            for (next, count) in usage.follows[weekend ? 1 : 0][previous] where next < targets { followed[next] = count }
+            p = RoutineSignal.smoothed(followed, strength: s.follow, toward: p)
+        }
+        return p.map { Foundation.log($0) }
+    }
+
+    @Test("the one-pass levels give the bits of one array per level: weekdays, weekends, with and without a previous use")
+    func onePassIsThePlainLevels() {
+        var usage = UsageTracker(targetCount: 6, shortHalfLifeDays: 1, longHalfLifeDays: 14)
+        var random = SeededGenerator(seed: 27)
+        for day in 0 ..< 30 {
+            let minutes = (0 ..< 6).map { _ in 360 + random.unit() * 900 }.sorted()  // in time order
+            for minute in minutes { Self.record(&usage, target: random.integer(in: 0 ... 4), day: day, minute: minute) }
+        }
+        for day in [31, 33, 34] {  // Thursday, Saturday, Sunday
+            let minutes: [Double] = [0, 443, 727.5, 1_439]  // 00:00, 07:23, 12:07:30, 23:59
+            for minute in minutes {
+                let time: Double = Self.monday + Double(day) * 86_400 + minute * 60
+                let reading = Self.clock.read(Date(timeIntervalSince1970: time))
+                let fine = CircularKernels.sparseWeights(count: 96, concentration: 128, minuteOfDay: reading.minuteOfDay)
+                for (previous, gap) in [(nil, 0.0), (2, 600.0), (2, 7_200.0), (5, 60.0)] as [(Int?, Double)] {
+                    // Target 5 is never used: its counts are 0 at every level.
+                    let fast = RoutineSignal.logProbabilities(usage, targets: 6, weekend: reading.isWeekend, minuteOfDay: reading.minuteOfDay,
+                                                              fine: fine, now: time, previous: previous, gap: gap)
+                    let plain = Self.plainLogProbabilities(usage, targets: 6, weekend: reading.isWeekend, minuteOfDay: reading.minuteOfDay,
+                                                           fine: fine, now: time, previous: previous, gap: gap)
+                    #expect(fast.map { $0.bitPattern } == plain.map { $0.bitPattern }, "day \(day) minute \(minute) previous \(String(describing: previous))")
+                }
+            }
+        }
+    }
 }

@@ -44,6 +44,27 @@ struct ScoringKernelTests {
         }
     }
 
+    /// A product of more than half a MiB of columns (5,000 rows, about 32 non-zero weights), where the
+    /// kernel prefetches each column ahead: still the column-order sum, bit for bit, the previous
+    /// target's column partly stored and partly the absent entry.
+    @Test func prefetchingProductIsTheColumnOrderSum() {
+        let rows = 5_000
+        var matrix = LogProfileMatrix(layout: FeatureLayout(timeKernels: 24, contextCount: 3, targetCount: rows), extraColumns: 2,
+                                      absentTransition: -2.5)
+        var random = SeededGenerator(seed: 51)
+        for t in 0 ..< rows {
+            for j in matrix.denseColumns { matrix[t, j] = (random.unit() - 0.7) * 12 }
+        }
+        let previous = (target: 17, weight: 0.75)
+        for t in Swift.stride(from: 0, to: rows, by: 7) { matrix[t, matrix.previousColumns.lowerBound + previous.target] = random.unit() * -3 }
+        let x = (0 ..< matrix.denseWidth).map { p in p % 5 == 3 ? 0 : (random.unit() - 0.3) * 2 }
+        #expect(x.filter { $0 != 0 }.count * rows * MemoryLayout<Float>.size > 1 << 19, "large enough to prefetch")
+        var y = [Double](repeating: .nan, count: rows)
+        y.withUnsafeMutableBufferPointer { matrix.multiply(dense: x, previous: previous, into: $0) }
+        let expected = Self.reference(matrix, x: x, previous: previous)
+        #expect(zip(y, expected).allSatisfy { $0.bitPattern == $1.bitPattern })
+    }
+
     /// No non-zero weight: every score is 0 (the kernel still writes every row).
     @Test func allZeroWeightsWriteZeros() {
         let (matrix, x, _) = Self.matrix(rows: 37, seed: 3)
@@ -79,5 +100,43 @@ struct ScoringKernelTests {
         loop.withUnsafeMutableBufferPointer { Softmax.normalize($0, shiftedBy: maximum, allowingKernel: false) }
         #expect(zip(kernel, loop).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(count) scores")
         #expect(abs(kernel.reduce(0, +) - 1) < 1e-14)
+    }
+
+    /// The largest score from the C kernel (four accumulators of eight or four lanes) is the
+    /// Swift lanes' value, and the whole softmax the same bits: lengths around the blocks
+    /// (8, 16, 32 and 64 values after the first), the maximum at the start, the end and inside,
+    /// a NaN inside (never enters) and first (stays: uniform probabilities), -∞ and both zeros.
+    @Test(arguments: [8, 9, 16, 17, 33, 64, 65, 1_000, 1_003, 10_000])
+    func largestKernelFindsTheSwiftLanesValue(count: Int) {
+        var random = SeededGenerator(seed: UInt64(count) + 90)
+        let base = (0 ..< count).map { _ in (random.unit() - 0.8) * 60 }
+        var cases: [[Double]] = [base]
+        for position in [0, count / 2, count - 1] {
+            var peaked = base
+            peaked[position] = 25
+            cases.append(peaked)
+        }
+        var withNaN = base
+        withNaN[count / 3 + 1] = .nan
+        withNaN[2] = -.infinity
+        cases.append(withNaN)
+        var leadingNaN = base
+        leadingNaN[0] = .nan
+        cases.append(leadingNaN)
+        // Every score at most zero, zeros of both signs among them: the maximum is a zero.
+        var zeros = base.map { -abs($0) }
+        zeros[1] = -0.0
+        zeros[count - 1] = 0.0
+        cases.append(zeros)
+        for scores in cases {
+            let kernel = Softmax.largest(scores)
+            let lanes = Softmax.largest(scores, allowingKernel: false)
+            #expect(kernel == lanes || (kernel!.isNaN && lanes!.isNaN), "\(count) scores")
+            var viaKernel = scores
+            var viaLoops = scores
+            Softmax.normalize(&viaKernel)
+            Softmax.normalize(&viaLoops, allowingKernel: false)
+            #expect(zip(viaKernel, viaLoops).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(count) scores")
+        }
     }
 }
