@@ -15,4 +15,7 @@ bash scripts/cli-checks.sh
 # End-to-end checks of `proactive serve` (socket, credentials, donate, suggest, SIGTERM, SIGKILL),
 # and a short schemathesis run against openapi.yaml (installs schemathesis from PyPI into .venv-fuzz/).
 bash scripts/serve-checks.sh
+# A Python client generated from openapi.yaml (openapi-python-client from PyPI, into .venv-client/):
+# no generator warning, and a scripted session through it against a live server (docs/API.md).
+bash scripts/client-check.sh
 bash scripts/api-fuzz.sh --short

@@ -17,6 +17,7 @@ extension ProactiveService {
         try context.access.require(app: app, to: "declare the Focus filter of")
         _ = try Self.user(request, allowing: [])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
+        if let json = try? JSONParser.parse(text) { try Self.refuseUnknownFields(focusFilter: json) }
         let filter = try FocusFilter.parse(text, app: app)
         let declared = try engine(context).declareFocusFilter(filter)
         inputs.invalidate()
@@ -24,6 +25,24 @@ extension ProactiveService {
             ("filter", filter.json),
             ("dropped", .array(declared.dropped.map { .object([("focus", .string($0.focus)), ("parameter", .string($0.parameter))]) })),
         ]))
+    }
+
+    /// Refuses a member of a Focus filter declaration, of one of its parameters or of one of their
+    /// options that `FocusFilter.parse` does not read (which ignores it): a 400 naming it, e.g.
+    /// `parameters[0].optinal`, as the service's other bodies refuse an unknown field.
+    static func refuseUnknownFields(focusFilter json: JSONValue) throws {
+        func check(_ value: JSONValue, allowed: Set<String>, path: String) throws {
+            guard case let .object(members) = value, let unknown = members.first(where: { !allowed.contains($0.0) }) else { return }
+            throw APIError.badRequest("unknown field", field: path.isEmpty ? unknown.0 : "\(path).\(unknown.0)")
+        }
+        try check(json, allowed: ["app", "title", "description", "parameters"], path: "")
+        guard case let .array(parameters)? = json["parameters"] else { return }
+        for (index, parameter) in parameters.enumerated() {
+            let path = "parameters[\(index)]"
+            try check(parameter, allowed: ["name", "title", "type", "entityType", "options", "optional", "default", "matches"], path: path)
+            guard case let .array(options)? = parameter["options"] else { continue }
+            for (position, option) in options.enumerated() { try check(option, allowed: ["id", "display"], path: "\(path).options[\(position)]") }
+        }
     }
 
     /// `GET /v1/apps/{app}/focus-filter?focus=F`: the app's declaration and, per Focus, what

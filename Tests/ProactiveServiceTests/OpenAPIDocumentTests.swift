@@ -54,6 +54,19 @@ struct OpenAPIDocumentTests {
     }
 }
 
+extension TestClientProtocol {
+    /// Sends, for each route ("METHOD /path", in order), the request `table` holds for it with
+    /// `credential`, and hands the route and the answer to `check`. A route missing from `table` fails.
+    func sendEach(_ routes: Set<String>, from table: [String: (uri: String, body: String?)], credential: String,
+                  check: (String, (status: HTTPResponse.Status, json: JSONValue?, text: String)) -> Void) async throws {
+        for route in routes.sorted() {
+            let request = try #require(table[route], "\(route)")
+            let method = try #require(HTTPRequest.Method(String(route.split(separator: " ")[0])))
+            check(route, try await send(method, request.uri, credential: credential, body: request.body))
+        }
+    }
+}
+
 @Suite("Service: isolation")
 struct IsolationTests {
     /// For each documented route, a request with coffee's credential aimed at
@@ -108,14 +121,58 @@ struct IsolationTests {
         _ = try engine.configureFocusFilter(app: "com.example.weather", focus: "work", set: [("units", "imperial")], unset: [])
         let before = try Self.fingerprint(fixture)
         try await fixture.test { client async throws in
-            for route in documented.sorted() {
-                let request = try #require(Self.foreignRequests[route])
-                let method = HTTPRequest.Method(String(route.split(separator: " ")[0]))!
-                let answer = try await client.send(method, request.uri, credential: fixture.coffee, body: request.body)
+            try await client.sendEach(documented, from: Self.foreignRequests, credential: fixture.coffee) { route, answer in
                 #expect(answer.status == .forbidden, "\(route)")
                 #expect(answer.json?.string("error", "code") == "forbidden", "\(route)")
             }
         }
         #expect(try Self.fingerprint(fixture) == before)
+    }
+}
+
+@Suite("Service: closed request bodies")
+struct ClosedRequestBodyTests {
+    /// For each documented route with a request body, a body the owner may send
+    /// plus a field no schema defines. openapi.yaml declares these bodies with
+    /// `additionalProperties: false` (docs/API.md); a route without an entry
+    /// here fails the test.
+    static let bodiesWithUnknownField: [String: (uri: String, body: String?)] = [
+        "POST /v1/donations": ("/v1/donations", #"{"app": "com.example.coffee", "intent": "OrderCoffeeIntent", "date": "2026-11-20T07:00:00Z", "bogus": 1}"#),
+        "POST /v1/predict": ("/v1/predict", #"{"user": "me", "bogus": 1}"#),
+        "POST /v1/suggestions": ("/v1/suggestions", #"{"user": "me", "developer": true, "bogus": 1}"#),
+        "POST /v1/stack": ("/v1/stack", #"{"user": "me", "widgets": ["weather"], "bogus": 1}"#),
+        "PUT /v1/apps/{app}/shortcuts": ("/v1/apps/com.example.weather/shortcuts?user=me", #"{"shortcuts": [], "bogus": 1}"#),
+        "PUT /v1/timelines": ("/v1/timelines?user=me",
+                              #"[{"app": "com.example.weather", "widgetKind": "forecast", "entries": [{"date": "2026-11-20T00:00:00Z", "score": 1}], "bogus": 1}]"#),
+        "POST /v1/feedback": ("/v1/feedback?user=me", #"{"date": "2026-11-20T09:31:00Z", "kind": "never", "app": "com.example.weather", "bogus": 1}"#),
+        "PUT /v1/focus": ("/v1/focus", #"{"focus": "work", "bogus": 1}"#),
+        "PUT /v1/apps/{app}/focus-filter": ("/v1/apps/com.example.weather/focus-filter",
+                                            #"{"title": "Units", "parameters": [{"name": "units", "type": "string", "matches": "units"}], "bogus": 1}"#),
+        "PATCH /v1/apps/{app}/focus-filter/{focus}": ("/v1/apps/com.example.weather/focus-filter/work", #"{"set": {"units": "metric"}, "bogus": 1}"#),
+        "POST /v1/notifications": ("/v1/notifications", #"{"app": "com.example.weather", "bogus": 1}"#),
+    ]
+
+    @Test("every request body refuses a field it does not define: 400 naming it, nothing stored")
+    func unknownFieldsAreRefused() async throws {
+        let withBodies = try documentedRoutes().filter { ["POST", "PUT", "PATCH"].contains($0.split(separator: " ")[0]) }
+        #expect(Set(Self.bodiesWithUnknownField.keys) == withBodies, "add the new route to bodiesWithUnknownField")
+        let fixture = try ServiceFixture()
+        _ = try await fixture.test { client async throws in
+            try await client.send(.post, "/v1/donations", credential: fixture.owner, body: try ServiceFixture.sampleLines(),
+                                  contentType: "application/x-ndjson")
+        }
+        let before = try IsolationTests.fingerprint(fixture)
+        try await fixture.test { client async throws in
+            try await client.sendEach(withBodies, from: Self.bodiesWithUnknownField, credential: fixture.owner) { route, answer in
+                #expect(answer.status == .badRequest, "\(route): \(answer.text)")
+                #expect(answer.json?.string("error", "field")?.hasSuffix("bogus") == true, "\(route): \(answer.text)")
+            }
+            // A Focus filter's parameters and options are closed too (the parser alone ignores what it does not read).
+            let misspelled = #"{"title": "Units", "parameters": [{"name": "units", "type": "entity", "options": [{"id": "metric", "dispaly": "Metric"}]}]}"#
+            let answer = try await client.send(.put, "/v1/apps/com.example.weather/focus-filter", credential: fixture.owner, body: misspelled)
+            #expect(answer.status == .badRequest)
+            #expect(answer.json?.string("error", "field") == "parameters[0].options[0].dispaly", "\(answer.text)")
+        }
+        #expect(try IsolationTests.fingerprint(fixture) == before)
     }
 }
