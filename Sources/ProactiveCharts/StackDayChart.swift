@@ -180,10 +180,8 @@ public struct StackDayChart: Sendable {
             guard let row = simulation.rows.firstIndex(of: span.top) else { continue }
             let start = stepIndex(span.start)
             let end = max(start + 1, stepIndex(span.end))
-            let spanScores = simulation.scores[row][min(start, simulation.scores[row].count)..<min(end, simulation.scores[row].count)]
-            let range = (low: spanScores.min() ?? span.score, high: spanScores.max() ?? span.score)
-            let scoreText = Self.fixed(range.low) == Self.fixed(range.high) ? Self.fixed(range.high)
-                : "\(Self.fixed(range.low))-\(Self.fixed(range.high))"
+            let count = simulation.scores[row].count
+            let scoreText = Self.scoreRange(simulation.scores[row][min(start, count)..<min(end, count)], fallback: span.score)
             let colour: String
             switch span.reason {
             case .rotated: colour = Self.rotatedColour
@@ -272,6 +270,13 @@ public struct StackDayChart: Sendable {
     }
 
     /// `value` to two decimals.
+    /// A band's label: the lowest and highest of `scores` to two decimals ("0.28-0.91"), one number
+    /// when they print alike, `fallback` when `scores` is empty.
+    static func scoreRange(_ scores: ArraySlice<Double>, fallback: Double) -> String {
+        let (low, high) = (fixed(scores.min() ?? fallback), fixed(scores.max() ?? fallback))
+        return low == high ? high : "\(low)-\(high)"
+    }
+
     static func fixed(_ value: Double) -> String { String(format: "%.2f", value) }
 
     /// `points` without those in the middle of a run at the same height (a flat

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import ProactiveCharts
+@testable import ProactiveCharts
 import ProactiveCore
 @testable import ProactiveLab
 @testable import ProactiveModels
@@ -155,15 +155,19 @@ struct ChartTests {
         #expect(spans.contains { $0.tooltip?.contains("calendar on top (inserted)") == true })
         #expect(spans.contains { $0.tooltip?.contains("reminders on top (rotated)") == true })
         #expect(root.elements("polyline", className: "event").count == simulation.events.count)
-        // Each band's label is its widget's score range over the span (or "resting"), not its first value.
+        // Each band's label is its widget's score range over the span (low-high, one number when flat), or "resting".
         let labels = root.elements("text", className: "span-label").map(\.ownText)
-        #expect(!labels.isEmpty)
-        #expect(labels.allSatisfy { $0 == "resting" || $0.range(of: #"^\d\.\d\d(-\d\.\d\d)?$"#, options: .regularExpression) != nil })
-        for (span, label) in zip(simulation.spans.filter { $0.reason != .resting }, labels.filter { $0 != "resting" }) {
-            let row = try #require(simulation.rows.firstIndex(of: span.top))
-            let peak = simulation.scores[row].max() ?? 0
-            #expect(Double(label.split(separator: "-").last.map(String.init) ?? "")! <= peak + 0.005)
+        let step = simulation.stepLength
+        let ranges = simulation.spans.filter { $0.reason != .resting }.compactMap { span -> String? in
+            guard let row = simulation.rows.firstIndex(of: span.top),
+                  let first = simulation.steps.firstIndex(where: { $0 >= span.start }) else { return nil }
+            let last = simulation.steps.lastIndex(where: { $0.addingTimeInterval(step) <= span.end }) ?? first
+            return StackDayChart.scoreRange(simulation.scores[row][first ... max(first, last)], fallback: span.score)
         }
+        // A span whose score moves is labelled by its range, not its first value.
+        #expect(StackDayChart.scoreRange([0.274, 0.5, 0.731, 0.6], fallback: 0) == "0.27-0.73")
+        #expect(StackDayChart.scoreRange([0.8, 0.801], fallback: 0) == "0.80")
+        #expect(!labels.isEmpty && labels.allSatisfy { $0 == "resting" || ranges.contains($0) }, "\(labels) not among \(ranges)")
         // The legend names every colour and line.
         let legend = root.elements("g", className: "legend-item").compactMap { $0.elements("text").first?.ownText }
         #expect(legend.contains("on top: Smart Rotate turned to it") && legend.contains("on top: inserted by Widget Suggestions")
