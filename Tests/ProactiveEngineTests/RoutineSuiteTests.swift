@@ -8,11 +8,7 @@ import Testing
 struct RoutineSuiteTests {
     /// The scenarios the current model gets wrong (the one place to shrink as the model is fixed).
     /// A scenario listed here that passes fails the test ("known issue was not recorded"): remove it then.
-    static let knownFailures: Set<String> = [
-        // Notes 0.77 over water: the blend weighs donation lines, as the evaluation contract counts them
-        // (docs/FORMATS.md), and notes has twice water's lines; the scenario counts uses (water 84, notes 42).
-        "counted-water",
-    ]
+    static let knownFailures: Set<String> = []
 
     @Test(arguments: RoutineCatalogue.all.map(\.name))
     func routine(_ name: String) throws {

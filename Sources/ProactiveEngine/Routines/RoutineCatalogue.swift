@@ -314,17 +314,19 @@ public enum RoutineCatalogue {
 
     static let countedWater = RoutineScenario(
         "counted-water", covers: "counts",
-        why: "At 10:00 this person logs water four times every other day (one line with count 4) and opens notes once a day: 84 uses against 42, so water.",
+        why: "Every evening at 21:00 this person logs the day's eight glasses of water in one line (count 8); notes at 10:00 and the podcast at 15:00 are one use each. A count is how many uses one line stands for, not when the next one comes: water at 20:57, notes at 09:57, although water has eight times their uses.",
         seed: 27_14,
         users: [RoutineUser("lea", timeZone: "Europe/Berlin", start: monday, trainingDays: 42, habits: [
             RoutineHabit(weather, at: t(7, 0), jitter: 10),
-            RoutineHabit(water, at: t(10, 0), jitter: 5, on: .alternate(0), count: 4),
             RoutineHabit(notes, at: t(10, 0), jitter: 5),
-            RoutineHabit(reading, at: t(21, 30), jitter: 15),
+            RoutineHabit(podcast, at: t(15, 0), jitter: 5),
+            RoutineHabit(water, at: t(21, 0), jitter: 5, count: 8),
         ])],
         steps: [
             .donate(.init("lea", weather, day: 42, at: t(7, 2))),
-            .check(.init("lea", day: 42, at: t(9, 57), expect: water)),
+            .check(.init("lea", day: 42, at: t(9, 57), expect: notes)),
+            .check(.init("lea", day: 42, at: t(14, 57), expect: podcast)),
+            .check(.init("lea", day: 42, at: t(20, 57), expect: water)),
         ])
 
     static let deletedHabit = RoutineScenario(
