@@ -92,6 +92,8 @@ def check_command_table(top_level):
 
 
 def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 scripts/check-docs.py PATH/TO/proactive   (e.g. .build/debug/proactive)")
     binary = sys.argv[1]
     for path in tracked_files():
         with open(os.path.join(ROOT, path), encoding="utf-8", errors="replace") as handle:
