@@ -7,7 +7,10 @@ let package = Package(
     products: [
         .library(
             name: "Proactive",
-            targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
+            targets: [
+                "Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine",
+                "ProactiveRuntime",
+            ]
         ),
         // Evaluation, simulated logs and log checks, for the benchmarks package; apps need only `Proactive`.
         .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
@@ -68,24 +71,35 @@ let package = Package(
         // `import Proactive`: the one module an app imports (it re-exports the engine and its value types).
         .target(name: "Proactive", dependencies: ["ProactiveCore", "ProactiveEngine", "ProactiveRanking", "ProactiveStore"]),
 
+        // Live models kept in memory, writes batched, caches invalidated on change: for any app that embeds the
+        // engine and answers many questions (the service is one). No HTTP here.
+        .target(
+            name: "ProactiveRuntime",
+            dependencies: [
+                "ProactiveCore", "ProactiveEngine", "ProactiveModels",
+                "ProactiveStore",  // value types, and the change-detection seam (`StoreChangeWatch`)
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),  // `ModelKeeper` runs as a lifecycle service
+            ]
+        ),
+
         // MARK: Surfaces
         .target(
             name: "ProactiveService",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine",
+                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "ProactiveRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // a read-only connection that tells when the store changed
             ]
         ),
         // The commands, as a library so ProactiveCLITests can run them in process.
         .target(
             name: "ProactiveCLI",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService",
+                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService", "ProactiveRuntime",
                 "ProactiveCharts", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,9 +135,13 @@ let package = Package(
             dependencies: ["ProactiveCLI", "ProactiveEngine", "ProactiveStore", "ProactiveCore"]
         ),
         .testTarget(
+            name: "ProactiveRuntimeTests",
+            dependencies: ["ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveRanking"]
+        ),
+        .testTarget(
             name: "ProactiveServiceTests",
             dependencies: [
-                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
+                "ProactiveService", "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,6 +3,7 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - Relevant shortcuts and widget timelines
@@ -24,7 +25,7 @@ extension ProactiveService {
             throw APIError.badRequest("the body declares \(set.app)'s shortcuts, the path \(app)'s", field: "app")
         }
         try engine(context).declareShortcuts(set, user: user)
-        inputs.invalidate()
+        await runtime.didWrite(.declarations)
         return Response.json(.object([("app", .string(app)), ("user", .string(user)), ("shortcuts", .int(set.shortcuts.count))]))
     }
 
@@ -38,7 +39,7 @@ extension ProactiveService {
             throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)
         }
         try engine(context).replaceTimelines(timelines, user: user)
-        inputs.invalidate()
+        await runtime.didWrite(.declarations)
         return Response.json(.object([
             ("user", .string(user)),
             ("widgets", .array(timelines.map { .object([("widget", .string($0.widget.key)), ("entries", .int($0.entries.count))]) })),

@@ -3,6 +3,7 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - Feedback, Focus and intent definitions
@@ -39,12 +40,9 @@ extension ProactiveService {
             }
         }
         let recorded = try engine(context).recordFeedback(events, user: user, utcOffset: 0)
-        inputs.invalidate()
         let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
-        if !donated.isEmpty {
-            metrics.donationsStored.increment(by: donated.count)
-            await models.donated(users: donated)
-        }
+        metrics.donationsStored.increment(by: donated.count)
+        await runtime.didWrite(Runtime.Change(donated: Set(donated), inputs: true))
         return Response.json(.object([
             ("user", .string(user)), ("recorded", .int(recorded.count)), ("donated", .int(donated.count)),
         ]))
@@ -81,8 +79,7 @@ extension ProactiveService {
         }
         guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
         try SQLiteFocusStore(database: database).recordChange(StoredFocusChange(date: date, focus: focus))
-        inputs.invalidate()
-        await models.dropAll()
+        await runtime.didWrite(.clocks)
         return Response.json(try focusStatus(at: date))
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - Focus filters, notifications and people
@@ -20,7 +21,7 @@ extension ProactiveService {
         if let json = try? JSONParser.parse(text) { try Self.refuseUnknownFields(focusFilter: json) }
         let filter = try FocusFilter.parse(text, app: app)
         let declared = try engine(context).declareFocusFilter(filter)
-        inputs.invalidate()
+        await runtime.didWrite(.declarations)
         return Response.json(.object([
             ("filter", filter.json),
             ("dropped", .array(declared.dropped.map { .object([("focus", .string($0.focus)), ("parameter", .string($0.parameter))]) })),
@@ -95,7 +96,7 @@ extension ProactiveService {
         }
         guard !texts.isEmpty || !unset.isEmpty else { throw APIError.badRequest("give at least one value to set or unset", field: "set") }
         let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: texts, unset: unset)
-        inputs.invalidate()
+        await runtime.didWrite(.declarations)
         func values(_ values: [String: ParameterValue]) -> JSONValue { .object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }) }
         let perform: JSONValue = configured.perform.map { event in
             .object([("focus", event.focus.map(JSONValue.string) ?? .null), ("values", values(event.values)), ("reason", .string(event.reason.rawValue))])

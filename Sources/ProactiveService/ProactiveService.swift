@@ -4,6 +4,7 @@ import Logging
 import ProactiveCore
 import ProactiveEngine
 import ProactiveModels
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - The service
@@ -41,18 +42,20 @@ public struct ProactiveService: Sendable {
 
     public let database: ProactiveDatabase
     public let credentials: CredentialStore
-    public let models: LiveModelCache
-    /// Users' declarations, feedback and the Focus filters, held for `Configuration.inputsLifetime`.
-    public let inputs: RankingInputsCache
-    /// When retention is applied after donations (at once for a donation past its window, else periodically).
-    public let retention: RetentionSweeper
-    /// Where batches of donations are written, several requests' in one transaction.
-    public let committer: DonationCommitter
+    /// Live models, ranking inputs, the donation writer and retention: every write is followed by `runtime.didWrite`.
+    public let runtime: Runtime
     /// Each user's last answer to the suggestions route, reused for the same question.
     public let answers: SuggestionAnswers
     public let metrics: ServiceMetrics
     public let configuration: Configuration
     public let logger: Logger
+
+    /// Users' live models (`runtime.models`).
+    public var models: LiveModelCache { runtime.models }
+    /// Users' declarations, feedback and the Focus filters (`runtime.inputs`).
+    public var inputs: RankingInputsCache { runtime.inputs }
+    /// Where batches of donations are written (`runtime.committer`).
+    public var committer: DonationCommitter { runtime.committer }
 
     public init(database: ProactiveDatabase, credentials: CredentialStore, configuration: Configuration = Configuration(),
                 metrics: ServiceMetrics = ServiceMetrics(), logger: Logger = Logger(label: "proactive.serve")) {
@@ -61,14 +64,16 @@ public struct ProactiveService: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        let inputs = RankingInputsCache(lifetime: configuration.inputsLifetime, changes: database.path.flatMap(StoreChanges.init(path:)))
-        self.inputs = inputs
-        // Deletions by any process (the owner's CLI beside the service) are unlearned before the next answer.
-        models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger,
-                                erasures: database.path.flatMap(StoreErasureWatch.init(path:)), onErasure: { inputs.invalidate() })
-        retention = RetentionSweeper(interval: configuration.retentionInterval)
-        committer = DonationCommitter(store: SQLiteDonationStore(database: database))
-        answers = SuggestionAnswers()
+        let answers = SuggestionAnswers()
+        self.answers = answers
+        var settings = Runtime.Configuration()
+        settings.memoryBudget = configuration.memoryBudget
+        settings.inputsLifetime = configuration.inputsLifetime
+        settings.retentionInterval = configuration.retentionInterval
+        // Kept answers were computed from held models and inputs: a change drops those it made stale.
+        runtime = Runtime(engine: Engine(database: database), configuration: settings, metrics: metrics, logger: logger) { change in
+            if change.models { answers.removeAll() } else { answers.drop(users: change.donated) }
+        }
     }
 
     /// The router with every route and the middleware (errors as JSON, metrics, credentials).
@@ -166,9 +171,8 @@ public struct ProactiveService: Sendable {
                 try await adoptTimeZones([donation.user: sent.timeZone], context)
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
-                answers.drop(users: [stored.user])
-                await models.donated(users: [stored.user])
-                try await applyRetention(now: now, after: [stored])
+                await runtime.didWrite(.donations([stored.user]))
+                try await runtime.applyRetention(now: now, after: [stored])
                 // An app reads back what it sent, not the owner's Focus the store filled in (apps may not read Focus).
                 return Response.json(text: DonationLineCodec.encode(context.access.app == nil ? stored : donation), status: .created)
             case let .array(items):
@@ -245,9 +249,8 @@ public struct ProactiveService: Sendable {
         let storedDonations = storedIndices.lazy.map { prepared.donations[$0] }
         metrics.donationsStored.increment(by: stored)
         metrics.donationsRejected.increment(by: rejected)
-        answers.drop(users: users)
-        await models.donated(users: users)
-        if stored > 0 { try await applyRetention(now: now, after: storedDonations) }
+        await runtime.didWrite(.donations(users))
+        if stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
         return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
     }
 
@@ -262,20 +265,9 @@ public struct ProactiveService: Sendable {
         var changed = false
         for (user, zone) in stated where try store.timeZone(forUser: user) == nil {
             _ = try store.adoptTimeZone(zone, forUser: user)
-            answers.drop(users: [user])
             changed = true
         }
-        if changed { await models.dropAll() }
-    }
-
-    /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
-    /// after `donations`), and drops held models if anything went.
-    func applyRetention(now: Date, after donations: some Sequence<Donation>) async throws {
-        guard retention.isDue(after: donations, policy: try SQLitePrivacyStore(database: database).retentionPolicy(), now: now) else { return }
-        let report = try Engine(database: database).applyRetention(now: now, bulk: false)
-        guard !report.isEmpty else { return }
-        inputs.invalidate()
-        await models.dropAll()
+        if changed { await runtime.didWrite(.clocks) }
     }
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
@@ -317,10 +309,7 @@ public struct ProactiveService: Sendable {
             deletion = .matching(filter)
         }
         let deleted = try engine.delete(deletion)
-        if deleted > 0 {
-            inputs.invalidate()
-            await models.dropAll()
-        }
+        if deleted > 0 { await runtime.didWrite(.erasure) }
         return Response.json(.object([("deleted", .int(deleted))]))
     }
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 import ProactiveCore
 import ProactiveEngine
+import ProactiveRuntime
 import ProactiveService
 import ProactiveStore
 

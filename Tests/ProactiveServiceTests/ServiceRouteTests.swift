@@ -5,6 +5,7 @@ import ProactiveCore
 import ProactiveEngine
 import ProactiveLab
 import ProactiveModels
+import ProactiveRuntime
 import ProactiveService
 import ProactiveStore
 import Testing
