@@ -13,7 +13,7 @@ import ProactiveStore
 /// over `Engine` that authenticates each request, scopes it to the acting
 /// party (`StoreAccess`, exactly the rules of `--as-app`), and answers with
 /// the CLI's formats. `openapi.yaml` at the repository root describes every
-/// route; `routes` lists them for the test that checks the two agree.
+/// route; `router().routes` lists them for the test that checks the two agree.
 public struct ProactiveService: Sendable {
     public struct Configuration: Sendable {
         /// Largest request body accepted (413 above it).
@@ -27,18 +27,6 @@ public struct ProactiveService: Sendable {
         public var retentionInterval: Duration = .seconds(60)
         public init() {}
     }
-
-    /// Every route: method and path (OpenAPI path templates).
-    public static let routes: [(method: String, path: String)] = [
-        ("GET", "/healthz"), ("GET", "/metrics"),
-        ("POST", "/v1/donations"), ("DELETE", "/v1/donations"),
-        ("POST", "/v1/predict"), ("POST", "/v1/suggestions"),
-        ("GET", "/v1/stats"),
-        ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
-        ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"), ("POST", "/v1/stack"),
-        ("GET", "/v1/apps/{app}/focus-filter"), ("PUT", "/v1/apps/{app}/focus-filter"), ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"),
-        ("POST", "/v1/notifications"), ("GET", "/v1/focus/people"),
-    ]
 
     public let database: ProactiveDatabase
     public let credentials: CredentialStore
@@ -73,67 +61,6 @@ public struct ProactiveService: Sendable {
         // Kept answers were computed from held models and inputs: a change drops those it made stale.
         runtime = Runtime(engine: Engine(database: database), configuration: settings, metrics: metrics, logger: logger) { change in
             if change.models { answers.removeAll() } else { answers.drop(users: change.donated) }
-        }
-    }
-
-    /// The router with every route and the middleware (errors as JSON, metrics, credentials).
-    public func router() -> Router<ServiceRequestContext> {
-        let router = Router(context: ServiceRequestContext.self)
-        router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.add(middleware: ErrorMiddleware(logger: logger))
-        router.add(middleware: CredentialMiddleware(credentials: credentials))
-
-        // Registered from `routes` alone, so the list the OpenAPI test checks is what is served.
-        for (method, path) in Self.routes {
-            let handler = handler(method, path)
-            router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { request, context in try await handler(request, context) }
-        }
-        // Another method on a known path: 405 with the path's methods in `Allow`.
-        var methods: [String: [String]] = [:]
-        for (method, path) in Self.routes { methods[path, default: []].append(method) }
-        for (path, allowed) in methods {
-            let allow = allowed.joined(separator: ", ")
-            for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] where !allowed.contains(method) {
-                router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { _, _ -> Response in
-                    var error = APIError(.methodNotAllowed, "method_not_allowed", "\(path) answers \(allow), not \(method)")
-                    error.allow = allow
-                    throw error
-                }
-            }
-        }
-        return router
-    }
-
-    typealias Handler = @Sendable (Request, ServiceRequestContext) async throws -> Response
-
-    /// What answers `method path`.
-    func handler(_ method: String, _ path: String) -> Handler {
-        switch (method, path) {
-        case ("GET", "/healthz"): return { _, _ in Response.json(.object([("status", .string("ok"))])) }
-        case ("GET", "/metrics"): return { _, context in
-            try context.requireOwner(to: "read the service's metrics")
-            var buffer = ByteBuffer()
-            buffer.writeString(metrics.exposition())
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: buffer))
-        }
-        case ("POST", "/v1/donations"): return { try await donate($0, $1) }
-        case ("DELETE", "/v1/donations"): return { try await deleteDonations($0, $1) }
-        case ("POST", "/v1/predict"): return { try await predict($0, $1) }
-        case ("POST", "/v1/suggestions"): return { try await suggest($0, $1) }
-        case ("GET", "/v1/stats"): return { request, context in try stats(request, context) }
-        case ("PUT", "/v1/apps/{app}/shortcuts"): return { try await putShortcuts($0, $1) }
-        case ("PUT", "/v1/timelines"): return { try await putTimelines($0, $1) }
-        case ("POST", "/v1/feedback"): return { try await postFeedback($0, $1) }
-        case ("GET", "/v1/focus"): return { request, context in try getFocus(request, context) }
-        case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
-        case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
-        case ("POST", "/v1/stack"): return { try await stack($0, $1) }
-        case ("GET", "/v1/apps/{app}/focus-filter"): return { request, context in try getFocusFilter(request, context) }
-        case ("PUT", "/v1/apps/{app}/focus-filter"): return { try await putFocusFilter($0, $1) }
-        case ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"): return { try await patchFocusFilter($0, $1) }
-        case ("POST", "/v1/notifications"): return { try await postNotification($0, $1) }
-        case ("GET", "/v1/focus/people"): return { request, context in try getFocusPeople(request, context) }
-        default: preconditionFailure("no handler for \(method) \(path)")
         }
     }
 
