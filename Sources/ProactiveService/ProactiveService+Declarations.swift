@@ -12,7 +12,7 @@ extension ProactiveService {
     /// `PUT /v1/apps/{app}/shortcuts?user=U`: replaces the app's relevant
     /// shortcuts for the user (the body is a `shortcuts set` file: the set
     /// object, or its `shortcuts` array; `[]` withdraws them all).
-    func putShortcuts(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func putShortcuts(_ request: Request, _ context: ServiceRequestContext) async throws -> ShortcutsAnswer {
         let app = try context.parameters.require("app")
         let user = try Self.user(request, allowing: ["user", "at"])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
@@ -26,12 +26,12 @@ extension ProactiveService {
         }
         try engine(context).declareShortcuts(set, user: user)
         await runtime.didWrite(.declarations)
-        return Response.json(.object([("app", .string(app)), ("user", .string(user)), ("shortcuts", .int(set.shortcuts.count))]))
+        return ShortcutsAnswer(app: app, user: user, shortcuts: set.shortcuts.count)
     }
 
     /// `PUT /v1/timelines?user=U`: replaces the timelines of the widgets in
     /// the body (a `timeline set` file); every widget must be the credential's app's.
-    func putTimelines(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func putTimelines(_ request: Request, _ context: ServiceRequestContext) async throws -> TimelinesAnswer {
         let user = try Self.user(request, allowing: ["user"])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
         let timelines: [WidgetTimeline]
@@ -40,10 +40,7 @@ extension ProactiveService {
         }
         try engine(context).replaceTimelines(timelines, user: user)
         await runtime.didWrite(.declarations)
-        return Response.json(.object([
-            ("user", .string(user)),
-            ("widgets", .array(timelines.map { .object([("widget", .string($0.widget.key)), ("entries", .int($0.entries.count))]) })),
-        ]))
+        return TimelinesAnswer(user: user, widgets: timelines.map { TimelinesAnswer.Widget(widget: $0.widget.key, entries: $0.entries.count) })
     }
 
     // MARK: Pieces

@@ -244,27 +244,21 @@ public struct ProactiveService: Sendable {
 
     /// `{"user": "u1", "at": "2026-11-20T07:30:00-08:00", "context": {"focus": "work"}, "k": 4}`; every field optional.
     /// Answers in the shape of `proactive predict --json`.
-    func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> PredictAnswer {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody)
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
         let when = try question.moment(engine, live: live)
         let prediction = try engine.predict(live, at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k)
-        let offset = prediction.moment.utcOffset ?? 0
-        return Response.json(.object([
-            ("user", .string(prediction.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
-            ("clock", .string(when.clock)),
-            ("model", .string(prediction.model)),
-            ("context", .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("activity", prediction.activity.map { .number($0, integer: nil) } ?? .null),
-            ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
-            ("suggestions", .array(prediction.rows.map { row in
-                .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
-                         ("probability", .number(row.probability, integer: nil)), ("why", .array(row.reasons.map { .string($0) }))])
-            })),
-        ]))
+        return PredictAnswer(
+            user: prediction.user, at: Instant(date: when.date, utcOffset: prediction.moment.utcOffset ?? 0), clock: when.clock,
+            model: prediction.model,
+            context: .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }),
+            activity: prediction.activity, note: prediction.notes.isEmpty ? nil : prediction.notes.joined(separator: "; "),
+            suggestions: prediction.rows.map { row in
+                PredictAnswer.Row(target: row.target.rawValue, summary: row.summary, probability: row.probability, why: row.reasons)
+            })
     }
 
     /// The same question as predict, plus `"developer": true` to lift the floors.
@@ -282,38 +276,22 @@ public struct ProactiveService: Sendable {
         let session = engine.rankingSession(live, inputs: inputs)
         let result = try session.suggest(at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
-        let offset = result.moment.utcOffset ?? 0
-        let body = Response.jsonBody(.object([
-            ("user", .string(question.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
-            ("model", .string(result.model)),
-            ("suggestions", .array(result.suggestions.map(\.json))),
-        ]))
+        let body = Response.jsonBody(try JSONResponseEncoder.json(SuggestionsAnswer(
+            user: question.user, at: Instant(date: when.date, utcOffset: result.moment.utcOffset ?? 0), model: result.model,
+            suggestions: result.suggestions.map(\.json))))
         answers.keep(user: question.user, key: key, body: body)
         return Response.json(body: body)
     }
 
     /// Donation counts (an app credential: its own only), optionally for one `user` or `app`.
-    func stats(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+    func stats(_ request: Request, _ context: ServiceRequestContext) throws -> StatsAnswer {
         let query = request.uri.queryParameters
         if let unknown = query.first(where: { !["user", "app"].contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
         var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
         filter = try context.access.scope(filter, to: "count")
-        let statistics = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter)
-        // The shape of `proactive stats --json` (without the store's path).
-        func counts(_ tally: DonationStatistics.Tally) -> [(String, JSONValue)] { [("rows", .int(tally.rows)), ("donations", .int(tally.donations))] }
-        func date(_ date: Date?) -> JSONValue {
-            date.map { .string(Timestamp.format(secondsSince1970: $0.timeIntervalSince1970, utcOffsetSeconds: 0)) } ?? .null
-        }
-        return Response.json(.object([
-            ("rows", .int(statistics.rows)), ("donations", .int(statistics.donations)),
-            ("first_date", date(statistics.firstDate)), ("last_date", date(statistics.lastDate)),
-            ("users", .array(statistics.byUser.map { .object([("user", .string($0.name))] + counts($0)) })),
-            ("apps", .array(statistics.byApp.map { .object([("app", .string($0.name))] + counts($0)) })),
-            ("intents", .array(statistics.byIntent.map { .object([("app", .string($0.app ?? "")), ("intent", .string($0.name))] + counts($0)) })),
-        ]))
+        return StatsAnswer(try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter))
     }
 }
 

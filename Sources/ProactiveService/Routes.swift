@@ -28,7 +28,7 @@ struct HealthController {
 
     var routes: RouteCollection<ServiceRequestContext> {
         RouteCollection(context: ServiceRequestContext.self)
-            .get("/healthz") { _, _ in Response.json(.object([("status", .string("ok"))])) }
+            .get("/healthz") { _, _ in HealthAnswer() }
             .get("/metrics", use: metrics)
     }
 
