@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import ProactiveCore
 import ProactiveEngine
 import ProactiveLab
@@ -20,7 +19,7 @@ struct ServiceCredentialTests {
             #expect(health.status == .ok)
             #expect(health.json?.string("status") == "ok")
             for route in fixture.service.router().routes where route.path.description != "/healthz" {
-                let (method, path) = (route.method, route.path.description)
+                let (method, path) = (route.method, samplePath(route.path.description))
                 let missing = try await client.send(method, path, credential: nil)
                 #expect(missing.status == .unauthorized, "\(method) \(path)")
                 #expect(missing.json?.string("error", "code") == "unauthorized")
