@@ -7,11 +7,12 @@ let package = Package(
     products: [
         .library(
             name: "Proactive",
-            targets: [
-                "Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine",
-                "ProactiveRuntime",
-            ]
+            targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
+        // The engine kept running (`Runtime`: held models, batched writes, caches dropped after each write), for an app or
+        // service that answers many questions; its own product so that `Proactive` alone (the benchmarks) builds no
+        // lifecycle or logging packages.
+        .library(name: "ProactiveRuntime", targets: ["ProactiveRuntime"]),
         // Evaluation, simulated logs and log checks, for the benchmarks package; apps need only `Proactive`.
         .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
         .executable(name: "proactive", targets: ["ProactiveMain"]),

@@ -16,7 +16,12 @@ import ProactiveStore
 /// owner's CLI) are seen through the store's `StoreChangeWatch`: deletions before the next answer,
 /// declarations and feedback within `Configuration.inputsLifetime`.
 ///
+/// An app adds the `ProactiveRuntime` product beside `Proactive`:
+///
 /// ```swift
+/// import Proactive
+/// import ProactiveRuntime
+///
 /// let runtime = Runtime(engine: try Engine(path: "me.sqlite"))
 /// _ = try await runtime.donate([Donation(user: "me", app: "com.example.coffee", intent: "OrderCoffeeIntent",
 ///                                        parameters: ["item": .string("latte")], date: Date())])
