@@ -9,6 +9,10 @@ let package = Package(
             name: "Proactive",
             targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
         ),
+        // The engine kept running (`Runtime`: held models, batched writes, caches dropped after each write), for an app or
+        // service that answers many questions; its own product so that `Proactive` alone (the benchmarks) builds no
+        // lifecycle or logging packages.
+        .library(name: "ProactiveRuntime", targets: ["ProactiveRuntime"]),
         // Evaluation, simulated logs and log checks, for the benchmarks package; apps need only `Proactive`.
         .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
@@ -22,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        // Already Hummingbird's; named here for the service tests' HTTP/1.1 client (NIOPosix, NIOHTTP1, HTTPTypes).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // MARK: C libraries (one thin module each)
@@ -68,24 +75,35 @@ let package = Package(
         // `import Proactive`: the one module an app imports (it re-exports the engine and its value types).
         .target(name: "Proactive", dependencies: ["ProactiveCore", "ProactiveEngine", "ProactiveRanking", "ProactiveStore"]),
 
+        // Live models kept in memory, writes batched, caches invalidated on change: for any app that embeds the
+        // engine and answers many questions (the service is one). No HTTP here.
+        .target(
+            name: "ProactiveRuntime",
+            dependencies: [
+                "ProactiveCore", "ProactiveEngine", "ProactiveModels",
+                "ProactiveStore",  // value types, and the change-detection seam (`StoreChangeWatch`)
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),  // `ModelKeeper` runs as a lifecycle service
+            ]
+        ),
+
         // MARK: Surfaces
         .target(
             name: "ProactiveService",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine",
+                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "ProactiveRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // a read-only connection that tells when the store changed
             ]
         ),
         // The commands, as a library so ProactiveCLITests can run them in process.
         .target(
             name: "ProactiveCLI",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService",
+                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService", "ProactiveRuntime",
                 "ProactiveCharts", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,12 +139,22 @@ let package = Package(
             dependencies: ["ProactiveCLI", "ProactiveEngine", "ProactiveStore", "ProactiveCore"]
         ),
         .testTarget(
+            name: "ProactiveRuntimeTests",
+            dependencies: ["ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveRanking"]
+        ),
+        .testTarget(
             name: "ProactiveServiceTests",
             dependencies: [
-                "ProactiveService", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
+                "ProactiveService", "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                // The tests run the application live and talk to it with a client of their own (no HummingbirdTesting,
+                // which would build AsyncHTTPClient and BoringSSL).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ],

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import Logging
 import ProactiveService
 import ProactiveStore
@@ -90,46 +89,12 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "proactive.serve")
         umask(0o077)  // the socket, credential files and the store are the owner's alone
         let database = try storeOptions.openDatabase()
-        try database.tuneForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
-        let credentials = CredentialStore(storePath: storeOptions.path)
-        if try credentials.ensureOwnerCredential().created {
-            logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
-        }
-        var configuration = ProactiveService.Configuration()
-        configuration.maxBody = try Self.size(maxBody, option: "--max-body")
-        configuration.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
-        let service = ProactiveService(database: database, credentials: credentials, configuration: configuration, logger: logger)
-
-        let address: BindAddress
-        let socketPath: String?
-        if let port {
-            address = .hostname(host, port: port)
-            socketPath = nil
-        } else {
-            let path = try socket ?? Listening.defaultSocketPath()
-            try Listening.prepareSocket(at: path)
-            address = .unixDomainSocket(path: path)
-            socketPath = path
-        }
-        let keeper = ModelKeeper(models: service.models, interval: .seconds(saveEvery), shutdownBudget: .seconds(shutdownSave), logger: logger)
-        let app = Application(
-            router: service.router(),
-            configuration: ApplicationConfiguration(address: address, serverName: "proactive"),
-            services: [keeper],
-            onServerRunning: { _ in
-                if let socketPath { chmod(socketPath, 0o600) }
-                logger.notice("listening", metadata: ["address": "\(socketPath.map { "unix:" + $0 } ?? "\(host):\(port ?? 0)")"])
-            },
-            logger: logger
-        )
-        try await app.runService()
-        let committed = service.committer.committed
-        let writing = service.committer.writing
-        logger.notice("donation batches committed", metadata: ["batches": "\(committed.batches)", "transactions": "\(committed.transactions)",
-                                                               "writing_s": "\(String(format: "%.2f", writing.seconds))", "writing_cpu_s": "\(String(format: "%.2f", writing.cpuSeconds))",
-                                                               "suggestion_answers_reused": "\(service.answers.hits)"])
-        if let socketPath { unlink(socketPath) }
-        logger.notice("stopped")
+        var settings = ServeSettings(address: try port.map { .tcp(host: host, port: $0) } ?? .socket(path: try socket ?? Listening.defaultSocketPath()))
+        settings.service.maxBody = try Self.size(maxBody, option: "--max-body")
+        settings.service.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
+        settings.saveEvery = .seconds(saveEvery)
+        settings.shutdownSave = .seconds(shutdownSave)
+        try await ProactiveService.serve(database: database, storePath: storeOptions.path, settings: settings, logger: logger)
     }
 
     /// `16M` -> 16,777,216.

@@ -117,6 +117,27 @@ extension Engine {
         return PreparedDonations(batch.map(timeline.enrich))  // encoded before the write lock: writers hold it only to insert
     }
 
+    /// Stores prepared batches in one write transaction (each donation on its own, a failing batch
+    /// alone refused: `SQLiteDonationStore.appendEach(batches:)`), for a writer that groups the
+    /// batches of concurrent callers (`DonationCommitter`).
+    /// - Returns: per batch, per donation: true when stored, false when a duplicate, or why it was refused;
+    ///   or why the whole batch was refused.
+    /// - Throws: `StoreError` when the transaction could not be written (then none of the batches is stored).
+    public func commit(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
+        try donations.appendEach(batches: batches)
+    }
+
+    /// The retention policy in force (what `applyRetention` erases by).
+    public func retentionPolicy() throws -> RetentionPolicy {
+        try SQLitePrivacyStore(database: database).retentionPolicy()
+    }
+
+    /// How a holder of models and inputs read from this store sees other connections' commits and
+    /// deletions (a connection of its own); nil for an in-memory store, which no other process writes.
+    public func changeWatch() -> (any StoreChangeWatch)? {
+        database.path.flatMap(StoreErasureWatch.init(path:))
+    }
+
     /// Per donation of a prepared batch, how storing it went (`appendEach`'s answers).
     private static func outcomes(_ prepared: PreparedDonations, _ results: [Result<Bool, StoreError>]) -> [BatchOutcome] {
         zip(prepared.donations, results).map { donation, result in

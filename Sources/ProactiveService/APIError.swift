@@ -9,7 +9,8 @@ import ProactiveStore
 
 /// A refusal with its HTTP status and a JSON body:
 /// `{"error": {"status": 400, "code": "invalid_field", "message": "...", "field": "date", "line": 3}}`.
-public struct APIError: Error, Sendable, Equatable {
+/// An `HTTPResponseError`: Hummingbird answers one thrown by a handler with `response(from:context:)`.
+public struct APIError: HTTPResponseError, Sendable, Equatable {
     public var status: HTTPResponse.Status
     /// A stable category: `unauthorized`, `forbidden`, `invalid_json`, `invalid_field`, ...
     public var code: String
@@ -47,6 +48,8 @@ public struct APIError: Error, Sendable, Equatable {
         if let allow { response.headers[.allow] = allow }
         return response
     }
+
+    public func response(from request: Request, context: some RequestContext) -> Response { response }
 
     /// The API's answer to an error thrown by the store or the engine.
     public static func from(_ error: any Error) -> APIError {

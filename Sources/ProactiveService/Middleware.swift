@@ -13,6 +13,8 @@ public struct ServiceRequestContext: RequestContext {
     public var access: StoreAccess = .app("")
     /// The connection the request came on (closed after a refused body: `ErrorMiddleware`).
     public let channel: any Channel
+    /// Codable answers are written by the engine's JSON writer (`JSONResponseEncoder`).
+    public var responseEncoder: JSONResponseEncoder { JSONResponseEncoder() }
 
     public init(source: Source) {
         coreContext = .init(source: source)

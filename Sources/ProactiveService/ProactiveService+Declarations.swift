@@ -3,6 +3,7 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - Relevant shortcuts and widget timelines
@@ -11,7 +12,7 @@ extension ProactiveService {
     /// `PUT /v1/apps/{app}/shortcuts?user=U`: replaces the app's relevant
     /// shortcuts for the user (the body is a `shortcuts set` file: the set
     /// object, or its `shortcuts` array; `[]` withdraws them all).
-    func putShortcuts(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func putShortcuts(_ request: Request, _ context: ServiceRequestContext) async throws -> ShortcutsAnswer {
         let app = try context.parameters.require("app")
         let user = try Self.user(request, allowing: ["user", "at"])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
@@ -24,13 +25,13 @@ extension ProactiveService {
             throw APIError.badRequest("the body declares \(set.app)'s shortcuts, the path \(app)'s", field: "app")
         }
         try engine(context).declareShortcuts(set, user: user)
-        inputs.invalidate()
-        return Response.json(.object([("app", .string(app)), ("user", .string(user)), ("shortcuts", .int(set.shortcuts.count))]))
+        await runtime.didWrite(.declarations)
+        return ShortcutsAnswer(app: app, user: user, shortcuts: set.shortcuts.count)
     }
 
     /// `PUT /v1/timelines?user=U`: replaces the timelines of the widgets in
     /// the body (a `timeline set` file); every widget must be the credential's app's.
-    func putTimelines(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func putTimelines(_ request: Request, _ context: ServiceRequestContext) async throws -> TimelinesAnswer {
         let user = try Self.user(request, allowing: ["user"])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
         let timelines: [WidgetTimeline]
@@ -38,11 +39,8 @@ extension ProactiveService {
             throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)
         }
         try engine(context).replaceTimelines(timelines, user: user)
-        inputs.invalidate()
-        return Response.json(.object([
-            ("user", .string(user)),
-            ("widgets", .array(timelines.map { .object([("widget", .string($0.widget.key)), ("entries", .int($0.entries.count))]) })),
-        ]))
+        await runtime.didWrite(.declarations)
+        return TimelinesAnswer(user: user, widgets: timelines.map { TimelinesAnswer.Widget(widget: $0.widget.key, entries: $0.entries.count) })
     }
 
     // MARK: Pieces

@@ -3,6 +3,7 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - Feedback, Focus and intent definitions
@@ -12,7 +13,7 @@ extension ProactiveService {
     /// or JSON Lines (the `feedback import` format). All are checked first: one
     /// bad event is a 400 naming its line and field, and nothing is recorded.
     /// Owner only, as `feedback` is.
-    func postFeedback(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func postFeedback(_ request: Request, _ context: ServiceRequestContext) async throws -> FeedbackAnswer {
         try context.requireOwner(to: "record feedback")
         let user = try Self.user(request, allowing: ["user"])
         let body = try await BodyReading.collect(request, maxBody: configuration.maxBody)
@@ -39,30 +40,25 @@ extension ProactiveService {
             }
         }
         let recorded = try engine(context).recordFeedback(events, user: user, utcOffset: 0)
-        inputs.invalidate()
         let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
-        if !donated.isEmpty {
-            metrics.donationsStored.increment(by: donated.count)
-            await models.donated(users: donated)
-        }
-        return Response.json(.object([
-            ("user", .string(user)), ("recorded", .int(recorded.count)), ("donated", .int(donated.count)),
-        ]))
+        metrics.donationsStored.increment(by: donated.count)
+        await runtime.didWrite(Runtime.Change(donated: Set(donated), inputs: true))
+        return FeedbackAnswer(user: user, recorded: recorded.count, donated: donated.count)
     }
 
     // MARK: Focus
 
     /// `GET /v1/focus?at=DATE`: the Focus on and what each app's Focus filter applies (owner only, as `focus status`).
-    func getFocus(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+    func getFocus(_ request: Request, _ context: ServiceRequestContext) throws -> FocusStatusAnswer {
         try context.requireOwner(to: "read the Focus status")
         let date = try Self.instant(request)
-        return Response.json(try focusStatus(at: date))
+        return try focusStatus(at: date)
     }
 
     /// `PUT /v1/focus`: `{"focus": "work"}` turns a Focus on by hand, `{"focus": null}`
     /// turns Focus off, until the next schedule boundary; `"at"` (default now) says when.
     /// Owner only, as `focus set`. Held models are dropped: their Focus timeline changed.
-    func putFocus(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func putFocus(_ request: Request, _ context: ServiceRequestContext) async throws -> FocusStatusAnswer {
         try context.requireOwner(to: "set the Focus")
         _ = try Self.user(request, allowing: [])
         let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
@@ -81,40 +77,33 @@ extension ProactiveService {
         }
         guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
         try SQLiteFocusStore(database: database).recordChange(StoredFocusChange(date: date, focus: focus))
-        inputs.invalidate()
-        await models.dropAll()
-        return Response.json(try focusStatus(at: date))
+        await runtime.didWrite(.clocks)
+        return try focusStatus(at: date)
     }
 
-    func focusStatus(at date: Date) throws -> JSONValue {
+    func focusStatus(at date: Date) throws -> FocusStatusAnswer {
         let engine = Engine(database: database)
         let state = try engine.focusTimeline().timeline.state(at: date)
         let filters = try engine.focusFilters()
-        let apps: [JSONValue] = filters.filters.keys.sorted().map { app in
-            var members: [(String, JSONValue)] = [
-                ("app", .string(app)),
-                ("values", .object((filters.currentValues(app: app, activeFocus: state.focus) ?? [:]).sorted { $0.key < $1.key }
-                    .map { ($0.key, $0.value.json) })),
-                ("configured", .bool(filters.isConfigured(app: app, focus: state.focus))),
-            ]
-            if let predicate = filters.activePredicate(app: app, focus: state.focus) { members.append(("predicate", .string(predicate.description))) }
-            if let badge = filters.badgeCount(app: app, activeFocus: state.focus) { members.append(("badge", .int(badge))) }
-            return .object(members)
+        let apps = filters.filters.keys.sorted().map { app in
+            FocusStatusAnswer.App(
+                app: app,
+                values: .object((filters.currentValues(app: app, activeFocus: state.focus) ?? [:]).sorted { $0.key < $1.key }
+                    .map { ($0.key, $0.value.json) }),
+                configured: filters.isConfigured(app: app, focus: state.focus),
+                predicate: filters.activePredicate(app: app, focus: state.focus)?.description,
+                badge: filters.badgeCount(app: app, activeFocus: state.focus))
         }
-        let until: JSONValue = state.until.map { .string(Timestamp.format(secondsSince1970: $0.timeIntervalSince1970, utcOffsetSeconds: 0)) } ?? .null
-        return .object([
-            ("at", .string(Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: 0))),
-            ("focus", state.focus.map(JSONValue.string) ?? .null), ("until", until), ("apps", .array(apps)),
-        ])
+        return FocusStatusAnswer(at: Instant(date: date), focus: state.focus, until: state.until.map { Instant(date: $0) }, apps: apps)
     }
 
     // MARK: Definitions
 
     /// `GET /v1/definitions`: the stored intent definitions (owner only, as `definitions list`).
-    func getDefinitions(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+    func getDefinitions(_ request: Request, _ context: ServiceRequestContext) throws -> DefinitionsAnswer {
         try context.requireOwner(to: "list intent definitions")
         _ = try Self.user(request, allowing: [])
-        return Response.json(.object([("definitions", .array(try engine(context).definitions().definitions.map(\.intentJSON)))]))
+        return DefinitionsAnswer(definitions: try engine(context).definitions().definitions.map(\.intentJSON))
     }
 
     /// The `at` query parameter, or now.

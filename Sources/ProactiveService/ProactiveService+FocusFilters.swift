@@ -3,6 +3,7 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - Focus filters, notifications and people
@@ -12,7 +13,7 @@ extension ProactiveService {
     /// filter (the body is a `focus filter define` file; its `app` may be omitted and
     /// must otherwise be the path's). Configured values that no longer fit are dropped
     /// and listed. An app credential declares only its own filter.
-    func putFocusFilter(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func putFocusFilter(_ request: Request, _ context: ServiceRequestContext) async throws -> FocusFilterDeclaredAnswer {
         let app = try Self.pathParameter(context, "app")
         try context.access.require(app: app, to: "declare the Focus filter of")
         _ = try Self.user(request, allowing: [])
@@ -20,11 +21,10 @@ extension ProactiveService {
         if let json = try? JSONParser.parse(text) { try Self.refuseUnknownFields(focusFilter: json) }
         let filter = try FocusFilter.parse(text, app: app)
         let declared = try engine(context).declareFocusFilter(filter)
-        inputs.invalidate()
-        return Response.json(.object([
-            ("filter", filter.json),
-            ("dropped", .array(declared.dropped.map { .object([("focus", .string($0.focus)), ("parameter", .string($0.parameter))]) })),
-        ]))
+        await runtime.didWrite(.declarations)
+        return FocusFilterDeclaredAnswer(filter: filter.json, dropped: declared.dropped.map {
+            FocusFilterDeclaredAnswer.Dropped(focus: $0.focus, parameter: $0.parameter)
+        })
     }
 
     /// Refuses a member of a Focus filter declaration, of one of its parameters or of one of their
@@ -62,7 +62,7 @@ extension ProactiveService {
     /// that Focus (as `focus filter configure`: values read as the command line reads them,
     /// an empty string or `null` removes; values not named are kept). Answers the values,
     /// the display representation and the `perform()` call when that Focus is on now.
-    func patchFocusFilter(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func patchFocusFilter(_ request: Request, _ context: ServiceRequestContext) async throws -> FocusFilterConfiguredAnswer {
         let app = try Self.pathParameter(context, "app")
         try context.access.require(app: app, to: "configure the Focus filter of")
         let focus = try Self.pathParameter(context, "focus")
@@ -95,15 +95,14 @@ extension ProactiveService {
         }
         guard !texts.isEmpty || !unset.isEmpty else { throw APIError.badRequest("give at least one value to set or unset", field: "set") }
         let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: texts, unset: unset)
-        inputs.invalidate()
+        await runtime.didWrite(.declarations)
         func values(_ values: [String: ParameterValue]) -> JSONValue { .object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }) }
-        let perform: JSONValue = configured.perform.map { event in
-            .object([("focus", event.focus.map(JSONValue.string) ?? .null), ("values", values(event.values)), ("reason", .string(event.reason.rawValue))])
-        } ?? .null
-        return Response.json(.object([
-            ("app", .string(app)), ("focus", .string(configured.focus)), ("values", values(configured.values)),
-            ("primary", .string(configured.display.primary)), ("secondary", .string(configured.display.secondary)), ("perform", perform),
-        ]))
+        return FocusFilterConfiguredAnswer(
+            app: app, focus: configured.focus, values: values(configured.values), primary: configured.display.primary,
+            secondary: configured.display.secondary,
+            perform: configured.perform.map { event in
+                FocusFilterConfiguredAnswer.Perform(focus: event.focus, values: values(event.values), reason: event.reason.rawValue)
+            })
     }
 
     /// `POST /v1/notifications`: `{"app": "com.example.mail", "criteria": {"account": "work"},
@@ -140,7 +139,7 @@ extension ProactiveService {
 
     /// `GET /v1/focus/people?user=U&focus=F&minSupport=3&minLift=1.25&smoothing=1&all=false`:
     /// people to add to each Focus's allowed-notifications list (`focus people --json`), owner only.
-    func getFocusPeople(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+    func getFocusPeople(_ request: Request, _ context: ServiceRequestContext) throws -> FocusPeopleAnswer {
         try context.requireOwner(to: "suggest Focus people (it reads every app's donations)")
         _ = try Self.user(request, allowing: ["user", "focus", "minSupport", "minLift", "smoothing", "all"])
         let query = request.uri.queryParameters
@@ -161,7 +160,7 @@ extension ProactiveService {
         }
         for name in ["user", "focus"] where query.get(name)?.isEmpty == true { throw APIError.badRequest("must not be empty", field: name) }
         let result = try engine(context).focusPeople(user: query.get("user"), focus: query.get("focus"), all: all, configuration: configuration)
-        return Response.json(.object([("user", .string(result.user)), ("people", .array(result.rows.map(\.json)))]))
+        return FocusPeopleAnswer(user: result.user, people: result.rows.map(\.json))
     }
 
     /// A path parameter, percent-decoded.

@@ -17,7 +17,7 @@ extension ProactiveService {
     /// when a kind alone names widgets of several apps). The answer gives the top
     /// widget's and each candidate's app. The decision is a fresh stack's (no
     /// rotation carried from earlier calls).
-    func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> StackAnswer {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
         let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
         var questionMembers: [(String, JSONValue)] = []
@@ -59,18 +59,13 @@ extension ProactiveService {
                                                              moment: moment, state: &state)
         // Times in reasons on the user's clock at each (a zone's offset changes at DST), else the moment's offset.
         let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
-        return Response.json(.object([
-            ("user", .string(question.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
-            ("top", .string(decision.top.displayName)), ("app", .string(decision.top.app)), ("reason", .string(decision.reason.rawValue)),
-            ("score", .number(decision.topScore, integer: nil)), ("why", .string(why(decision.topSignals))),
-            ("inserted", .array(decision.inserted.map { .string($0.widget.displayName) })),
-            ("skipped", .array(skipped.map(JSONValue.string))),
-            ("candidates", .array(decision.candidates.map { candidate in
-                .object([("widget", .string(candidate.widget.displayName)), ("app", .string(candidate.widget.app)),
-                         ("score", .number(candidate.score, integer: nil)),
-                         ("inStack", .bool(candidate.inStack)), ("why", .string(why(candidate.signals)))])
-            })),
-        ]))
+        return StackAnswer(
+            user: question.user, at: Instant(date: when.date, utcOffset: offset), top: decision.top.displayName, app: decision.top.app,
+            reason: decision.reason.rawValue, score: decision.topScore, why: why(decision.topSignals),
+            inserted: decision.inserted.map(\.widget.displayName), skipped: skipped,
+            candidates: decision.candidates.map { candidate in
+                StackAnswer.Candidate(widget: candidate.widget.displayName, app: candidate.widget.app, score: candidate.score,
+                                      inStack: candidate.inStack, why: why(candidate.signals))
+            })
     }
 }

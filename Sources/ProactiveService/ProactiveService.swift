@@ -4,6 +4,7 @@ import Logging
 import ProactiveCore
 import ProactiveEngine
 import ProactiveModels
+import ProactiveRuntime
 import ProactiveStore
 
 // MARK: - The service
@@ -12,7 +13,7 @@ import ProactiveStore
 /// over `Engine` that authenticates each request, scopes it to the acting
 /// party (`StoreAccess`, exactly the rules of `--as-app`), and answers with
 /// the CLI's formats. `openapi.yaml` at the repository root describes every
-/// route; `routes` lists them for the test that checks the two agree.
+/// route; `router().routes` lists them for the test that checks the two agree.
 public struct ProactiveService: Sendable {
     public struct Configuration: Sendable {
         /// Largest request body accepted (413 above it).
@@ -27,32 +28,22 @@ public struct ProactiveService: Sendable {
         public init() {}
     }
 
-    /// Every route: method and path (OpenAPI path templates).
-    public static let routes: [(method: String, path: String)] = [
-        ("GET", "/healthz"), ("GET", "/metrics"),
-        ("POST", "/v1/donations"), ("DELETE", "/v1/donations"),
-        ("POST", "/v1/predict"), ("POST", "/v1/suggestions"),
-        ("GET", "/v1/stats"),
-        ("PUT", "/v1/apps/{app}/shortcuts"), ("PUT", "/v1/timelines"), ("POST", "/v1/feedback"),
-        ("GET", "/v1/focus"), ("PUT", "/v1/focus"), ("GET", "/v1/definitions"), ("POST", "/v1/stack"),
-        ("GET", "/v1/apps/{app}/focus-filter"), ("PUT", "/v1/apps/{app}/focus-filter"), ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"),
-        ("POST", "/v1/notifications"), ("GET", "/v1/focus/people"),
-    ]
-
     public let database: ProactiveDatabase
     public let credentials: CredentialStore
-    public let models: LiveModelCache
-    /// Users' declarations, feedback and the Focus filters, held for `Configuration.inputsLifetime`.
-    public let inputs: RankingInputsCache
-    /// When retention is applied after donations (at once for a donation past its window, else periodically).
-    public let retention: RetentionSweeper
-    /// Where batches of donations are written, several requests' in one transaction.
-    public let committer: DonationCommitter
+    /// Live models, ranking inputs, the donation writer and retention: every write is followed by `runtime.didWrite`.
+    public let runtime: Runtime
     /// Each user's last answer to the suggestions route, reused for the same question.
     public let answers: SuggestionAnswers
     public let metrics: ServiceMetrics
     public let configuration: Configuration
     public let logger: Logger
+
+    /// Users' live models (`runtime.models`).
+    public var models: LiveModelCache { runtime.models }
+    /// Users' declarations, feedback and the Focus filters (`runtime.inputs`).
+    public var inputs: RankingInputsCache { runtime.inputs }
+    /// Where batches of donations are written (`runtime.committer`).
+    public var committer: DonationCommitter { runtime.committer }
 
     public init(database: ProactiveDatabase, credentials: CredentialStore, configuration: Configuration = Configuration(),
                 metrics: ServiceMetrics = ServiceMetrics(), logger: Logger = Logger(label: "proactive.serve")) {
@@ -61,74 +52,15 @@ public struct ProactiveService: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        let inputs = RankingInputsCache(lifetime: configuration.inputsLifetime, changes: database.path.flatMap(StoreChanges.init(path:)))
-        self.inputs = inputs
-        // Deletions by any process (the owner's CLI beside the service) are unlearned before the next answer.
-        models = LiveModelCache(engine: Engine(database: database), budget: configuration.memoryBudget, metrics: metrics, logger: logger,
-                                erasures: database.path.flatMap(StoreErasureWatch.init(path:)), onErasure: { inputs.invalidate() })
-        retention = RetentionSweeper(interval: configuration.retentionInterval)
-        committer = DonationCommitter(store: SQLiteDonationStore(database: database))
-        answers = SuggestionAnswers()
-    }
-
-    /// The router with every route and the middleware (errors as JSON, metrics, credentials).
-    public func router() -> Router<ServiceRequestContext> {
-        let router = Router(context: ServiceRequestContext.self)
-        router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.add(middleware: ErrorMiddleware(logger: logger))
-        router.add(middleware: CredentialMiddleware(credentials: credentials))
-
-        // Registered from `routes` alone, so the list the OpenAPI test checks is what is served.
-        for (method, path) in Self.routes {
-            let handler = handler(method, path)
-            router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { request, context in try await handler(request, context) }
-        }
-        // Another method on a known path: 405 with the path's methods in `Allow`.
-        var methods: [String: [String]] = [:]
-        for (method, path) in Self.routes { methods[path, default: []].append(method) }
-        for (path, allowed) in methods {
-            let allow = allowed.joined(separator: ", ")
-            for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] where !allowed.contains(method) {
-                router.on(RouterPath(path), method: HTTPRequest.Method(method)!) { _, _ -> Response in
-                    var error = APIError(.methodNotAllowed, "method_not_allowed", "\(path) answers \(allow), not \(method)")
-                    error.allow = allow
-                    throw error
-                }
-            }
-        }
-        return router
-    }
-
-    typealias Handler = @Sendable (Request, ServiceRequestContext) async throws -> Response
-
-    /// What answers `method path`.
-    func handler(_ method: String, _ path: String) -> Handler {
-        switch (method, path) {
-        case ("GET", "/healthz"): return { _, _ in Response.json(.object([("status", .string("ok"))])) }
-        case ("GET", "/metrics"): return { _, context in
-            try context.requireOwner(to: "read the service's metrics")
-            var buffer = ByteBuffer()
-            buffer.writeString(metrics.exposition())
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: buffer))
-        }
-        case ("POST", "/v1/donations"): return { try await donate($0, $1) }
-        case ("DELETE", "/v1/donations"): return { try await deleteDonations($0, $1) }
-        case ("POST", "/v1/predict"): return { try await predict($0, $1) }
-        case ("POST", "/v1/suggestions"): return { try await suggest($0, $1) }
-        case ("GET", "/v1/stats"): return { request, context in try stats(request, context) }
-        case ("PUT", "/v1/apps/{app}/shortcuts"): return { try await putShortcuts($0, $1) }
-        case ("PUT", "/v1/timelines"): return { try await putTimelines($0, $1) }
-        case ("POST", "/v1/feedback"): return { try await postFeedback($0, $1) }
-        case ("GET", "/v1/focus"): return { request, context in try getFocus(request, context) }
-        case ("PUT", "/v1/focus"): return { try await putFocus($0, $1) }
-        case ("GET", "/v1/definitions"): return { request, context in try getDefinitions(request, context) }
-        case ("POST", "/v1/stack"): return { try await stack($0, $1) }
-        case ("GET", "/v1/apps/{app}/focus-filter"): return { request, context in try getFocusFilter(request, context) }
-        case ("PUT", "/v1/apps/{app}/focus-filter"): return { try await putFocusFilter($0, $1) }
-        case ("PATCH", "/v1/apps/{app}/focus-filter/{focus}"): return { try await patchFocusFilter($0, $1) }
-        case ("POST", "/v1/notifications"): return { try await postNotification($0, $1) }
-        case ("GET", "/v1/focus/people"): return { request, context in try getFocusPeople(request, context) }
-        default: preconditionFailure("no handler for \(method) \(path)")
+        let answers = SuggestionAnswers()
+        self.answers = answers
+        var settings = Runtime.Configuration()
+        settings.memoryBudget = configuration.memoryBudget
+        settings.inputsLifetime = configuration.inputsLifetime
+        settings.retentionInterval = configuration.retentionInterval
+        // Kept answers were computed from held models and inputs: a change drops those it made stale.
+        runtime = Runtime(engine: Engine(database: database), configuration: settings, metrics: metrics, logger: logger) { change in
+            if change.models { answers.removeAll() } else { answers.drop(users: change.donated) }
         }
     }
 
@@ -166,9 +98,8 @@ public struct ProactiveService: Sendable {
                 try await adoptTimeZones([donation.user: sent.timeZone], context)
                 let stored = try engine.donate(donation)
                 metrics.donationsStored.increment()
-                answers.drop(users: [stored.user])
-                await models.donated(users: [stored.user])
-                try await applyRetention(now: now, after: [stored])
+                await runtime.didWrite(.donations([stored.user]))
+                try await runtime.applyRetention(now: now, after: [stored])
                 // An app reads back what it sent, not the owner's Focus the store filled in (apps may not read Focus).
                 return Response.json(text: DonationLineCodec.encode(context.access.app == nil ? stored : donation), status: .created)
             case let .array(items):
@@ -245,9 +176,8 @@ public struct ProactiveService: Sendable {
         let storedDonations = storedIndices.lazy.map { prepared.donations[$0] }
         metrics.donationsStored.increment(by: stored)
         metrics.donationsRejected.increment(by: rejected)
-        answers.drop(users: users)
-        await models.donated(users: users)
-        if stored > 0 { try await applyRetention(now: now, after: storedDonations) }
+        await runtime.didWrite(.donations(users))
+        if stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
         return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
     }
 
@@ -262,20 +192,9 @@ public struct ProactiveService: Sendable {
         var changed = false
         for (user, zone) in stated where try store.timeZone(forUser: user) == nil {
             _ = try store.adoptTimeZone(zone, forUser: user)
-            answers.drop(users: [user])
             changed = true
         }
-        if changed { await models.dropAll() }
-    }
-
-    /// Erases what the retention policy no longer keeps (as `donate` and `import` do, when `retention` says it is due
-    /// after `donations`), and drops held models if anything went.
-    func applyRetention(now: Date, after donations: some Sequence<Donation>) async throws {
-        guard retention.isDue(after: donations, policy: try SQLitePrivacyStore(database: database).retentionPolicy(), now: now) else { return }
-        let report = try Engine(database: database).applyRetention(now: now, bulk: false)
-        guard !report.isEmpty else { return }
-        inputs.invalidate()
-        await models.dropAll()
+        if changed { await runtime.didWrite(.clocks) }
     }
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
@@ -317,10 +236,7 @@ public struct ProactiveService: Sendable {
             deletion = .matching(filter)
         }
         let deleted = try engine.delete(deletion)
-        if deleted > 0 {
-            inputs.invalidate()
-            await models.dropAll()
-        }
+        if deleted > 0 { await runtime.didWrite(.erasure) }
         return Response.json(.object([("deleted", .int(deleted))]))
     }
 
@@ -328,27 +244,21 @@ public struct ProactiveService: Sendable {
 
     /// `{"user": "u1", "at": "2026-11-20T07:30:00-08:00", "context": {"focus": "work"}, "k": 4}`; every field optional.
     /// Answers in the shape of `proactive predict --json`.
-    func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> PredictAnswer {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
         let question = try await Question(request, maxBody: configuration.maxBody)
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
         let when = try question.moment(engine, live: live)
         let prediction = try engine.predict(live, at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k)
-        let offset = prediction.moment.utcOffset ?? 0
-        return Response.json(.object([
-            ("user", .string(prediction.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
-            ("clock", .string(when.clock)),
-            ("model", .string(prediction.model)),
-            ("context", .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("activity", prediction.activity.map { .number($0, integer: nil) } ?? .null),
-            ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
-            ("suggestions", .array(prediction.rows.map { row in
-                .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
-                         ("probability", .number(row.probability, integer: nil)), ("why", .array(row.reasons.map { .string($0) }))])
-            })),
-        ]))
+        return PredictAnswer(
+            user: prediction.user, at: Instant(date: when.date, utcOffset: prediction.moment.utcOffset ?? 0), clock: when.clock,
+            model: prediction.model,
+            context: .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }),
+            activity: prediction.activity, note: prediction.notes.isEmpty ? nil : prediction.notes.joined(separator: "; "),
+            suggestions: prediction.rows.map { row in
+                PredictAnswer.Row(target: row.target.rawValue, summary: row.summary, probability: row.probability, why: row.reasons)
+            })
     }
 
     /// The same question as predict, plus `"developer": true` to lift the floors.
@@ -366,38 +276,22 @@ public struct ProactiveService: Sendable {
         let session = engine.rankingSession(live, inputs: inputs)
         let result = try session.suggest(at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k,
                                          developerMode: question.developer)
-        let offset = result.moment.utcOffset ?? 0
-        let body = Response.jsonBody(.object([
-            ("user", .string(question.user)),
-            ("at", .string(Timestamp.format(secondsSince1970: when.date.timeIntervalSince1970, utcOffsetSeconds: offset))),
-            ("model", .string(result.model)),
-            ("suggestions", .array(result.suggestions.map(\.json))),
-        ]))
+        let body = Response.jsonBody(try JSONResponseEncoder.json(SuggestionsAnswer(
+            user: question.user, at: Instant(date: when.date, utcOffset: result.moment.utcOffset ?? 0), model: result.model,
+            suggestions: result.suggestions.map(\.json))))
         answers.keep(user: question.user, key: key, body: body)
         return Response.json(body: body)
     }
 
     /// Donation counts (an app credential: its own only), optionally for one `user` or `app`.
-    func stats(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+    func stats(_ request: Request, _ context: ServiceRequestContext) throws -> StatsAnswer {
         let query = request.uri.queryParameters
         if let unknown = query.first(where: { !["user", "app"].contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
         var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
         filter = try context.access.scope(filter, to: "count")
-        let statistics = try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter)
-        // The shape of `proactive stats --json` (without the store's path).
-        func counts(_ tally: DonationStatistics.Tally) -> [(String, JSONValue)] { [("rows", .int(tally.rows)), ("donations", .int(tally.donations))] }
-        func date(_ date: Date?) -> JSONValue {
-            date.map { .string(Timestamp.format(secondsSince1970: $0.timeIntervalSince1970, utcOffsetSeconds: 0)) } ?? .null
-        }
-        return Response.json(.object([
-            ("rows", .int(statistics.rows)), ("donations", .int(statistics.donations)),
-            ("first_date", date(statistics.firstDate)), ("last_date", date(statistics.lastDate)),
-            ("users", .array(statistics.byUser.map { .object([("user", .string($0.name))] + counts($0)) })),
-            ("apps", .array(statistics.byApp.map { .object([("app", .string($0.name))] + counts($0)) })),
-            ("intents", .array(statistics.byIntent.map { .object([("app", .string($0.app ?? "")), ("intent", .string($0.name))] + counts($0)) })),
-        ]))
+        return StatsAnswer(try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Prometheus
+import ProactiveRuntime
 import Synchronization
 
 // MARK: - Metrics
@@ -69,5 +70,14 @@ private final class RouteMetrics: Sendable {
             made[key] = new
             return new
         }
+    }
+}
+
+extension ServiceMetrics: LiveModelMetrics {
+    public func refitted() { refits.increment() }
+
+    public func held(models: Int, bytes: Int) {
+        modelsInMemory.record(models)
+        modelBytes.record(bytes)
     }
 }

@@ -66,6 +66,11 @@ public final class SuggestionAnswers: Sendable {
         }
     }
 
+    /// Forgets every answer (every held model changed).
+    public func removeAll() {
+        state.withLock { $0.answers.removeAll() }
+    }
+
     /// Answers given from what was kept so far.
     public var hits: Int { state.withLock { $0.hits } }
 }

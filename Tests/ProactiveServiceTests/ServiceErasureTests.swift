@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 import ProactiveCore
 import ProactiveEngine
+import ProactiveRuntime
 import ProactiveService
 import ProactiveStore
 

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import ProactiveCore
 import ProactiveEngine
+import ProactiveRuntime
 import ProactiveService
 import ProactiveStore
 import Testing
@@ -72,7 +72,7 @@ struct DonationCommitterTests {
     @Test("batches committed one after another: each answered once its own transaction committed")
     func checkpointsAfterAnswering() async throws {
         let fixture = try ServiceFixture()
-        let committer = DonationCommitter(store: SQLiteDonationStore(database: fixture.database))
+        let committer = DonationCommitter(engine: Engine(database: fixture.database))
         let lines = (0..<30).map { donationLine(item: "i\($0)", identifier: "c\($0)") }
         for (index, chunk) in [lines[0..<10], lines[10..<20], lines[20..<30]].enumerated() {
             let batch = PreparedDonations(chunk.map { try! DonationLineCodec.decode($0) })
@@ -144,7 +144,7 @@ struct ServiceRankingInputsTests {
     func heldUntilACommit() throws {
         let fixture = try ServiceFixture()
         let engine = Engine(database: fixture.database)
-        let changes = try #require(StoreChanges(path: fixture.path))
+        let changes = try #require(Engine(database: fixture.database).changeWatch())
         let probed = RankingInputsCache(lifetime: .zero, changes: changes)  // always past its lifetime
         let first = try probed.stampedInputs(user: "me", engine: engine).stamp
         #expect(try probed.stampedInputs(user: "me", engine: engine).stamp == first)

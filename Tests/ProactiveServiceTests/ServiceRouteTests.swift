@@ -1,10 +1,10 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import ProactiveCore
 import ProactiveEngine
 import ProactiveLab
 import ProactiveModels
+import ProactiveRuntime
 import ProactiveService
 import ProactiveStore
 import Testing
@@ -18,8 +18,9 @@ struct ServiceCredentialTests {
             let health = try await client.send(.get, "/healthz", credential: nil)
             #expect(health.status == .ok)
             #expect(health.json?.string("status") == "ok")
-            for (method, path) in ProactiveService.routes where path != "/healthz" {
-                let missing = try await client.send(method == "GET" ? .get : method == "POST" ? .post : .delete, path, credential: nil)
+            for route in fixture.service.router().routes where route.path.description != "/healthz" {
+                let (method, path) = (route.method, samplePath(route.path.description))
+                let missing = try await client.send(method, path, credential: nil)
                 #expect(missing.status == .unauthorized, "\(method) \(path)")
                 #expect(missing.json?.string("error", "code") == "unauthorized")
                 let unknown = try await client.send(.get, path, credential: "pk_" + String(repeating: "0", count: 64))

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
+import ServiceLifecycle
 import ProactiveCore
 import ProactiveEngine
 import ProactiveService
@@ -35,10 +35,10 @@ final class ServiceFixture: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs `body` against the router (no sockets).
-    func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        let app = Application(router: service.router())
-        return try await app.test(.router, body)
+    /// Runs `body` against the service listening on a loopback port of its own (`buildApplication`, the
+    /// application `proactive serve` runs, without the periodic saver), with a client for it.
+    func test<Value: Sendable>(_ body: @Sendable (TestClient) async throws -> Value) async throws -> Value {
+        try await live { _, client in try await body(client) }
     }
 
     /// How many donations the store holds.
@@ -64,7 +64,7 @@ final class ServiceFixture: @unchecked Sendable {
     }
 }
 
-extension TestClientProtocol {
+extension TestClient {
     /// A request with a bearer credential (nil: none) and a text body.
     @discardableResult
     func send(_ method: HTTPRequest.Method, _ uri: String, credential: String?, body: String? = nil,
@@ -101,6 +101,11 @@ extension JSONValue {
     }
 }
 
+/// A route's path template with a sample value in each `{name}` segment (what a client sends).
+func samplePath(_ template: String) -> String {
+    template.replacingOccurrences(of: "{app}", with: "com.example.coffee").replacingOccurrences(of: "{focus}", with: "work")
+}
+
 /// One donation as a JSON line.
 func donationLine(app: String = "com.example.coffee", intent: String = "OrderCoffeeIntent", item: String = "latte",
                   date: String = "2026-11-20T07:15:00-08:00", identifier: String? = nil, user: String = "me") -> String {
@@ -113,13 +118,32 @@ func donationLine(app: String = "com.example.coffee", intent: String = "OrderCof
 // MARK: - A live server on loopback
 
 extension ServiceFixture {
-    /// Runs `body` against the service listening on a loopback port of its own
-    /// (HummingbirdTesting's live mode), with that port and a client for it.
-    func live<Value: Sendable>(_ body: @Sendable (_ port: Int, _ client: any TestClientProtocol) async throws -> Value) async throws -> Value {
-        let app = Application(router: service.router())
-        return try await app.test(.live) { client in
-            guard let port = client.port else { throw RawConnection.Failure(message: "the live test client has no port") }
-            return try await body(port, client)
+    /// Runs `body` against the service listening on a loopback port of its own (port 0: the system's
+    /// choice), with that port and a client for it; the application is shut down gracefully afterwards.
+    func live<Value: Sendable>(_ body: @Sendable (_ port: Int, _ client: TestClient) async throws -> Value) async throws -> Value {
+        var settings = ServeSettings(address: .tcp(host: "127.0.0.1", port: 0))
+        settings.saveEvery = nil
+        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+        let app = buildApplication(service: service, settings: settings) { port in
+            announce.yield(port ?? 0)
+            announce.finish()
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: service.logger))
+        return try await withThrowingTaskGroup(of: Value?.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                return nil
+            }
+            var listening = ports.makeAsyncIterator()
+            guard let port = await listening.next(), port > 0 else {
+                await group.triggerGracefulShutdown()
+                throw RawConnection.Failure(message: "the service did not start listening")
+            }
+            let result: Result<Value, any Error>
+            do { result = .success(try await body(port, TestClient(port: port))) } catch { result = .failure(error) }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return try result.get()
         }
     }
 }

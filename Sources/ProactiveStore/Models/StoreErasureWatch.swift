@@ -14,16 +14,19 @@ import GRDBSQLite
 /// `PRAGMA data_version` on a read-only connection of its own, which changes only when
 /// another connection committed; the sequence number is read only then.
 ///
+/// It also answers `version()`, the data version alone: a holder of anything else read
+/// from the store (declarations, feedback, Focus filters) re-reads it only when that changed.
+///
 /// ```swift
 /// let watch = StoreErasureWatch(path: "proactive.sqlite")!
 /// let seen = watch.mark()
 /// // ... another process runs `proactive forget --user u` ...
 /// if watch.mark() > seen { /* drop held models; their next read unlearns */ }
 /// ```
-public final class StoreErasureWatch: @unchecked Sendable {  // the connection, its statements and the cache only under `lock`
+public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  // the connection, its statements and the cache only under `lock`
     private let lock = NSLock()
     private let database: OpaquePointer
-    private let version: OpaquePointer
+    private let versionStatement: OpaquePointer
     private let sequence: OpaquePointer
     private var lastVersion: Int64?
     private var lastMark: Int64 = 0
@@ -46,14 +49,25 @@ public final class StoreErasureWatch: @unchecked Sendable {  // the connection, 
             return nil
         }
         self.database = database
-        self.version = version
+        self.versionStatement = version
         self.sequence = sequence
     }
 
     deinit {
-        sqlite3_finalize(version)
+        sqlite3_finalize(versionStatement)
         sqlite3_finalize(sequence)
         sqlite3_close(database)
+    }
+
+    /// The store's data version now: it differs between two answers exactly when a connection (this
+    /// process's or another's) committed to the file in between. Nil when SQLite cannot tell (busy, an
+    /// error): counted as changed.
+    public func version() -> Int64? {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { sqlite3_reset(versionStatement) }
+        guard sqlite3_step(versionStatement) == SQLITE_ROW else { return nil }
+        return sqlite3_column_int64(versionStatement, 0)
     }
 
     /// The erasure journal's last sequence number now: larger than an earlier answer exactly when
@@ -63,9 +77,9 @@ public final class StoreErasureWatch: @unchecked Sendable {  // the connection, 
     public func mark() -> Int64 {
         lock.lock()
         defer { lock.unlock() }
-        defer { sqlite3_reset(version) }
-        guard sqlite3_step(version) == SQLITE_ROW else { return .max }
-        let current = sqlite3_column_int64(version, 0)
+        defer { sqlite3_reset(versionStatement) }
+        guard sqlite3_step(versionStatement) == SQLITE_ROW else { return .max }
+        let current = sqlite3_column_int64(versionStatement, 0)
         if current == lastVersion { return lastMark }
         defer { sqlite3_reset(sequence) }
         switch sqlite3_step(sequence) {
@@ -76,4 +90,16 @@ public final class StoreErasureWatch: @unchecked Sendable {  // the connection, 
         lastVersion = current
         return lastMark
     }
+}
+
+// MARK: - The seam a long-running holder watches
+
+/// How a holder of what it read from a store (live models, declarations) learns that the store
+/// changed under it, whoever wrote: a commit (`version`) and a deletion of donations (`mark`).
+/// `StoreErasureWatch` is the SQLite file's; another store kind supplies its own.
+public protocol StoreChangeWatch: AnyObject, Sendable {
+    /// A number that differs from an earlier answer when anything was committed in between; nil: cannot tell (treat as changed).
+    func version() -> Int64?
+    /// A number that grows exactly when donations were deleted; `Int64.max` when it cannot tell (treat as deleted).
+    func mark() -> Int64
 }

@@ -38,7 +38,7 @@ public actor LiveModelCache {
     /// The engine models are read and saved with (the owner's: models are per user, not per app).
     public let engine: Engine
     public let budget: Int
-    let metrics: ServiceMetrics?
+    let metrics: (any LiveModelMetrics)?
     let logger: Logger
     private var entries: [String: Entry] = [:]
     /// Reads in flight, and the `generation` each started in.
@@ -66,7 +66,7 @@ public actor LiveModelCache {
     /// Where folds and periodic saves run: below the requests' priority.
     private static let background = LowPriorityThread()
     /// Tells when any process deleted donations (nil: an in-memory store, no other process).
-    let erasures: StoreErasureWatch?
+    let erasures: (any StoreChangeWatch)?
     /// The erasure mark the held models are known to be consistent with.
     private var erasureMark: Int64
     /// Called (on this actor) after deletions made elsewhere dropped the held models: what else
@@ -76,8 +76,8 @@ public actor LiveModelCache {
     /// - Parameters:
     ///   - erasures: how deletions by other processes are seen; nil (an in-memory store) sees only `dropAll`.
     ///   - onErasure: called when deletions made elsewhere dropped the held models.
-    public init(engine: Engine, budget: Int, metrics: ServiceMetrics? = nil, logger: Logger = Logger(label: "proactive.models"),
-                erasures: StoreErasureWatch? = nil, onErasure: @escaping @Sendable () -> Void = {}) {
+    public init(engine: Engine, budget: Int, metrics: (any LiveModelMetrics)? = nil, logger: Logger = Logger(label: "proactive.models"),
+                erasures: (any StoreChangeWatch)? = nil, onErasure: @escaping @Sendable () -> Void = {}) {
         self.engine = engine
         self.budget = budget
         self.metrics = metrics
@@ -136,7 +136,7 @@ public actor LiveModelCache {
         loading[user] = pending
         defer { if loading[user]?.generation == pending.generation { loading[user] = nil } }
         let (live, bytes, refitted) = try await pending.task.value
-        if refitted { metrics?.refits.increment() }
+        if refitted { metrics?.refitted() }
         // Deletions dropped every model while this one was read: it may hold deleted donations.
         guard pending.generation == generation, entries[user] == nil else { return live }
         var held = live
@@ -357,7 +357,7 @@ public actor LiveModelCache {
         guard started == generation else { return }  // dropped meanwhile (a deletion)
         refreshing[user] = nil
         if !complete { stale.insert(user) }
-        if live.refitted { metrics?.refits.increment() }  // many deletions: refitted
+        if live.refitted { metrics?.refitted() }  // many deletions: refitted
         guard var entry = entries[user] else { return }
         entry.live = live
         entry.version = newVersion()
@@ -429,8 +429,7 @@ public actor LiveModelCache {
     }
 
     private func publish() {
-        metrics?.modelsInMemory.record(entries.count)
-        metrics?.modelBytes.record(bytesInMemory)
+        metrics?.held(models: entries.count, bytes: bytesInMemory)
     }
 }
 
@@ -445,4 +444,12 @@ final class FoldDeadline: Sendable {
         guard let deadline = instant.withLock({ $0 }) else { return false }
         return ContinuousClock.now >= deadline
     }
+}
+
+/// What a `LiveModelCache` reports as it works (the service exports it as metrics).
+public protocol LiveModelMetrics: Sendable {
+    /// A model was fitted anew: read without a usable saved state, or refitted after many deletions.
+    func refitted()
+    /// The models now held and their bytes.
+    func held(models: Int, bytes: Int)
 }

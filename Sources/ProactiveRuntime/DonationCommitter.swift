@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveEngine
 import ProactiveStore
 import Synchronization
 
@@ -12,7 +13,7 @@ import Synchronization
 /// concurrency pool's threads (on 2 cores there are 2): those go on decoding
 /// other requests while this thread writes. The thread takes every batch
 /// waiting when it is free (up to `maximumDonations` donations) and writes them
-/// in one transaction (`SQLiteDonationStore.appendEach(batches:)`: one after the
+/// in one transaction (`Engine.commit(batches:)`: one after the
 /// other, and again each in a savepoint of its own only when one fails), so batches that arrived while
 /// the previous transaction committed share one commit. A request is answered
 /// only after the transaction holding its batch committed (stored in the WAL);
@@ -38,13 +39,14 @@ public final class DonationCommitter: Sendable {
         var cpuSeconds = 0.0
     }
 
-    public let store: SQLiteDonationStore
+    /// Whose store the batches are written to (the owner's engine: each batch was checked for its caller by `Engine.prepare`).
+    public let engine: Engine
     /// Donations at most in one transaction (more waiting are left for the next one).
     public let maximumDonations: Int
     private let state = Mutex(State())
 
-    public init(store: SQLiteDonationStore, maximumDonations: Int = 20_000) {
-        self.store = store
+    public init(engine: Engine, maximumDonations: Int = 20_000) {
+        self.engine = engine
         self.maximumDonations = maximumDonations
     }
 
@@ -115,7 +117,7 @@ public final class DonationCommitter: Sendable {
             }
         }
         do {
-            let results = try store.appendEach(batches: group.map(\.batch))
+            let results = try engine.commit(batches: group.map(\.batch))
             state.withLock { state in
                 state.transactions += 1
                 state.batches += group.count

@@ -1,28 +1,28 @@
 import Foundation
-import GRDBSQLite
 import ProactiveEngine
+import ProactiveStore
 import Synchronization
 
 // MARK: - What ranking reads besides the model, held briefly
 
 /// Each user's declarations, feedback and the Focus filters (`Engine.RankingInputs`),
-/// kept so a question does not read them from the store again. The service's own
+/// kept so a question does not read them from the store again. The runtime's own
 /// writes of them (shortcuts, timelines, feedback, Focus filters and Focus changes,
-/// deletions) drop them at once (`invalidate`); a write by another process (the CLI
+/// deletions) drop them at once (`invalidate`, from `Runtime.didWrite`); a write by another process (the CLI
 /// beside a running service) is seen within `lifetime`. Inputs older than `lifetime`
 /// are read again only when the store committed anything since they were read
-/// (`StoreChanges`, when given), so users asked again and again are not read again
+/// (`StoreChangeWatch.version`, when given), so users asked again and again are not read again
 /// while nothing changed.
 public final class RankingInputsCache: Sendable {
     public let lifetime: Duration
     /// Tells whether the store changed since inputs were read (nil: re-read after `lifetime`).
-    let changes: StoreChanges?
+    let changes: (any StoreChangeWatch)?
     private struct Held {
         var inputs: Engine.RankingInputs
         var readAt: ContinuousClock.Instant
         var generation: Int
         var stamp: UInt64
-        /// The store's `StoreChanges.version` taken before the inputs were read.
+        /// The store's `StoreChangeWatch.version` taken before the inputs were read.
         var storeVersion: Int64?
     }
     private struct State {
@@ -33,7 +33,7 @@ public final class RankingInputsCache: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(lifetime: Duration = .seconds(1), changes: StoreChanges? = nil) {
+    public init(lifetime: Duration = .seconds(1), changes: (any StoreChangeWatch)? = nil) {
         self.lifetime = lifetime
         self.changes = changes
     }
@@ -71,56 +71,11 @@ public final class RankingInputsCache: Sendable {
         return (inputs, stamp)
     }
 
-    /// Drops everything held (after the service wrote declarations, feedback or Focus state).
+    /// Drops everything held (`Runtime.didWrite`: declarations, feedback, Focus state or deletions changed).
     public func invalidate() {
         state.withLock { state in
             state.generation += 1
             state.held.removeAll()
         }
-    }
-}
-
-// MARK: - Whether the store changed
-
-/// A read-only SQLite connection of its own to the store, asked `PRAGMA data_version`: a
-/// number that differs between two asks on one connection when another connection (this
-/// process's or another's) committed to the file in between (SQLite's documented contract;
-/// a change without a commit would only cost a read). Its own connection, so two answers
-/// compare; one caller at a time.
-public final class StoreChanges: @unchecked Sendable {  // the connection and its statement only under `lock`
-    private let lock = NSLock()
-    private let database: OpaquePointer
-    private let statement: OpaquePointer
-
-    /// Nil when the file cannot be opened read-only (then held inputs expire after their lifetime).
-    public init?(path: String) {
-        var database: OpaquePointer?
-        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let database else {
-            sqlite3_close(database)
-            return nil
-        }
-        var prepared: OpaquePointer?
-        guard sqlite3_prepare_v2(database, "PRAGMA data_version", -1, &prepared, nil) == SQLITE_OK, let prepared else {
-            sqlite3_close(database)
-            return nil
-        }
-        self.database = database
-        statement = prepared
-    }
-
-    deinit {
-        sqlite3_finalize(statement)
-        sqlite3_close(database)
-    }
-
-    /// The store's data version now; nil when SQLite cannot tell (busy, an error): counted as changed.
-    public func version() -> Int64? {
-        lock.lock()
-        defer {
-            sqlite3_reset(statement)
-            lock.unlock()
-        }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
-        return sqlite3_column_int64(statement, 0)
     }
 }

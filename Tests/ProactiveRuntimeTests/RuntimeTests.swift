@@ -1,0 +1,103 @@
+import Foundation
+import ProactiveCore
+import ProactiveEngine
+import ProactiveRanking
+import ProactiveRuntime
+import ProactiveStore
+import Testing
+
+/// The runtime driven as an app embeds it, without HTTP: writes through it are seen by the next
+/// answer, and so are writes another engine makes on the same store file.
+@Suite("Runtime")
+struct RuntimeTests {
+    /// A store file in a fresh temporary directory, keeping every donation.
+    final class Store: @unchecked Sendable {
+        let directory: URL
+        let path: String
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-runtime-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            path = directory.appendingPathComponent("store.sqlite").path
+            try SQLitePrivacyStore(database: try ProactiveDatabase(path: path)).setRetention(.keepAll)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// 14 mornings (Los Angeles, November 2026) of a latte at 07:15 and the news at 07:20 for user u.
+    static func mornings() -> [Donation] {
+        (1...14).flatMap { day -> [Donation] in
+            let morning = Date(timeIntervalSince1970: 1_793_546_100 + Double(day - 1) * 86_400)  // 2026-11-01T07:15-08:00
+            return [
+                Donation(user: "u", app: "com.example.coffee", intent: "OrderCoffeeIntent", parameters: ["item": .string("latte")],
+                         date: morning, utcOffset: -8 * 3600, identifier: "coffee-\(day)"),
+                Donation(user: "u", app: "com.example.news", intent: "ReadNewsIntent", date: morning.addingTimeInterval(300),
+                         utcOffset: -8 * 3600, identifier: "news-\(day)"),
+            ]
+        }
+    }
+
+    /// The apps of the top suggestions for u on the next morning, floors lifted.
+    static func apps(_ runtime: Runtime) async throws -> Set<String> {
+        let session = try await runtime.session(user: "u")
+        let next = Date(timeIntervalSince1970: 1_793_546_100 + 14 * 86_400)
+        let result = try session.suggest(at: next, utcOffset: -8 * 3600, k: 8, developerMode: true)
+        return Set(result.suggestions.map(\.app))
+    }
+
+    @Test("donate, ask, delete, ask again: the deleted app is gone from the next answer")
+    func deleteThenAsk() async throws {
+        let store = try Store()
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        let outcomes = try await runtime.donate(Self.mornings())
+        #expect(outcomes.filter { if case .stored = $0 { true } else { false } }.count == 28)
+        #expect(try await Self.apps(runtime) == ["com.example.coffee", "com.example.news"])
+
+        let deleted = try await runtime.delete(.matching(DonationFilter(app: "com.example.news")))
+        #expect(deleted == 14)
+        #expect(try await Self.apps(runtime) == ["com.example.coffee"])
+        // Donating the same batch again stores only what was deleted; once folded (questions do not wait
+        // for it, `live` does), the held model knows it again.
+        let again = try await runtime.donate(Self.mornings())
+        #expect(again.filter { $0 == .duplicate }.count == 14)
+        _ = try await runtime.models.live(user: "u")
+        #expect(try await Self.apps(runtime) == ["com.example.coffee", "com.example.news"])
+    }
+
+    @Test("a deletion by a second engine on the same file is seen before the next answer")
+    func externalDeletion() async throws {
+        let store = try Store()
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        _ = try await runtime.donate(Self.mornings())
+        #expect(try await Self.apps(runtime) == ["com.example.coffee", "com.example.news"])  // the model is held now
+
+        let other = try Engine(path: store.path, mode: .mustExist)
+        #expect(try other.delete(.matching(DonationFilter(app: "com.example.coffee"))) == 14)
+        #expect(try await Self.apps(runtime) == ["com.example.news"])
+    }
+
+    @Test("every change goes through didWrite: the observer hears the runtime's writes and another engine's deletions")
+    func oneInvalidationPath() async throws {
+        let store = try Store()
+        let heard = Heard()
+        let runtime = Runtime(engine: try Engine(path: store.path)) { heard.append($0) }
+        _ = try await runtime.donate(Self.mornings())
+        #expect(heard.changes == [.donations(["u"])])
+        _ = try await Self.apps(runtime)
+        _ = try await runtime.delete(.matching(DonationFilter(app: "com.example.news")))
+        #expect(heard.changes.last == .erasure)
+        _ = try Engine(path: store.path, mode: .mustExist).delete(.matching(DonationFilter(app: "com.example.coffee")))
+        _ = try? await Self.apps(runtime)
+        #expect(heard.changes == [.donations(["u"]), .erasure, .erasure])
+    }
+}
+
+/// The changes an observer was told of, in order.
+final class Heard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var heard: [Runtime.Change] = []
+
+    func append(_ change: Runtime.Change) { lock.withLock { heard.append(change) } }
+    var changes: [Runtime.Change] { lock.withLock { heard } }
+}
