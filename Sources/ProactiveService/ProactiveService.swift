@@ -437,14 +437,12 @@ struct Question {
                     }
                     context[name] = text
                 }
-            case let ("k", .number(_, integer)):
-                guard let integer, (1...100).contains(integer) else { throw APIError.badRequest("must be an integer from 1 to 100", field: "k") }
-                k = Int(integer)
+            case let ("k", .number(_, .some(integer))) where Engine.Limits.kProblem(integer) == nil: k = Int(integer)
             case let ("developer", .bool(flag)) where allowDeveloper: developer = flag
             case ("user", _): throw APIError.badRequest("must be a non-empty string", field: "user")
             case ("at", _): throw APIError.badRequest("must be an ISO 8601 date or date-time", field: "at")
             case ("context", _): throw APIError.badRequest("must be an object of strings", field: "context")
-            case ("k", _): throw APIError.badRequest("must be an integer from 1 to 100", field: "k")
+            case ("k", _): throw APIError.badRequest(Engine.Limits.kProblem(Int?.none)!, field: "k")
             case ("developer", _) where allowDeveloper: throw APIError.badRequest("must be true or false", field: "developer")
             default: throw APIError.badRequest("unknown field", field: key)
             }
