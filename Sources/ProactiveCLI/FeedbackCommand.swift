@@ -167,7 +167,7 @@ struct FeedbackCommand: ParsableCommand {
     /// donation already stored (the same feedback recorded again) is not stored twice.
     /// While recording is paused nothing is stored (feedback is refused like donations).
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, engine: Engine) throws {
-        try RecordingPolicy.requireRecording(engine.database)
+        try RecordingPolicy.requireRecording(engine)
         for recorded in try engine.recordFeedback(events, user: user, utcOffset: offset) {
             print(FeedbackCodec.encode(recorded.event, utcOffset: offset))
             if let donation = recorded.donation {

@@ -119,7 +119,8 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let stores = try storeOptions.openScoped()
-        try RecordingPolicy.requireRecording(stores.database)
+        let engine = Engine(database: stores.database, access: stores.access)
+        try RecordingPolicy.requireRecording(engine)
         let store = stores.donations
         for setting in try timeZoneSettings() {
             try store.setTimeZone(setting.zone, forUser: setting.user)
@@ -127,8 +128,8 @@ struct ImportCommand: ParsableCommand {
         // One instant for both: what has aged out is erased first, and nothing older than
         // the window is stored, so the import never stores what retention erases at once.
         let now = Date()
-        try RecordingPolicy.applyRetention(stores.database, now: now)
-        let retention = ImportRetention(policy: try SQLitePrivacyStore(database: stores.database).retentionPolicy(), now: now)
+        try RecordingPolicy.applyRetention(engine, now: now)
+        let retention = ImportRetention(policy: try engine.retentionPolicy(), now: now)
         let printer = ImportProgressPrinter(mode: progress)
         let importer = DonationImporter(
             store: store, options: ImportOptions(strict: strict, batchSize: batchSize, retention: retention), onProgress: printer.report)
@@ -154,7 +155,7 @@ struct ImportCommand: ParsableCommand {
         var modelsUpdate: Engine.SavedModelsUpdate?
         if models == .update, total.imported > 0 {
             let started = Date()
-            let update = try Engine(database: stores.database).updateSavedModels(maxPending: Self.maxFoldedPerModel, now: now)
+            let update = try engine.updateSavedModels(maxPending: Self.maxFoldedPerModel, now: now)
             for line in Self.describe(update, seconds: Date().timeIntervalSince(started)) { ImportProgressPrinter.writeError(line + "\n") }
             modelsUpdate = update
         }

@@ -11,18 +11,14 @@ import ProactiveStore
 /// reading or after writing.
 enum RecordingPolicy {
     /// - Throws: `StoreError(.recordingPaused)` with a clear message when recording is paused.
-    static func requireRecording(_ database: ProactiveDatabase) throws {
-        let privacy = SQLitePrivacyStore(database: database)
-        guard try privacy.isRecordingPaused() else { return }
-        let since = try privacy.pausedSince().map { " since " + DateFormatting.utc($0) } ?? ""
-        throw StoreError(.recordingPaused, "recording is paused\(since): donations and feedback are refused and nothing was stored "
-                         + "(proactive pause off resumes; nothing stored was deleted)")
+    static func requireRecording(_ engine: Engine) throws {
+        try engine.requireRecording(resume: "proactive pause off")
     }
 
     /// Erases what is older than the retention windows at `now` and reports it on standard error.
     @discardableResult
-    static func applyRetention(_ database: ProactiveDatabase, now: Date) throws -> RetentionReport {
-        let report = try Engine(database: database).applyRetention(now: now)
+    static func applyRetention(_ engine: Engine, now: Date) throws -> RetentionReport {
+        let report = try engine.applyRetention(now: now)
         if !report.isEmpty {
             let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             ImportProgressPrinter.writeError("retention: erased \(report.donations) stored donations now older than their window"

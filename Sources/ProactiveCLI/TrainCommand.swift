@@ -73,7 +73,7 @@ struct TrainCommand: AsyncParsableCommand {
     func run() async throws {
         let engine = try modelOptions.engine(storeOptions)
         let database = engine.database
-        try RecordingPolicy.applyRetention(database, now: Date())  // never learn from what has expired
+        try RecordingPolicy.applyRetention(engine, now: Date())  // never learn from what has expired
         let users = try user.map { [$0] } ?? SQLiteDonationStore(database: database).users()
         guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.path)") }
         BLAS.setThreadCount(1)  // parallel over users instead

@@ -1,0 +1,139 @@
+import Foundation
+import ProactiveCore
+import ProactiveStore
+import Testing
+@testable import ProactiveEngine
+
+/// The use cases every adapter (the CLI, the service, an embedding app) calls: one set of rules each.
+@Suite("Engine use cases")
+struct EngineUseCaseTests {
+    static let day = Date(timeIntervalSince1970: 1_795_564_800)  // 2026-11-25T00:00:00Z
+    static let flag: @Sendable (DeletionRequest.Field) -> String = { "--" + $0.rawValue }
+    static let query: @Sendable (DeletionRequest.Field) -> String = { $0 == .all ? "all=true" : $0.rawValue }
+
+    static func donation(_ identifier: String, app: String = "com.example.coffee", user: String = "me", hours: Double = 0) -> Donation {
+        Donation(user: user, app: app, intent: "OrderCoffeeIntent", date: day.addingTimeInterval(hours * 3_600), utcOffset: 0,
+                 identifier: identifier, group: "g")
+    }
+
+    struct Refusal: CustomTestStringConvertible, Sendable {
+        var request: DeletionRequest
+        var field: DeletionRequest.Field?
+        var message: String
+        var testDescription: String { message }
+    }
+
+    static let refusals: [Refusal] = [
+        Refusal(request: DeletionRequest(), field: nil, message: "say what to delete (--identifier, --group, --app, --user, --after, --before), or --all"),
+        Refusal(request: DeletionRequest(group: "g"), field: .app, message: "--identifier and --group delete one app's donations: add --app"),
+        Refusal(request: DeletionRequest(identifiers: ["a"], group: "g", app: "x"), field: .group, message: "give --identifier or --group, not both"),
+        Refusal(request: DeletionRequest(group: "g", app: "x", user: "me"), field: .group, message: "--identifier and --group combine only with --app"),
+        Refusal(request: DeletionRequest(identifiers: ["a"], app: "x", all: true), field: .identifier, message: "combine only with --app"),
+        Refusal(request: DeletionRequest(user: "me", all: true), field: .all, message: "--all deletes everything"),
+        Refusal(request: DeletionRequest(identifiers: ["a", ""], app: "x"), field: .identifier, message: "--identifier needs a non-empty value"),
+        Refusal(request: DeletionRequest(user: ""), field: .user, message: "--user needs a non-empty value"),
+        Refusal(request: DeletionRequest(after: day, before: day), field: .after, message: "--after must be earlier than --before"),
+    ]
+
+    @Test("a deletion the rules refuse names the field as the caller spells it", arguments: refusals)
+    func deletionRules(_ refusal: Refusal) throws {
+        for spelling in [Self.flag, Self.query] {
+            do {
+                _ = try Engine.deletion(refusal.request, spelling: spelling)
+                Issue.record("accepted: \(refusal.request)")
+            } catch {
+                #expect(error.code == .invalidRequest)
+                #expect(error.field == refusal.field.map(spelling))
+                let expected = spelling(.app) == "--app" ? refusal.message : refusal.message.replacingOccurrences(of: "--all", with: "all=true")
+                    .replacingOccurrences(of: "--", with: "")
+                #expect(error.description.contains(expected), "\(error.description)")
+            }
+        }
+    }
+
+    @Test("an accepted deletion is what the criteria describe")
+    func acceptedDeletions() throws {
+        #expect(try Engine.deletion(DeletionRequest(group: "g", app: "x"), spelling: Self.flag) == .group("g", app: "x"))
+        #expect(try Engine.deletion(DeletionRequest(identifiers: ["a"], app: "x"), spelling: Self.flag) == .identifiers(["a"], app: "x"))
+        #expect(try Engine.deletion(DeletionRequest(all: true), spelling: Self.flag) == .matching(.everything))
+        #expect(try Engine.deletion(DeletionRequest(user: "me", before: Self.day), spelling: Self.flag)
+                == .matching(DonationFilter(user: "me", dates: DateSpan(start: nil, end: Self.day))))
+    }
+
+    @Test("delete checks, deletes as the acting party and settles the erasure")
+    func deleteRequest() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        for (index, app) in ["com.example.coffee", "com.example.coffee", "com.example.weather"].enumerated() {
+            try engine.donate(Self.donation("d\(index)", app: app, hours: Double(index)))
+        }
+        #expect(throws: EngineError.self) { try engine.delete(DeletionRequest(), spelling: Self.flag) }
+        let weather = Engine(database: engine.database, access: .app("com.example.weather"))
+        #expect(try weather.delete(DeletionRequest(all: true), spelling: Self.query) == DeletionOutcome(deleted: 1, logTruncated: true))
+        #expect(try engine.delete(DeletionRequest(identifiers: ["d0"], app: "com.example.coffee"), spelling: Self.flag).deleted == 1)
+        #expect(try engine.users() == ["me"])
+        #expect(try engine.storeReport().statistics.donations == 1)
+    }
+
+    @Test("k has one bound, the same for every adapter")
+    func kBound() {
+        #expect(Engine.Limits.kProblem(0) == "must be an integer from 1 to 100")
+        #expect(Engine.Limits.kProblem(101) == "must be an integer from 1 to 100")
+        #expect(Engine.Limits.kProblem(Int?.none) == "must be an integer from 1 to 100")
+        #expect(Engine.Limits.kProblem(Int64(100)) == nil && Engine.Limits.kProblem(1) == nil)
+    }
+
+    @Test("a paused store refuses recording with since when and the caller's way to resume")
+    func recordingPaused() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try engine.requireRecording()
+        try engine.setRecordingPaused(true, at: Self.day)
+        #expect(try engine.recordingPausedSince() == Self.day)
+        do {
+            try engine.requireRecording(resume: "proactive pause off")
+            Issue.record("recording was not refused")
+        } catch let error as StoreError {
+            #expect(error.code == .recordingPaused)
+            #expect(error.message == "recording is paused since 2026-11-25T00:00:00Z: donations and feedback are refused and nothing was stored "
+                    + "(proactive pause off resumes; nothing stored was deleted)")
+        }
+        try engine.setRecordingPaused(false, at: Self.day)
+        #expect(try engine.recordingPausedSince() == nil)
+    }
+
+    @Test("the owner's maintenance is refused to an app: pause, retention, forget, compact")
+    func ownerOnly() throws {
+        let store = try TemporaryStore()
+        let owner = try store.engine()
+        try owner.donate(Self.donation("d0"))
+        let engine = Engine(database: owner.database, access: .app("com.example.coffee"))
+        let refusals: [() throws -> Void] = [
+            { try engine.setRecordingPaused(true, at: Self.day) }, { try engine.setRetention(.days(1)) },
+            { _ = try engine.clearRetention(app: "x") }, { _ = try engine.forget(user: "me") }, { _ = try engine.compact() },
+        ]
+        for refusal in refusals {
+            #expect { try refusal() } throws: { ($0 as? StoreError)?.code == .accessDenied }
+        }
+        try owner.setRetention(.days(7), app: "com.example.health")
+        #expect(try owner.retentionPolicy().byApp == ["com.example.health": .days(7)])
+        #expect(try owner.clearRetention(app: "com.example.health"))
+        #expect(try owner.forget(user: "me")["donation"] == 1)
+        #expect(try owner.compact().logTruncated)
+    }
+
+    @Test("the store report counts what the acting party sees, with the users' zones and the schema")
+    func storeReport() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try engine.donate(Self.donation("d0"))
+        try engine.donate(Self.donation("d1", app: "com.example.weather", user: "you"))
+        try engine.setTimeZone("Europe/Paris", forUser: "me")
+        let report = try engine.storeReport(checkIntegrity: true)
+        #expect(report.statistics.donations == 2 && report.timeZones == ["me": "Europe/Paris"] && report.integrityProblems.isEmpty)
+        #expect(report.schema != "none")
+        let coffee = Engine(database: engine.database, access: .app("com.example.coffee"))
+        #expect(try coffee.storeReport().statistics.donations == 1)
+        #expect(try coffee.users() == ["me"])
+    }
+}
