@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - proactive delete
 

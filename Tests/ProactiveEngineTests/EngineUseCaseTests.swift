@@ -136,4 +136,20 @@ struct EngineUseCaseTests {
         #expect(try coffee.storeReport().statistics.donations == 1)
         #expect(try coffee.users() == ["me"])
     }
+
+    @Test("export writes what the acting party sees as JSON Lines, and refuses the store's own files")
+    func export() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try engine.donate(Self.donation("d0"))
+        try engine.donate(Self.donation("d1", app: "com.example.weather"))
+        let output = store.directory.appendingPathComponent("out.jsonl").path
+        let coffee = Engine(database: engine.database, access: .app("com.example.coffee"))
+        #expect(try coffee.exportDonations(toPath: output) == 1)
+        #expect(try String(contentsOfFile: output, encoding: .utf8).contains("com.example.weather") == false)
+        #expect(try engine.exportDonations(matching: DonationFilter(app: "com.example.weather"), toPath: output) == 1)
+        #expect { try engine.exportDonations(toPath: store.path, protectedPaths: [store.path]) } throws: {
+            ($0 as? StoreError)?.code == .invalidRequest
+        }
+    }
 }
