@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import ProactiveRanking
 import ProactiveStore
 import Testing
 @testable import ProactiveEngine
@@ -150,6 +151,27 @@ struct EngineUseCaseTests {
         #expect(try engine.exportDonations(matching: DonationFilter(app: "com.example.weather"), toPath: output) == 1)
         #expect { try engine.exportDonations(toPath: store.path, protectedPaths: [store.path]) } throws: {
             ($0 as? StoreError)?.code == .invalidRequest
+        }
+    }
+
+    @Test("the Focus timeline is written through the Engine: schedules and changes by the owner, app contexts by the app")
+    func focusTimeline() throws {
+        let store = try TemporaryStore()
+        let owner = try store.engine()
+        let mail = Engine(database: owner.database, access: .app("com.example.mail"))
+        let schedule = try FocusSchedule(focus: "work", weekdays: [2, 3, 4, 5, 6], start: 540, end: 1_050, timeZone: TimeZone(identifier: "UTC")!)
+        #expect { try mail.addFocusSchedule(schedule) } throws: { ($0 as? StoreError)?.code == .accessDenied }
+        let id = try owner.addFocusSchedule(schedule)
+        #expect(try owner.focusTimeline().ids == [id])
+        let before = try owner.recordFocusChange("sleep", at: Self.day)
+        #expect(before.ids == [id] && before.timeline.changes.isEmpty)
+        #expect(try owner.focusTimeline().timeline.focus(at: Self.day.addingTimeInterval(60)) == "sleep")
+        #expect(try owner.removeFocusSchedule(id: id))
+        #expect(try !owner.removeFocusSchedule(id: id))
+        // A context needs a declared filter; another app's is refused.
+        #expect(throws: FocusError.self) { try mail.setFocusAppContext(app: "com.example.mail", focus: "work", AppContext(badgeCount: 2)) }
+        #expect { try mail.setFocusAppContext(app: "com.example.notes", focus: "work", AppContext()) } throws: {
+            ($0 as? StoreError)?.code == .accessDenied
         }
     }
 }
