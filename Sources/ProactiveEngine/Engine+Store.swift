@@ -62,4 +62,12 @@ extension Engine {
     public func donations(forUser user: String, in dates: DateSpan = .all) throws -> [Donation] {
         try scopedDonations.donations(forUser: user, in: dates)
     }
+
+    /// `user`'s stored feedback events as their JSON text (`FeedbackCodec`), oldest first, as stored:
+    /// a row a stricter rule no longer decodes is listed too. Owner only.
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; store failures.
+    public func storedFeedbackJSON(user: String) throws -> [String] {
+        try access.requireAdministrator(to: "list feedback")
+        return try SQLiteDeclarationStore(database: database).feedback(user: user).map(\.eventJSON)
+    }
 }
