@@ -174,4 +174,34 @@ struct EngineUseCaseTests {
             ($0 as? StoreError)?.code == .accessDenied
         }
     }
+
+    @Test("parallel training reports each step and fits what serial training fits; a failing user is skipped")
+    func parallelTraining() async throws {
+        let log = simulatedLog(users: 3, days: 21)
+        let users = Set(log.map(\.user)).sorted()
+        let (serialStore, parallelStore) = (try TemporaryStore(), try TemporaryStore())
+        let serial = try serialStore.engine()
+        let parallel = try parallelStore.engine()
+        for engine in [serial, parallel] { try SQLiteDonationStore(database: engine.database).append(log, duplicates: .fail) }
+        let now = Self.day
+        try serial.train(users: users, now: now)
+        var events: [String] = []
+        let run = await parallel.train(users: users + ["nobody"], concurrency: 2, now: now) { event in
+            switch event {
+            case let .walked(user, _, total, failure): events.append("walked \(total)" + (failure == nil ? "" : " failed \(user)"))
+            case let .prior(prior): events.append("prior \(prior != nil)")
+            case let .fitted(_, _, total, result): events.append("fitted \(total) \((try? result.get()) != nil)")
+            }
+        }
+        #expect(run.trained.map(\.user) == users)
+        #expect(run.failures.count == 1 && run.failures[0].contains("user nobody has no donations"))
+        #expect(events.sorted() == ["fitted 3 true", "fitted 3 true", "fitted 3 true", "prior true",
+                                    "walked 4", "walked 4", "walked 4", "walked 4 failed nobody"])
+        #expect(events[4] == "prior true")
+        for user in users {
+            let at = now.addingTimeInterval(-3_600)
+            let expected = try serial.predict(user: user, at: at, k: 100, now: now).rows.map(\.probability)
+            #expect(try parallel.predict(user: user, at: at, k: 100, now: now).rows.map(\.probability) == expected)
+        }
+    }
 }
