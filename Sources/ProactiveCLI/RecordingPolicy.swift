@@ -19,6 +19,12 @@ enum RecordingPolicy {
     @discardableResult
     static func applyRetention(_ engine: Engine, now: Date) throws -> RetentionReport {
         let report = try engine.applyRetention(now: now)
+        tell(report)
+        return report
+    }
+
+    /// Says on standard error what retention erased (nothing when it erased nothing).
+    static func tell(_ report: RetentionReport) {
         if !report.isEmpty {
             let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             ImportProgressPrinter.writeError("retention: erased \(report.donations) stored donations now older than their window"
@@ -26,7 +32,6 @@ enum RecordingPolicy {
                                              + (report.feedback > 0 ? " and \(report.feedback) feedback events" : "")
                                              + "; see proactive retention show\n")
         }
-        return report
     }
 }
 

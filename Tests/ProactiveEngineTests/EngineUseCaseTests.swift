@@ -204,4 +204,31 @@ struct EngineUseCaseTests {
             #expect(try parallel.predict(user: user, at: at, k: 100, now: now).rows.map(\.probability) == expected)
         }
     }
+
+    @Test("an import refuses while paused, sets zones, erases what aged out first, and updates saved models by policy")
+    func importPolicy() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let log = store.directory.appendingPathComponent("log.jsonl").path
+        try (0 ..< 3).map { DonationLineCodec.encode(Self.donation("n\($0)", hours: Double($0))) }.joined(separator: "\n")
+            .write(toFile: log, atomically: true, encoding: .utf8)
+        try engine.setRecordingPaused(true, at: Self.day)
+        #expect { try engine.beginImport(strict: false, batchSize: 10, resume: "proactive pause off") } throws: {
+            ($0 as? StoreError)?.code == .recordingPaused && "\($0)".contains("proactive pause off resumes")
+        }
+        try engine.setRecordingPaused(false, at: Self.day)
+        for index in 0 ..< 10 { try engine.donate(Self.donation("k\(index)", hours: -12 * Double(index + 1))) }
+        try engine.train(user: "me", now: Self.day)
+        try engine.donate(Self.donation("old", hours: -24 * 30))
+        try engine.setRetention(.days(7))
+        let run = try engine.beginImport(timeZones: [("me", "Europe/Paris")], strict: false, batchSize: 10, now: Self.day.addingTimeInterval(86_400))
+        #expect(run.erased.donations == 1)
+        #expect(try engine.timeZone(forUser: "me") == "Europe/Paris")
+        let summary = try run.importer.importJSONLines(path: log)
+        #expect(summary.imported == 3)
+        #expect(try run.finish(imported: summary.imported, models: .defer) == nil)
+        #expect(try run.finish(imported: 0, models: .update) == nil)
+        let update = try #require(try run.finish(imported: summary.imported, models: .update))
+        #expect(update.updated.map(\.folded) == [3] && update.deferred.isEmpty)
+    }
 }
