@@ -70,7 +70,7 @@ struct DonateCommand: ParsableCommand {
     func run() throws {
         let now = Date()
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
-        let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
+        let engine = try storeOptions.openEngine(appMode: .scoped)
         try RecordingPolicy.requireRecording(engine)
         let when = try date?.read(engine, user: user ?? Donation.defaultUser, flag: "--date")
         var given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now), when: when)
