@@ -97,5 +97,54 @@ extension CommandTests {
             #expect(run.status != 0)
             #expect(run.error.lowercased().contains("error"), "\(run)")
         }
+
+        @Test("bad dates and control characters are refused at their line; the rest is stored (batch size 1)")
+        func hostileLines() async throws {
+            let store = try CLIStore()
+            let hostile = #"""
+                {"app":"com.a","intent":"open","date":"2026-11-20T07:00:00Z"}
+                {"app":"com.a","intent":"open","date":"2026-11-20T07:00:00+18:30"}
+                {"app":"com.a","intent":"open","date":"1970-01-01T05:00:00+09:00"}
+                {"app":"com.a","intent":"open","date":"2200-12-31T23:00:00-05:00"}
+                {"user":"victim\u0000x","app":"com.a","intent":"open","date":"2026-11-20T08:00:00Z"}
+                {"app":"com.a","intent":"open","date":"2026-11-20T08:00:00Z","identifier":"x\u0000y"}
+                {"app":"com.caf\u00e9","intent":"open","date":"2026-11-20T08:00:00Z"}
+                {"app":"com.a","intent":"open","date":"2026-11-20T09:00:00Z"}
+
+                """#
+            let run = await store.run("import", try Self.file(store, "hostile.jsonl", hostile), "--batch-size", "1", "--progress", "none")
+            #expect(run.status == 2, "\(run)")
+            for line in 2 ... 4 { #expect(run.error.contains("hostile.jsonl:\(line): date: "), "\(run)") }
+            #expect(run.error.contains("hostile.jsonl:5: user: must not contain control characters"), "\(run)")
+            #expect(run.error.contains("hostile.jsonl:6: identifier: must not contain control characters"), "\(run)")
+            #expect(run.error.contains("hostile.jsonl:7: app: a bundle identifier is printable ASCII"), "\(run)")
+            #expect(try await Self.count(store) == 2)
+        }
+
+        @Test("while paused, feedback is refused and the message that nothing was stored is true")
+        func pausedFeedback() async throws {
+            let store = try CLIStore()
+            try await store.succeed("pause", "on")
+            let refused = await store.run("feedback", "add", "never", "--user", "u1", "--app", "com.a")
+            #expect(refused.status != 0, "\(refused)")
+            #expect(refused.error.contains("nothing was stored"), "\(refused)")
+            #expect(try await store.succeed("feedback", "list", "--user", "u1").output.isEmpty)
+            try await store.succeed("pause", "off")
+            try await store.succeed("feedback", "add", "never", "--user", "u1", "--app", "com.a")
+            #expect(try await !store.succeed("feedback", "list", "--user", "u1").output.isEmpty)
+        }
+
+        @Test("focus schedule add takes --timezone (and its old spelling --time-zone)")
+        func scheduleTimeZoneSpellings() async throws {
+            let store = try CLIStore()
+            let work = try await store.succeed("focus", "schedule", "add", "work", "--days", "Mon-Fri", "--start", "09:00", "--end", "17:00",
+                                               "--timezone", "Europe/Paris")
+            #expect(work.output.contains("schedule 1: work"), "\(work)")
+            let gym = try await store.succeed("focus", "schedule", "add", "gym", "--days", "daily", "--start", "18:00", "--end", "19:00",
+                                              "--time-zone", "Europe/Paris")
+            #expect(gym.output.contains("schedule 2: gym"), "\(gym)")
+            let help = await proactive(["focus", "schedule", "add", "--help"])
+            #expect(!help.output.contains("--time-zone"), "\(help)")
+        }
     }
 }
