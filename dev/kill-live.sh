@@ -175,12 +175,12 @@ while [ "$kills" -lt "$wanted" ]; do
   if ! pending=$(consistent "$work/models.json" 2> "$work/why.txt"); then result="FAIL(models: $(cat "$work/why.txt"))"; pending="-"; fi
   case "$pending" in -|*" 0") ;; *) between=$((between + 1)) ;; esac  # killed between a delete and its settling
   for user in "${users[@]}"; do
-    "$P" predict --user "$user" --at "$at" --model profile -k 1000 --json > "$work/live.json" 2> /dev/null || result="FAIL(predict $user)"
+    "$P" predict --user "$user" --at "$at" --model profile -k 100 --json > "$work/live.json" 2> /dev/null || result="FAIL(predict $user)"
     "$P" train --quiet --model profile --user "$user" --store "$work/copy.sqlite" > /dev/null
     [ "$(sql "$work/copy.sqlite" "SELECT count(*) FROM model_state WHERE user = '$user' AND name = 'profile'")" = 1 ] || result="FAIL(train $user)"
-    "$P" predict --user "$user" --at "$at" --model profile -k 1000 --json --store "$work/copy.sqlite" > "$work/fresh.json" 2> /dev/null
+    "$P" predict --user "$user" --at "$at" --model profile -k 100 --json --store "$work/copy.sqlite" > "$work/fresh.json" 2> /dev/null
     if ! same_predictions "$work/live.json" "$work/fresh.json" 2> "$work/why.txt"; then result="FAIL(profile $user: $(cat "$work/why.txt"))"; fi
-    "$P" predict --user "$user" --at "$at" -k 1000 --json > "$work/blend.json" 2> /dev/null || result="FAIL(predict blend $user)"
+    "$P" predict --user "$user" --at "$at" -k 100 --json > "$work/blend.json" 2> /dev/null || result="FAIL(predict blend $user)"
     if predictions "$work/blend.json" | grep -q '^note'; then result="FAIL(blend $user: $(predictions "$work/blend.json" | grep '^note'))"; fi
   done
   "$P" models list --json > "$work/models.json" || true

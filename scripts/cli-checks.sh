@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end checks of the `proactive` CLI on scratch stores (part of the test
 # command). Each check prints what it ran; the first mismatch exits non-zero.
+# The checks the in-process harness can make live in Tests/ProactiveCLITests
+# (StoreCommandTests: round trip, re-import, bad lines, --strict, delete by
+# group, a corrupt store, hostile lines, feedback while paused, the schedule's
+# --timezone spellings).
 # Usage: scripts/cli-checks.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,25 +18,6 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 fresh() { rm -f "$PROACTIVE_STORE"*; }
 # The store's donation count (the top-level "donations" field of `stats --json`, before the per-user array).
 count() { "$P" stats --json | sed -n 's/^[^[]*"donations":\([0-9]*\).*/\1/p'; }
-
-echo "== import -> export round trip is byte-stable"
-fresh
-"$P" import datasets/sample/donations.jsonl --progress none >/dev/null
-"$P" export > "$WORK/export.jsonl"
-cmp "$WORK/export.jsonl" datasets/sample/donations.jsonl || fail "export differs from the canonical sample"
-
-echo "== export then import into the same store stores nothing new (no identifiers)"
-fresh
-sed 's/,"identifier":"[^"]*"//' datasets/sample/donations.jsonl > "$WORK/anonymous.jsonl"
-grep -q identifier "$WORK/anonymous.jsonl" && fail "the identifiers were not removed"
-"$P" import "$WORK/anonymous.jsonl" --progress none 2>/dev/null
-lines=$(wc -l < "$WORK/anonymous.jsonl")
-[ "$(count)" = "$lines" ] || fail "expected $lines donations stored, found $(count)"
-"$P" export > "$WORK/anonymous-export.jsonl"
-"$P" import "$WORK/anonymous-export.jsonl" --progress none 2> "$WORK/err.txt"
-grep -q ": $lines lines: 0 stored, $lines already stored, 0 rejected" "$WORK/err.txt" || fail "re-import summary: $(cat "$WORK/err.txt")"
-[ "$(count)" = "$lines" ] || fail "the round trip doubled the store: $(count) donations"
-cmp <("$P" export) "$WORK/anonymous-export.jsonl" || fail "the store changed on re-import"
 
 echo "== retention: a new store keeps everything; with a window, old donations are counted, never stored"
 fresh
@@ -64,46 +49,6 @@ assert (report["stored"], report["already_stored"], report["older_than_retention
 assert report["retention_days"] == {"default": 28, "com.h": 2}, report
 PY
 
-echo "== bad lines in the middle: good lines kept, bad ones named, exit 2"
-fresh
-{
-  sed -n 1,3p datasets/sample/donations.jsonl
-  echo '{"app":"a","intent":"open","date":"2026-11-20T07:00:00Z","count":0}'
-  sed -n 4,6p datasets/sample/donations.jsonl
-  echo '{"app":"a","intent":"open"'
-  sed -n 7,8p datasets/sample/donations.jsonl
-} > "$WORK/mixed.jsonl"
-status=0
-"$P" import "$WORK/mixed.jsonl" --progress none >"$WORK/out.txt" 2>"$WORK/err.txt" || status=$?
-[ "$status" = 2 ] || fail "exit status $status, expected 2"
-grep -q "mixed.jsonl:4: count: must be >= 1, found 0" "$WORK/err.txt" || fail "line 4 not named: $(cat "$WORK/err.txt")"
-grep -q "mixed.jsonl:8: invalid JSON" "$WORK/err.txt" || fail "line 8 not named: $(cat "$WORK/err.txt")"
-[ "$(count)" = 8 ] || fail "expected the 8 good lines stored, found $(count)"
-
-echo "== --strict stores nothing from a file with a bad line"
-fresh
-status=0
-"$P" import --strict "$WORK/mixed.jsonl" --progress none >/dev/null 2>&1 || status=$?
-[ "$status" = 1 ] || fail "strict exit status $status, expected 1"
-[ "$(count)" = 0 ] || fail "strict import stored $(count) donations"
-
-echo "== delete by group for app A leaves app B's same group untouched"
-fresh
-cat > "$WORK/groups.jsonl" <<'JSONL'
-{"app":"com.a","intent":"CheckWeather","date":"2026-11-20T07:00:00Z","group":"san-diego","identifier":"1"}
-{"app":"com.a","intent":"CheckWeather","date":"2026-11-20T08:00:00Z","group":"cupertino","identifier":"2"}
-{"app":"com.b","intent":"CheckWeather","date":"2026-11-20T09:00:00Z","group":"san-diego","identifier":"1"}
-JSONL
-"$P" import "$WORK/groups.jsonl" --progress none >/dev/null
-"$P" delete --app com.a --group san-diego >/dev/null
-"$P" export > "$WORK/left.jsonl"
-grep -q '"app":"com.b".*"group":"san-diego"' "$WORK/left.jsonl" || fail "app B's group was touched"
-grep -q '"app":"com.a".*"group":"san-diego"' "$WORK/left.jsonl" && fail "app A's group is still there"
-[ "$(count)" = 2 ] || fail "expected 2 donations left, found $(count)"
-status=0
-"$P" delete --group san-diego >/dev/null 2>&1 || status=$?
-[ "$status" != 0 ] || fail "a delete by group without --app was accepted"
-
 echo "== predict on the sample: morning routine first at 07:30, not at 21:00"
 fresh
 "$P" import datasets/sample/donations.jsonl --user-timezone me=America/Los_Angeles --progress none >/dev/null
@@ -116,34 +61,6 @@ grep -qE "usually 0[67]:[0-5][05]-0[6-8]:[0-5][05]" "$WORK/morning.txt" || fail 
 "$P" predict --user me --at 2026-11-23T21:00 -k 1 > "$WORK/evening.txt"
 cat "$WORK/evening.txt"
 grep -qE "Weather in Cupertino|iced latte" "$WORK/evening.txt" && fail "the morning routine tops the evening"
-
-echo "== a corrupt store file is reported, not crashed on"
-printf 'not a database at all, just text' > "$WORK/corrupt.sqlite"
-status=0
-"$P" stats --store "$WORK/corrupt.sqlite" >/dev/null 2>"$WORK/err.txt" || status=$?
-[ "$status" != 0 ] || fail "a corrupt store was accepted"
-grep -qi "error" "$WORK/err.txt" || fail "no error message for a corrupt store"
-
-echo "== issue 16: bad dates and control characters are refused at their line; the rest is stored (batch size 1)"
-fresh
-cat > "$WORK/hostile.jsonl" <<'JSONL'
-{"app":"com.a","intent":"open","date":"2026-11-20T07:00:00Z"}
-{"app":"com.a","intent":"open","date":"2026-11-20T07:00:00+18:30"}
-{"app":"com.a","intent":"open","date":"1970-01-01T05:00:00+09:00"}
-{"app":"com.a","intent":"open","date":"2200-12-31T23:00:00-05:00"}
-{"user":"victim\u0000x","app":"com.a","intent":"open","date":"2026-11-20T08:00:00Z"}
-{"app":"com.a","intent":"open","date":"2026-11-20T08:00:00Z","identifier":"x\u0000y"}
-{"app":"com.caf\u00e9","intent":"open","date":"2026-11-20T08:00:00Z"}
-{"app":"com.a","intent":"open","date":"2026-11-20T09:00:00Z"}
-JSONL
-status=0
-"$P" import "$WORK/hostile.jsonl" --batch-size 1 --progress none >/dev/null 2>"$WORK/err.txt" || status=$?
-[ "$status" = 2 ] || fail "exit status $status, expected 2: $(cat "$WORK/err.txt")"
-for n in 2 3 4; do grep -q "hostile.jsonl:$n: date: " "$WORK/err.txt" || fail "line $n not named: $(cat "$WORK/err.txt")"; done
-grep -q "hostile.jsonl:5: user: must not contain control characters" "$WORK/err.txt" || fail "line 5 not named"
-grep -q "hostile.jsonl:6: identifier: must not contain control characters" "$WORK/err.txt" || fail "line 6 not named"
-grep -q "hostile.jsonl:7: app: a bundle identifier is printable ASCII" "$WORK/err.txt" || fail "line 7 not named"
-[ "$(count)" = 2 ] || fail "expected lines 1 and 8 stored, found $(count)"
 
 echo "== issue 16: --as-app takes only plain bundle identifiers (no NFC/NFD twins, no '/')"
 status=0
@@ -231,18 +148,6 @@ for args in "-k -1" "--at -5"; do
   [ "$status" != 0 ] && ! grep -q "Missing value" "$WORK/err.txt" || fail "predict $args: $(cat "$WORK/err.txt")"
 done
 
-echo "== issue 16: while paused, feedback is refused and the message that nothing was stored is true"
-fresh
-"$P" pause on >/dev/null
-status=0
-"$P" feedback add never --user u1 --app com.a >/dev/null 2>"$WORK/err.txt" || status=$?
-[ "$status" != 0 ] || fail "feedback was accepted while paused"
-grep -q "nothing was stored" "$WORK/err.txt" || fail "the refusal does not say so: $(cat "$WORK/err.txt")"
-[ -z "$("$P" feedback list --user u1)" ] || fail "feedback was stored while paused: $("$P" feedback list --user u1)"
-"$P" pause off >/dev/null
-"$P" feedback add never --user u1 --app com.a >/dev/null
-[ -n "$("$P" feedback list --user u1)" ] || fail "feedback after pause off was not stored"
-
 echo "== issue 16: delete --app takes the feedback naming its donations with it (no value left in the file)"
 fresh
 "$P" donate --user u1 --app com.health --intent LogIntent --param note=SECRET_X --date 2026-11-20T08:00:00Z >/dev/null
@@ -287,14 +192,6 @@ fi
 
 echo "== docs: every .md a doc, comment or --help names exists; help examples paste (no line wrapped at 80 columns)"
 python3 scripts/check-docs.py "$P"
-
-echo "== focus schedule add takes --timezone (and its old spelling --time-zone)"
-fresh
-"$P" focus schedule add work --days Mon-Fri --start 09:00 --end 17:00 --timezone Europe/Paris | grep -q "schedule 1: work" \
-  || fail "--timezone refused"
-"$P" focus schedule add gym --days daily --start 18:00 --end 19:00 --time-zone Europe/Paris | grep -q "schedule 2: gym" \
-  || fail "--time-zone no longer accepted"
-"$P" focus schedule add --help | grep -q -- "--time-zone" && fail "the old spelling --time-zone is listed in the help"
 
 echo "== one vocabulary: --version; '-' is standard output for evaluate --report; summaries on standard error"
 "$P" --version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ \(store schema v[0-9]+_[a-z_]+, model format [0-9]+\)$' \

@@ -1,7 +1,6 @@
 import ArgumentParser
 import ProactiveEngine
 import Foundation
-import ProactiveStore
 
 // MARK: - proactive compact
 
@@ -22,9 +21,7 @@ struct CompactCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
-        let database = try storeOptions.openDatabase(.mustExist)
-        try Engine(database: database).settleDeletions()  // no deleted donation stays in a saved model or the journal
-        let report = try SQLitePrivacyStore(database: database).compact()
+        let report = try storeOptions.openEngine(.mustExist).compact()
         print("store \(report.fileBytesBefore) -> \(report.fileBytesAfter) bytes, "
               + "write-ahead log \(report.walBytesBefore) -> \(report.walBytesAfter) bytes")
         if !report.logTruncated {

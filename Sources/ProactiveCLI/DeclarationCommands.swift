@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive shortcuts
 
@@ -82,9 +81,9 @@ struct ShortcutsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let stores = try storeOptions.openScoped(.mustExist)
-            let declarations = try DeclarationLoading.declarations(stores.declarations, user: user)
-            let format = try userDateFormat(stores.database, user: user)
+            let engine = try storeOptions.openEngine(.mustExist, appMode: .scoped).warningAboutSkippedData()
+            let declarations = try engine.visibleDeclarations(user: user)
+            let format = try userDateFormat(engine, user: user)
             for app in declarations.shortcuts.sets.keys.sorted() {
                 let set = declarations.shortcuts.sets[app]!
                 if json { print(RelevantShortcutCodec.encode(set, utcOffset: format.offset(set.declaredAt))); continue }
@@ -174,9 +173,9 @@ struct TimelineCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let stores = try storeOptions.openScoped(.mustExist)
-            let declarations = try DeclarationLoading.declarations(stores.declarations, user: user)
-            let format = try userDateFormat(stores.database, user: user)
+            let engine = try storeOptions.openEngine(.mustExist, appMode: .scoped).warningAboutSkippedData()
+            let declarations = try engine.visibleDeclarations(user: user)
+            let format = try userDateFormat(engine, user: user)
             for timeline in declarations.timelines.sorted {
                 if json { print(WidgetTimelineCodec.encode(timeline, utcOffset: timeline.entries.first.map { format.offset($0.date) } ?? 0)); continue }
                 print("\(timeline.widget.key) (best score \(RelevanceSignals.number(timeline.maximumScore)))")
@@ -198,8 +197,8 @@ struct UserDateFormat {
     func text(_ date: Date) -> String { Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: offset(date)) }
 }
 
-func userDateFormat(_ database: ProactiveDatabase, user: String) throws -> UserDateFormat {
-    UserDateFormat(zone: try parseTimeZone(try SQLiteDonationStore(database: database).timeZone(forUser: user)))
+func userDateFormat(_ engine: Engine, user: String) throws -> UserDateFormat {
+    UserDateFormat(zone: try parseTimeZone(try engine.timeZone(forUser: user)))
 }
 
 /// `FILE:LINE: reason` for syntax errors, `FILE: path: reason` otherwise.

@@ -1,15 +1,15 @@
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
-import ProactiveStore
 
 // MARK: - Declarations from the store
 
-enum DeclarationLoading {
-    /// The user's relevant shortcuts and timelines that the store's acting party may see.
-    static func declarations(_ store: AppScopedDeclarationStore, user: String) throws -> Declarations {
-        try Engine.declarations(store, user: user, skipped: { printError("warning: \($0)") })
+extension Engine {
+    /// The same engine, telling each stored row it skips (`skippedStoredData`) as a warning on standard error.
+    func warningAboutSkippedData() -> Engine {
+        var engine = self
+        engine.skippedStoredData = { printError("warning: \($0)") }
+        return engine
     }
 }
 

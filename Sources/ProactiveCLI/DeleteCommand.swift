@@ -1,6 +1,6 @@
 import ArgumentParser
+import Foundation
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - proactive delete
 
@@ -39,42 +39,32 @@ struct DeleteCommand: ParsableCommand {
     @Flag(help: "Delete every donation in the store.")
     var all = false
 
+    /// Checks the flags before the store is opened: the dates, not read yet, stand in as the widest instants.
     func validate() throws {
-        _ = try deletion()
+        _ = try checked { try Engine.deletion(request(after: filter.after.map { _ in .distantPast },
+                                                      before: filter.before.map { _ in .distantFuture }), spelling: Self.spelling) }
     }
 
-    /// The deletion the flags describe (dates read in `stores`; nil: checked without reading them).
-    func deletion(_ stores: ScopedStores? = nil) throws -> DonationDeletion {
-        let scoped = !identifier.isEmpty || group != nil
-        if scoped {
-            guard let app = filter.app else {
-                throw ValidationError("--identifier and --group delete one app's donations: add --app BUNDLE_ID")
-            }
-            guard identifier.isEmpty || group == nil else { throw ValidationError("give --identifier or --group, not both") }
-            guard filter.user == nil, filter.after == nil, filter.before == nil, !all else {
-                throw ValidationError("--identifier and --group combine only with --app")
-            }
-            if let group { return .group(group, app: app) }
-            guard identifier.allSatisfy({ !$0.isEmpty }) else { throw ValidationError("--identifier needs a non-empty value") }
-            return .identifiers(identifier, app: app)
-        }
-        if all {
-            guard filter.isEmpty else { throw ValidationError("--all deletes everything; drop it or drop the other criteria") }
-            return .matching(.everything)
-        }
-        guard !filter.isEmpty else {
-            throw ValidationError("say what to delete (--identifier, --group, --app, --user, --after, --before), or --all to empty the store")
-        }
-        guard let stores else { return .matching(.everything) }
-        return .matching(try filter.filter(stores))
+    func request(after: Date?, before: Date?) -> DeletionRequest {
+        DeletionRequest(identifiers: identifier, group: group, app: filter.app, user: filter.user, after: after, before: before, all: all)
     }
+
+    /// `body`'s refusal of the flags as a usage error.
+    func checked<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as EngineError where error.code == .invalidRequest { throw ValidationError(error.description) }
+    }
+
+    /// How the rules name a criterion: the flag.
+    static func spelling(_ field: DeletionRequest.Field) -> String { "--" + field.rawValue }
 
     func run() throws {
-        let stores = try storeOptions.openScoped(.mustExist)
-        let deleted = try stores.donations.delete(try deletion(stores))
-        if deleted > 0, !(try Engine(database: stores.database).finishErasure()) {
+        let engine = try storeOptions.openEngine(.mustExist, appMode: .scoped)
+        let request = request(after: try filter.after?.read(engine, user: filter.user, flag: "--after").date,
+                              before: try filter.before?.read(engine, user: filter.user, flag: "--before").date)
+        let outcome = try checked { try engine.delete(request, spelling: Self.spelling) }
+        if !outcome.logTruncated {
             ImportProgressPrinter.writeError("another process kept the write-ahead log open: run proactive compact to erase the deleted rows' old copies\n")
         }
-        print("deleted \(deleted) donation\(deleted == 1 ? "" : "s")")
+        print("deleted \(outcome.deleted) donation\(outcome.deleted == 1 ? "" : "s")")
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - proactive donate
 
@@ -71,8 +70,8 @@ struct DonateCommand: ParsableCommand {
     func run() throws {
         let now = Date()
         // Without --context focus=..., the Focus on at the donation's date (manual or scheduled) is recorded.
-        let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
-        try RecordingPolicy.requireRecording(engine.database)
+        let engine = try storeOptions.openEngine(appMode: .scoped)
+        try RecordingPolicy.requireRecording(engine)
         let when = try date?.read(engine, user: user ?? Donation.defaultUser, flag: "--date")
         var given = try makeDonation(now: now, offset: TimeZone.current.secondsFromGMT(for: now), when: when)
         if user == nil { printError("note: stored under user \"\(Donation.defaultUser)\" (no --user given)") }
@@ -82,7 +81,7 @@ struct DonateCommand: ParsableCommand {
         let donation = try engine.donate(given)
         // An app reads back what it gave, not the owner's Focus the store added (apps may not read Focus).
         print(DonationLineCodec.encode(storeOptions.access.app == nil ? donation : given))
-        try RecordingPolicy.applyRetention(engine.database, now: now)
+        try RecordingPolicy.applyRetention(engine, now: now)
     }
 
     // MARK: Building the donation

@@ -6,7 +6,6 @@ import ProactiveCore
 import ProactiveEngine
 import ProactiveLab
 import ProactiveModels
-import ProactiveStore
 
 // MARK: - proactive evaluate
 

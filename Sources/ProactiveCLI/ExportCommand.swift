@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive export
 
@@ -32,13 +32,12 @@ struct ExportCommand: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
-        let stores = try storeOptions.openScoped(.readOnly)
-        let exporter = DonationExporter(store: stores.donations)
-        let filter = try filter.filter(stores)
+        let engine = try storeOptions.openEngine(.readOnly, appMode: .scoped)
+        let filter = try filter.filter(engine)
         if output == "-" {
-            try exporter.exportToStandardOutput(matching: filter)
+            try engine.exportDonationsToStandardOutput(matching: filter)
         } else {
-            let count = try exporter.export(matching: filter, toPath: output, protectedPaths: storeOptions.ownedFiles)
+            let count = try engine.exportDonations(matching: filter, toPath: output, protectedPaths: storeOptions.ownedFiles)
             printError("exported \(count) donations to \(output)")
         }
     }

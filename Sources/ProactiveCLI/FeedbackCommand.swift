@@ -4,7 +4,6 @@ import ProactiveCore
 import ProactiveEngine
 import ProactiveModels
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive feedback
 
@@ -87,7 +86,7 @@ struct FeedbackCommand: ParsableCommand {
                 context[parts[0]] = parts[1]
             }
             engine.definitionsOverlay = try loadDefinitions(definitions).definitions
-            engine.skippedStoredData = { printError("warning: \($0)") }
+            engine = engine.warningAboutSkippedData()
             let subject: Engine.FeedbackSubject = target.map { .target($0) } ?? widget.map { .widget($0) } ?? .app(app!)
             let event: FeedbackEvent
             do {
@@ -157,9 +156,7 @@ struct FeedbackCommand: ParsableCommand {
         var user: String = Donation.defaultUser
 
         func run() throws {
-            for stored in try SQLiteDeclarationStore(database: try storeOptions.openDatabase(.mustExist)).feedback(user: user) {
-                print(stored.eventJSON)
-            }
+            for event in try storeOptions.openEngine(.mustExist).storedFeedbackJSON(user: user) { print(event) }
         }
     }
 
@@ -167,7 +164,7 @@ struct FeedbackCommand: ParsableCommand {
     /// donation already stored (the same feedback recorded again) is not stored twice.
     /// While recording is paused nothing is stored (feedback is refused like donations).
     static func record(_ events: [FeedbackEvent], user: String, offset: Int, engine: Engine) throws {
-        try RecordingPolicy.requireRecording(engine.database)
+        try RecordingPolicy.requireRecording(engine)
         for recorded in try engine.recordFeedback(events, user: user, utcOffset: offset) {
             print(FeedbackCodec.encode(recorded.event, utcOffset: offset))
             if let donation = recorded.donation {

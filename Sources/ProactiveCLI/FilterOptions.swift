@@ -26,9 +26,8 @@ struct FilterOptions: ParsableArguments {
             transform: DateArgument.transform)
     var before: DateArgument?
 
-    /// The filter, its dates read on `--user`'s clock (in `stores`, as its acting party).
-    func filter(_ stores: ScopedStores) throws -> DonationFilter {
-        let engine = Engine(database: stores.database, access: stores.access)
+    /// The filter, its dates read on `--user`'s clock (in `engine`'s store, as its acting party).
+    func filter(_ engine: Engine) throws -> DonationFilter {
         let start = try after?.read(engine, user: user, flag: "--after").date
         let end = try before?.read(engine, user: user, flag: "--before").date
         if let start, let end, start >= end {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveRanking
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive focus context
 
@@ -47,13 +47,13 @@ struct FocusContextCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.access.require(app: app, to: "set the Focus app context of")
-        let session = try FocusSession(storeOptions, appMode: .scoped)
-        var engine = try session.engine()
+        let engine = try storeOptions.openEngine(appMode: .scoped)
         let focusName: String
         do { focusName = try FocusName.validated(focus) } catch { throw error.failure() }
         let parsed = try predicate.map { text throws(FocusError) in try FilterPredicate(parsing: text) }
-        do { try engine.setAppContext(app: app, focus: focusName, AppContext(filterPredicate: parsed, badgeCount: badge)) } catch { throw error.failure() }
-        try session.filters.setAppContext(StoredAppContext(app: app, focus: focusName, filterPredicate: parsed?.description, badgeCount: badge))
+        do { try engine.setFocusAppContext(app: app, focus: focusName, AppContext(filterPredicate: parsed, badgeCount: badge)) } catch let error as FocusError {
+            throw error.failure()
+        }
         if clear {
             print("\(app) in \(focusName): no app context")
         } else {

@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive focus filter
 
@@ -60,8 +59,7 @@ struct FocusFilterCommand: ParsableCommand {
             let filter: FocusFilter
             do { filter = try FocusFilter.parse(try readTextFile(file), app: app) } catch let error as FocusError { throw error.failure(file: file) }
             try storeOptions.access.require(app: app, to: "declare the Focus filter of")
-            let database = try storeOptions.openDatabase(appMode: .scoped)
-            let declared = try Engine(database: database, access: storeOptions.access).declareFocusFilter(filter)
+            let declared = try storeOptions.openEngine(appMode: .scoped).declareFocusFilter(filter)
             for (focus, name) in declared.dropped { print("dropped \(focus): \(name) (no longer fits the declaration)") }
             let names = filter.parameters.map { "\($0.name) (\($0.type)\($0.isOptional ? ", optional" : ", default \($0.displayText($0.defaultValue!))"))" }
             print("\(app): \(filter.title): \(names.joined(separator: ", "))")

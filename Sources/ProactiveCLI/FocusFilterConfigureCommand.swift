@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive focus filter configure
 
@@ -51,7 +50,7 @@ struct FocusFilterConfigureCommand: ParsableCommand {
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("values are NAME=VALUE, found \"\(setting)\"") }
             texts.append((parts[0], parts[1]))
         }
-        let engine = Engine(database: try storeOptions.openDatabase(appMode: .scoped), access: storeOptions.access)
+        let engine = try storeOptions.openEngine(appMode: .scoped)
         let configured: Engine.ConfiguredFilter
         do { configured = try engine.configureFocusFilter(app: app, focus: focus, set: texts, unset: unset) } catch let error as FocusError {
             throw error.failure()

@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive focus filter show
 
@@ -35,7 +34,7 @@ struct FocusFilterShowCommand: ParsableCommand {
 
     func run() throws {
         if let app { try storeOptions.access.require(app: app, to: "read the Focus filter of") }
-        let engine = Engine(database: try storeOptions.openDatabase(.mustExist, appMode: .scoped), access: storeOptions.access)
+        let engine = try storeOptions.openEngine(.mustExist, appMode: .scoped)
         let reports: [JSONValue]
         do { reports = try engine.focusFilterReports(app: app, focus: focus) } catch let error as EngineError {
             throw CommandFailure(description: error.description)

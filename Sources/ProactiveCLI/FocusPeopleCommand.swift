@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive focus people
 
@@ -57,7 +56,7 @@ struct FocusPeopleCommand: ParsableCommand {
     }
 
     func run() throws {
-        var engine = Engine(database: try storeOptions.openDatabase(.mustExist), access: storeOptions.access)
+        var engine = try storeOptions.openEngine(.mustExist)
         engine.definitionsOverlay = try loadDefinitions(definitions).definitions
         let rows: [PersonFocusAssociation]
         do {

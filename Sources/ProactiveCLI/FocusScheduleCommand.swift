@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveRanking
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive focus schedule
 
@@ -72,9 +72,7 @@ struct FocusScheduleCommand: ParsableCommand {
 
         func run() throws {
             let schedule = try schedule()
-            let id = try FocusSession(storeOptions).store.addSchedule(StoredFocusSchedule(
-                focus: schedule.focus, weekdays: schedule.weekdays, startMinute: schedule.startMinute,
-                endMinute: schedule.endMinute, timeZone: schedule.timeZone.identifier))
+            let id = try storeOptions.openEngine().addFocusSchedule(schedule)
             print("schedule \(id): \(schedule.focus) \(schedule.summary)")
         }
     }
@@ -110,7 +108,7 @@ struct FocusScheduleCommand: ParsableCommand {
         var id: Int64
 
         func run() throws {
-            guard try FocusSession(storeOptions, mode: .mustExist).store.removeSchedule(id: id) else {
+            guard try storeOptions.openEngine(.mustExist).removeFocusSchedule(id: id) else {
                 throw CommandFailure(description: "no Focus schedule has id \(id) (see proactive focus schedule list)")
             }
             print("removed schedule \(id)")

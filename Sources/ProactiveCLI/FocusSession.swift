@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveRanking
+import ProactiveEngine
 import ProactiveStore
 
 // MARK: - Focus state from the store
@@ -9,63 +10,23 @@ import ProactiveStore
 /// What the Focus commands share: the store's Focus rows turned into the
 /// pure `FocusTimeline` and `FocusFilterEngine`, and the way they print.
 struct FocusSession {
-    let database: ProactiveDatabase
-    let store: SQLiteFocusStore
-
-    /// Only the filters `access` may see (`--as-app`: the app's own).
-    let filters: AppScopedFocusStore
+    let engine: Engine
 
     /// - Parameter appMode: `.scoped` for commands that limit themselves to the acting app's filter.
     init(_ options: StoreOptions, mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: StoreOptions.AppMode = .refused) throws {
-        self.init(database: try options.openDatabase(mode, appMode: appMode), access: options.access)
-    }
-
-    init(database: ProactiveDatabase, access: StoreAccess = .administrator) {
-        self.database = database
-        store = SQLiteFocusStore(database: database)
-        filters = AppScopedFocusStore(store, access: access)
+        engine = try options.openEngine(mode, appMode: appMode)
     }
 
     // MARK: Loading
 
     /// The schedules (with their row ids, same order) and manual changes as a timeline.
     func timeline() throws -> (timeline: FocusTimeline, ids: [Int64]) {
-        let rows = try store.schedules()
-        var schedules: [FocusSchedule] = []
-        for row in rows {
-            guard let zone = TimeZone(identifier: row.timeZone) else {
-                throw CommandFailure(description: "Focus schedule \(row.id): unknown time zone \"\(row.timeZone)\" in the store")
-            }
-            schedules.append(try FocusSchedule(focus: row.focus, weekdays: row.weekdays, start: row.startMinute, end: row.endMinute, timeZone: zone))
-        }
-        let changes = try store.changes().map { ManualFocusChange(date: $0.date, focus: $0.focus) }
-        return (FocusTimeline(schedules: schedules, changes: changes), rows.map(\.id))
+        let focus = try engine.focusTimeline()
+        return (focus.timeline, focus.ids)
     }
 
     /// Every app's declared filter, configured values and app contexts (an acting app's only, in app mode).
-    func engine() throws -> FocusFilterEngine {
-        var engine = FocusFilterEngine()
-        for stored in try filters.visibleFilters() {
-            let filter: FocusFilter
-            do { filter = try FocusFilter.parse(stored.declaration, app: stored.app) } catch {
-                throw CommandFailure(description: "the stored Focus filter of \(stored.app) is unreadable: \(error)")
-            }
-            engine.declare(filter)
-            for (focus, values) in stored.values { try engine.replaceConfiguration(app: stored.app, focus: focus, values: values) }
-            for context in stored.contexts {
-                let predicate = try context.filterPredicate.map { text throws(FocusError) in try FilterPredicate(parsing: text) }
-                try engine.setAppContext(app: stored.app, focus: context.focus, AppContext(filterPredicate: predicate, badgeCount: context.badgeCount))
-            }
-        }
-        return engine
-    }
-
-    /// Intent definitions: the stored ones, overlaid with a `--definitions` file when given.
-    func definitions(file: String?) throws -> IntentDefinitionSet {
-        var set = try IntentDefinitionSet(SQLiteIntentDefinitionStore(database: database).all())
-        for definition in try loadDefinitions(file).definitions { try set.add(definition) }
-        return set
-    }
+    func filters() throws -> FocusFilterEngine { try engine.focusFilters() }
 
     // MARK: Printing
 

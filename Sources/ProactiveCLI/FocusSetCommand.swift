@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveRanking
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive focus set
 
@@ -42,15 +42,14 @@ struct FocusSetCommand: ParsableCommand {
         let session = try FocusSession(storeOptions)
         let reading = try at?.read(nil, user: nil, flag: "--at")
         let date = reading?.date ?? Date()
-        let (timeline, ids) = try session.timeline()
-        let before = timeline.focus(at: date)
         let focus = name.map(FocusName.normalize)
-        try session.store.recordChange(StoredFocusChange(date: date, focus: focus))
+        let (timeline, ids) = try session.engine.recordFocusChange(focus, at: date)
+        let before = timeline.focus(at: date)
         var after = timeline
         after.set(focus, at: date)
         let state = after.state(at: date)
         print("Focus: \(FocusSession.describe(state, timeline: after, ids: ids, offset: reading?.utcOffset))")
-        let engine = try session.engine()
+        let engine = try session.filters()
         for event in engine.performEvents(from: before, to: state.focus) { print(FocusSession.describe(event, engine: engine)) }
     }
 }

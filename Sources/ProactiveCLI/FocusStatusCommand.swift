@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive focus status
 
@@ -32,7 +31,7 @@ struct FocusStatusCommand: ParsableCommand {
         let (timeline, ids) = try session.timeline()
         let state = timeline.state(at: date)
         print("Focus at \(FocusSession.format(date, offset: reading?.utcOffset)): \(FocusSession.describe(state, timeline: timeline, ids: ids, offset: reading?.utcOffset))")
-        let engine = try session.engine()
+        let engine = try session.filters()
         for app in engine.filters.keys.sorted() {
             let values = engine.currentValues(app: app, activeFocus: state.focus) ?? [:]
             let configured = engine.isConfigured(app: app, focus: state.focus)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive forget
 
@@ -29,7 +29,7 @@ struct ForgetCommand: ParsableCommand {
     }
 
     func run() throws {
-        let erased = try SQLitePrivacyStore(database: try storeOptions.openDatabase(.mustExist)).forget(user: user)
+        let erased = try storeOptions.openEngine(.mustExist).forget(user: user)
         let total = erased.values.reduce(0, +)
         let details = erased.keys.sorted().map { "\($0) \(erased[$0]!)" }.joined(separator: ", ")
         print("forgot \(user): \(total) row\(total == 1 ? "" : "s") erased" + (details.isEmpty ? "" : " (\(details))"))

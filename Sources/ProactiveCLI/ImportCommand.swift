@@ -87,14 +87,10 @@ struct ImportCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("""
         After storing: 'update' folds the new donations into every saved model they leave behind \
-        (at most \(Self.maxFoldedPerModel) per model), so the next query reads a current model; \
+        (at most \(Engine.maxFoldedPerImport) per model), so the next query reads a current model; \
         'defer' leaves that to each user's next query. Never refits.
         """, valueName: "update|defer"))
-    var models: ModelUpdateMode = .update
-
-    /// Above this many new donations for one saved model, `import` leaves it to the next query
-    /// (folding them in would run every scheduled refit on the way).
-    static let maxFoldedPerModel = 1_000
+    var models: DonationImport.ModelPolicy = .update
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("name at least one file to import") }
@@ -118,20 +114,12 @@ struct ImportCommand: ParsableCommand {
     // MARK: Running
 
     func run() throws {
-        let stores = try storeOptions.openScoped()
-        try RecordingPolicy.requireRecording(stores.database)
-        let store = stores.donations
-        for setting in try timeZoneSettings() {
-            try store.setTimeZone(setting.zone, forUser: setting.user)
-        }
-        // One instant for both: what has aged out is erased first, and nothing older than
-        // the window is stored, so the import never stores what retention erases at once.
-        let now = Date()
-        try RecordingPolicy.applyRetention(stores.database, now: now)
-        let retention = ImportRetention(policy: try SQLitePrivacyStore(database: stores.database).retentionPolicy(), now: now)
+        let engine = try storeOptions.openEngine(appMode: .scoped)
         let printer = ImportProgressPrinter(mode: progress)
-        let importer = DonationImporter(
-            store: store, options: ImportOptions(strict: strict, batchSize: batchSize, retention: retention), onProgress: printer.report)
+        let run = try engine.beginImport(timeZones: try timeZoneSettings(), strict: strict, batchSize: batchSize,
+                                         resume: "proactive pause off", onProgress: printer.report)
+        RecordingPolicy.tell(run.erased)
+        let (importer, retention) = (run.importer, run.retention)
         var total = ImportSummary()
         var perFile: [(file: String, summary: ImportSummary)] = []
         for file in files {
@@ -151,12 +139,10 @@ struct ImportCommand: ParsableCommand {
         let seconds = printer.elapsed
         ImportProgressPrinter.writeError(String(format: "%d lines in %.2f s (%.0f lines/s)\n", total.lines, seconds,
                                                 seconds > 0 ? Double(total.lines) / seconds : 0))
-        var modelsUpdate: Engine.SavedModelsUpdate?
-        if models == .update, total.imported > 0 {
-            let started = Date()
-            let update = try Engine(database: stores.database).updateSavedModels(maxPending: Self.maxFoldedPerModel, now: now)
-            for line in Self.describe(update, seconds: Date().timeIntervalSince(started)) { ImportProgressPrinter.writeError(line + "\n") }
-            modelsUpdate = update
+        let started = Date()
+        let modelsUpdate = try run.finish(imported: total.imported, models: models)
+        if let modelsUpdate {
+            for line in Self.describe(modelsUpdate, seconds: Date().timeIntervalSince(started)) { ImportProgressPrinter.writeError(line + "\n") }
         }
         if json {
             print(JSONWriter.string(Self.json(total, files: perFile, retention: retention, seconds: seconds, models: modelsUpdate)))
@@ -286,8 +272,5 @@ struct ImportCommand: ParsableCommand {
     }
 }
 
-/// What `import` does with saved models after storing (`--models`).
-enum ModelUpdateMode: String, ExpressibleByArgument, CaseIterable {
-    case update
-    case `defer`
-}
+/// `--models update|defer`.
+extension DonationImport.ModelPolicy: ExpressibleByArgument {}

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveLab
 import ProactiveModels
-import ProactiveStore
 
 // MARK: - proactive lint
 
@@ -45,12 +45,12 @@ struct LintCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try storeOptions.openDatabase(.mustExist)
-        let store = SQLiteDonationStore(database: database)
-        let users = try user.map { [$0] } ?? store.users()
+        var engine = try storeOptions.openEngine(.mustExist)
+        engine.definitionsOverlay = try loadDefinitions(definitions).definitions
+        let users = try user.map { [$0] } ?? engine.users()
         var donations: [Donation] = []
-        for user in users { donations += try store.donations(forUser: user, in: .all) }
-        let definitions = try FocusSession(database: database).definitions(file: definitions)
+        for user in users { donations += try engine.donations(forUser: user) }
+        let definitions = try engine.definitions()
         let warnings = DonationLint(minimumDonations: minimumDonations).check(donations, definitions: definitions)
         if json {
             print(JSONWriter.string(.object([

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive migrate
 
@@ -83,14 +83,8 @@ struct MigrateCommand: ParsableCommand {
         func run() throws {
             let plan = try files.plan()
             if let refusal = plan.refusal { throw CommandFailure(description: "migration refused: \(refusal)") }
-            let database = try storeOptions.openDatabase()
-            let definitions = SQLiteIntentDefinitionStore(database: database)
-            let apps = Set(plan.new.map(\.app))
-            let stored = try plan.apply(to: try definitions.all().filter { apps.contains($0.app) })
-            try definitions.replace(with: stored, apps: apps)
-            let statistics = try SQLiteDonationStore(database: database).statistics(matching: .everything)
-            for report in plan.reports {
-                let legacyCount = statistics.byIntent.first { $0.app == report.app && $0.name == report.legacyIntent }?.donations ?? 0
+            let counts = try storeOptions.openEngine().applyMigration(plan)
+            for (report, legacyCount) in zip(plan.reports, counts) {
                 print("applied: \(report.app) \(report.legacyIntent) -> \(report.newIntent) (\(legacyCount) stored legacy donations now count for \(report.newIntent))")
             }
         }

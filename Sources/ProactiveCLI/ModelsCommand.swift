@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - proactive models
 
@@ -38,7 +37,7 @@ struct ModelsListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let engine = Engine(database: try storeOptions.openDatabase(.mustExist), access: storeOptions.access)
+        let engine = try storeOptions.openEngine(.mustExist)
         let statuses = try engine.modelStatuses(user: user)
         if json {
             func number(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
@@ -90,8 +89,8 @@ struct ModelsExportWeightsCommand: ParsableCommand {
     var output: String
 
     func run() throws {
-        let engine = Engine(database: try storeOptions.openDatabase(.mustExist), access: storeOptions.access)
-        let users = user.isEmpty ? try SQLiteDonationStore(database: engine.database).users() : user
+        let engine = try storeOptions.openEngine(.mustExist)
+        let users = user.isEmpty ? try engine.users() : user
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         var index: [JSONValue] = []
         var skipped = 0

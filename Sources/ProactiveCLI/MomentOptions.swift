@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - The model choice
 
@@ -27,9 +26,8 @@ struct ModelChoiceOptions: ParsableArguments {
 
     /// The engine over the store, with the `--definitions` overlay.
     func engine(_ store: StoreOptions, appMode: StoreOptions.AppMode = .refused) throws -> Engine {
-        var engine = Engine(database: try store.openDatabase(.mustExist, appMode: appMode), access: store.access,
-                            definitionsOverlay: try loadDefinitions(definitions).definitions)
-        engine.skippedStoredData = { printError("warning: \($0)") }
+        var engine = try store.openEngine(.mustExist, appMode: appMode).warningAboutSkippedData()
+        engine.definitionsOverlay = try loadDefinitions(definitions).definitions
         return engine
     }
 }

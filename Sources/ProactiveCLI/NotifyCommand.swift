@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
-import ProactiveStore
 
 // MARK: - proactive notify
 
@@ -44,7 +43,7 @@ struct NotifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let engine = Engine(database: try storeOptions.openDatabase(), access: storeOptions.access)
+        let engine = try storeOptions.openEngine()
         let answer = try engine.notificationDecision(app: app, criteria: try FilterCriteria(parsing: criteria), at: try at?.read(nil, user: nil, flag: "--at").date ?? Date())
         if json {
             print(JSONWriter.string(answer.json))

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive pause
 
@@ -30,16 +30,16 @@ struct PauseCommand: ParsableCommand {
     var state: Switch = .status
 
     func run() throws {
-        let privacy = SQLitePrivacyStore(database: try storeOptions.openDatabase(state == .status ? .mustExist : .createIfMissing))
+        let engine = try storeOptions.openEngine(state == .status ? .mustExist : .createIfMissing)
         switch state {
         case .on:
-            try privacy.setRecordingPaused(true, at: Date())
+            try engine.setRecordingPaused(true, at: Date())
             print("recording paused: donations and feedback are refused until `proactive pause off`; nothing was deleted")
         case .off:
-            try privacy.setRecordingPaused(false, at: Date())
+            try engine.setRecordingPaused(false, at: Date())
             print("recording resumed")
         case .status:
-            if let since = try privacy.pausedSince() {
+            if let since = try engine.recordingPausedSince() {
                 print("paused since \(DateFormatting.utc(since))")
             } else {
                 print("recording")

@@ -39,7 +39,7 @@ struct PredictCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard k >= 1 else { throw ValidationError("-k must be at least 1, found \(k)") }
+        if let problem = Engine.Limits.kProblem(k) { throw ValidationError("-k \(problem), found \(k)") }
     }
 
     func run() throws {

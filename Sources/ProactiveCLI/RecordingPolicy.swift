@@ -11,18 +11,20 @@ import ProactiveStore
 /// reading or after writing.
 enum RecordingPolicy {
     /// - Throws: `StoreError(.recordingPaused)` with a clear message when recording is paused.
-    static func requireRecording(_ database: ProactiveDatabase) throws {
-        let privacy = SQLitePrivacyStore(database: database)
-        guard try privacy.isRecordingPaused() else { return }
-        let since = try privacy.pausedSince().map { " since " + DateFormatting.utc($0) } ?? ""
-        throw StoreError(.recordingPaused, "recording is paused\(since): donations and feedback are refused and nothing was stored "
-                         + "(proactive pause off resumes; nothing stored was deleted)")
+    static func requireRecording(_ engine: Engine) throws {
+        try engine.requireRecording(resume: "proactive pause off")
     }
 
     /// Erases what is older than the retention windows at `now` and reports it on standard error.
     @discardableResult
-    static func applyRetention(_ database: ProactiveDatabase, now: Date) throws -> RetentionReport {
-        let report = try Engine(database: database).applyRetention(now: now)
+    static func applyRetention(_ engine: Engine, now: Date) throws -> RetentionReport {
+        let report = try engine.applyRetention(now: now)
+        tell(report)
+        return report
+    }
+
+    /// Says on standard error what retention erased (nothing when it erased nothing).
+    static func tell(_ report: RetentionReport) {
         if !report.isEmpty {
             let apps = report.donationsByApp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             ImportProgressPrinter.writeError("retention: erased \(report.donations) stored donations now older than their window"
@@ -30,7 +32,6 @@ enum RecordingPolicy {
                                              + (report.feedback > 0 ? " and \(report.feedback) feedback events" : "")
                                              + "; see proactive retention show\n")
         }
-        return report
     }
 }
 

@@ -38,7 +38,7 @@ struct RetentionCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
-            let policy = try SQLitePrivacyStore(database: try storeOptions.openDatabase()).retentionPolicy()
+            let policy = try storeOptions.openEngine().retentionPolicy()
             print("default: \(policy.defaultWindow)")
             for app in policy.byApp.keys.sorted() { print("\(app): \(policy.byApp[app]!)") }
         }
@@ -73,7 +73,7 @@ struct RetentionCommand: ParsableCommand {
 
         func run() throws {
             let window: RetentionWindow = days.map(RetentionWindow.days) ?? .keepAll
-            try SQLitePrivacyStore(database: try storeOptions.openDatabase()).setRetention(window, app: app)
+            try storeOptions.openEngine().setRetention(window, app: app)
             print("\(app ?? "default"): \(window)")
         }
     }
@@ -89,7 +89,7 @@ struct RetentionCommand: ParsableCommand {
         var app: String
 
         func run() throws {
-            let removed = try SQLitePrivacyStore(database: try storeOptions.openDatabase()).clearRetention(app: app)
+            let removed = try storeOptions.openEngine().clearRetention(app: app)
             print(removed ? "\(app): follows the default window" : "\(app) had no window of its own")
         }
     }
@@ -112,8 +112,7 @@ struct RetentionCommand: ParsableCommand {
         var now: DateArgument?
 
         func run() throws {
-            let database = try storeOptions.openDatabase(.mustExist)
-            let report = try Engine(database: database).applyRetention(now: try now?.read(nil, user: nil, flag: "--now").date ?? Date())
+            let report = try storeOptions.openEngine(.mustExist).applyRetention(now: try now?.read(nil, user: nil, flag: "--now").date ?? Date())
             for app in report.donationsByApp.keys.sorted() { print("\(app): erased \(report.donationsByApp[app]!) donations") }
             print("erased \(report.donations) donations and \(report.feedback) feedback events")
         }

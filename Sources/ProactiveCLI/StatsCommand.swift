@@ -35,14 +35,9 @@ struct StatsCommand: ParsableCommand {
     var top = 20
 
     func run() throws {
-        let stores = try storeOptions.openScoped(.readOnly)
-        let database = stores.database
-        let store = stores.donations
-        let stats = try store.statistics(matching: try filter.filter(stores))
-        let schema = try database.appliedMigrations().last ?? "none"
-        var timeZones: [String: String] = [:]
-        for tally in stats.byUser { timeZones[tally.name] = try store.timeZone(forUser: tally.name) }
-        let problems = check ? try database.integrityProblems() : []
+        let engine = try storeOptions.openEngine(.readOnly, appMode: .scoped)
+        let report = try engine.storeReport(matching: try filter.filter(engine), checkIntegrity: check)
+        let (stats, schema, timeZones, problems) = (report.statistics, report.schema, report.timeZones, report.integrityProblems)
         if json {
             print(JSONWriter.string(jsonReport(stats, schema: schema, timeZones: timeZones, problems: problems)))
         } else {

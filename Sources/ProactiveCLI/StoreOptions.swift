@@ -63,36 +63,23 @@ struct StoreOptions: ParsableArguments {
         if let asApp, let problem = IdentifierRules.bundleIdentifierProblem(asApp) { throw ValidationError("--as-app: \(problem)") }
     }
 
-    /// Opens the database, creating and migrating it unless `mode` says it must exist.
+    /// Opens the database, creating and migrating it unless `mode` says it must exist: the
+    /// path → store step for `serve`, which hands it to the service.
     /// - Throws: `.accessDenied` in app mode unless the command declares `appMode: .scoped`.
     func openDatabase(_ mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> ProactiveDatabase {
-        if appMode == .refused { try access.requireAdministrator(to: "run this command (it works on every app's data)") }
+        try check(appMode)
         return try ProactiveDatabase(path: path, mode: mode)
     }
 
-    /// Opens the donation store (administrative mode only).
-    func openDonations(_ mode: ProactiveDatabase.OpenMode = .createIfMissing) throws -> SQLiteDonationStore {
-        SQLiteDonationStore(database: try openDatabase(mode))
-    }
-
-    /// The engine on the store, acting as the acting party (see `openDatabase` for `appMode`).
+    /// The engine on the store, acting as the acting party (see `openDatabase` for `appMode`): the
+    /// way every command but `serve` reaches the store.
     func openEngine(_ mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> Engine {
-        Engine(database: try openDatabase(mode, appMode: appMode), access: access)
+        try check(appMode)
+        return try Engine(path: path, mode: mode, access: access)
     }
 
-    /// The stores as the acting party sees them (app mode: only its own data).
-    func openScoped(_ mode: ProactiveDatabase.OpenMode = .createIfMissing) throws -> ScopedStores {
-        ScopedStores(database: try openDatabase(mode, appMode: .scoped), access: access)
+    /// Refuses `--as-app` to a command that works on every app's data.
+    private func check(_ appMode: AppMode) throws {
+        if appMode == .refused { try access.requireAdministrator(to: "run this command (it works on every app's data)") }
     }
-}
-
-/// The store file's donations, declarations and Focus filters, each limited
-/// to what the acting party (`StoreAccess`) may see and change.
-struct ScopedStores {
-    let database: ProactiveDatabase
-    let access: StoreAccess
-
-    var donations: AppScopedDonationStore { AppScopedDonationStore(SQLiteDonationStore(database: database), access: access) }
-    var declarations: AppScopedDeclarationStore { AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: access) }
-    var focus: AppScopedFocusStore { AppScopedFocusStore(SQLiteFocusStore(database: database), access: access) }
 }

@@ -4,7 +4,6 @@ import LinearAlgebra
 import ProactiveCore
 import ProactiveEngine
 import ProactiveModels
-import ProactiveStore
 
 // MARK: - proactive train
 
@@ -59,101 +58,46 @@ struct TrainCommand: AsyncParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
 
-    /// What happened to one user.
-    struct Outcome: Sendable {
-        var user: String
-        var donations: Int
-        var targets: Int
-        var seconds: Double
-        var bytes: Int
-        /// The blend's guard, if the model has one.
-        var weightGuard: WeightGuard?
-    }
-
     func run() async throws {
         let engine = try modelOptions.engine(storeOptions)
-        let database = engine.database
-        try RecordingPolicy.applyRetention(database, now: Date())  // never learn from what has expired
-        let users = try user.map { [$0] } ?? SQLiteDonationStore(database: database).users()
+        try RecordingPolicy.applyRetention(engine, now: Date())  // never learn from what has expired
+        let users = try user.map { [$0] } ?? engine.users()
         guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.path)") }
         BLAS.setThreadCount(1)  // parallel over users instead
-        let width = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, users.count)
-        let (name, choice) = (modelOptions.model, modelOptions.choice)
+        let name = modelOptions.model
         let clock = ContinuousClock()
         let started = clock.now
-        var done = 0
-        var failures: [String] = []
-        var outcomes: [Outcome] = []
-        // Pass 1: walk every user (the blend's rows teach the population prior); only each user's sample
-        // is kept, the donations are read again in pass 2.
-        var prepared: [Engine.UserTraining] = []
-        try await withThrowingTaskGroup(of: Result<Engine.UserTraining, CommandFailure>.self) { group in
-            var pending = users[...]
-            func startNext() {
-                guard let next = pending.popFirst() else { return }
-                group.addTask {
-                    do { return .success(try engine.prepareTraining(user: next, choice).releasingDonations()) }
-                    catch let failure as EngineError { return .failure(CommandFailure(description: failure.description)) }
-                    catch { return .failure(CommandFailure(description: "user \(next): \(error)")) }
+        var phaseStart = started
+        func rate(_ done: Int, of total: Int, since start: ContinuousClock.Instant) -> String {
+            ProgressPrinter.rateAndTimeLeft(done: done, total: total, seconds: Self.seconds(clock.now - start))
+                .replacingOccurrences(of: "/s", with: " users/s")
+        }
+        // A user alone keeps the prior of their saved state; several learn the population's.
+        let run = await engine.train(users: users, modelOptions.choice, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+                                     populationPrior: user == nil) { event in
+            switch event {
+            case let .walked(_, done, total, failure):
+                if let failure { printError("[\(done)/\(total)] \(failure)") }
+                if !quiet, total > 1, done % max(1, total / 20) == 0 || done == total {
+                    printError("walked \(done)/\(total) users" + rate(done, of: total, since: started))
                 }
-            }
-            for _ in 0 ..< width { startNext() }
-            for try await result in group {
-                done += 1
-                switch result {
-                case let .success(training): prepared.append(training)
-                case let .failure(failure):
-                    failures.append(failure.description)
-                    printError("[\(done)/\(users.count)] \(failure.description)")
+            case let .prior(prior):
+                if !quiet, let prior { printError("prior: \(prior.name)") }
+                phaseStart = clock.now
+            case let .fitted(_, done, total, .success(trained)):
+                if !quiet {
+                    printError(String(format: "[%d/%d] user %@: %d donations, %d targets, %.2f s, %d bytes", done, total, trained.user,
+                                      trained.live.key.donationCount, trained.live.targets.count, trained.seconds, trained.live.savedBytes ?? 0)
+                               + rate(done, of: total, since: phaseStart))
                 }
-                if !quiet, users.count > 1, done % max(1, users.count / 20) == 0 || done == users.count {
-                    printError("walked \(done)/\(users.count) users"
-                               + ProgressPrinter.rateAndTimeLeft(done: done, total: users.count, seconds: Self.seconds(clock.now - started))
-                                   .replacingOccurrences(of: "/s", with: " users/s"))
-                }
-                startNext()
+            case let .fitted(_, done, total, .failure(failure)):
+                printError("[\(done)/\(total)] \(failure.description)")
             }
         }
-        prepared.sort { $0.user < $1.user }
-        let prior = prepared.count > 1 || user == nil ? Engine.population(of: &prepared) : nil
-        if !quiet, let prior { printError("prior: \(prior.name)") }
-        // Pass 2: fit each user toward the prior and save.
-        done = 0
-        let phaseStart = clock.now
-        try await withThrowingTaskGroup(of: Result<Outcome, CommandFailure>.self) { group in
-            var pending = prepared[...]
-            func startNext() {
-                guard let next = pending.popFirst() else { return }
-                group.addTask {
-                    do { return .success(try Self.finish(next, prior: prior, engine: engine)) }
-                    catch let failure as CommandFailure { return .failure(failure) }
-                    catch let failure as EngineError { return .failure(CommandFailure(description: failure.description)) }
-                    catch { return .failure(CommandFailure(description: "user \(next.user): \(error)")) }
-                }
-            }
-            for _ in 0 ..< width { startNext() }
-            for try await result in group {
-                done += 1
-                switch result {
-                case let .success(outcome):
-                    outcomes.append(outcome)
-                    if !quiet {
-                        printError(String(format: "[%d/%d] user %@: %d donations, %d targets, %.2f s, %d bytes", done, prepared.count,
-                                          outcome.user, outcome.donations, outcome.targets, outcome.seconds, outcome.bytes)
-                                   + ProgressPrinter.rateAndTimeLeft(done: done, total: prepared.count,
-                                                                     seconds: Self.seconds(clock.now - phaseStart))
-                                       .replacingOccurrences(of: "/s", with: " users/s"))
-                    }
-                case let .failure(failure):
-                    failures.append(failure.description)
-                    printError("[\(done)/\(prepared.count)] \(failure.description)")
-                }
-                startNext()
-            }
-        }
+        let (outcomes, failures) = (run.trained, run.failures)
         if report, !json {
-            for outcome in outcomes.sorted(by: { $0.user < $1.user }) {
-                print("\(outcome.user): \(outcome.weightGuard?.summary ?? "no guard (\(name) has no blend weights)")")
+            for outcome in outcomes {
+                print("\(outcome.user): \(Self.weightGuard(outcome)?.summary ?? "no guard (\(name) has no blend weights)")")
             }
         }
         let seconds = Self.seconds(clock.now - started)
@@ -162,10 +106,10 @@ struct TrainCommand: AsyncParsableCommand {
             func count(_ value: Int) -> JSONValue { .number(Double(value), integer: Int64(value)) }
             print(JSONWriter.string(.object([
                 ("model", .string(name)), ("seconds", number(seconds)),
-                ("users", .array(outcomes.sorted { $0.user < $1.user }.map { outcome in
-                    .object([("user", .string(outcome.user)), ("donations", count(outcome.donations)), ("targets", count(outcome.targets)),
-                             ("seconds", number(outcome.seconds)), ("bytes", count(outcome.bytes)),
-                             ("guard", outcome.weightGuard.map { Self.json($0) } ?? .null)])
+                ("users", .array(outcomes.map { outcome in
+                    .object([("user", .string(outcome.user)), ("donations", count(outcome.live.key.donationCount)),
+                             ("targets", count(outcome.live.targets.count)), ("seconds", number(outcome.seconds)),
+                             ("bytes", count(outcome.live.savedBytes ?? 0)), ("guard", Self.weightGuard(outcome).map { Self.json($0) } ?? .null)])
                 })),
                 ("failures", .array(failures.map(JSONValue.string))),
             ])))
@@ -179,16 +123,8 @@ struct TrainCommand: AsyncParsableCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Fits and saves one prepared user's model (runs in a task of its own); with no prior
-    /// (one user trained alone) the prior of the user's saved state.
-    static func finish(_ training: Engine.UserTraining, prior: BlendTrainer.Prior?, engine: Engine) throws -> Outcome {
-        let clock = ContinuousClock()
-        let started = clock.now
-        let live = try engine.finishTraining(training, prior: prior ?? engine.savedPrior(user: training.user, training.choice))
-        return Outcome(user: training.user, donations: live.key.donationCount, targets: live.targets.count,
-                       seconds: seconds(clock.now - started), bytes: live.savedBytes ?? 0,
-                       weightGuard: (live.model as? BlendModel)?.weightGuard)
-    }
+    /// The blend's guard, if the model has one.
+    static func weightGuard(_ trained: Engine.TrainedUser) -> WeightGuard? { (trained.live.model as? BlendModel)?.weightGuard }
 
     /// The guard as JSON: prior, anchor, share and the held-out scores.
     static func json(_ weightGuard: WeightGuard) -> JSONValue {

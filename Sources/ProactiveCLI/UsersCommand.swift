@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - proactive users
 
@@ -52,7 +51,7 @@ struct UsersTimeZoneCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = SQLiteDonationStore(database: try storeOptions.openDatabase(action == "show" ? .mustExist : .createIfMissing))
+        let store = try storeOptions.openEngine(action == "show" ? .mustExist : .createIfMissing)
         switch action {
         case "set":
             try store.setTimeZone(zone, forUser: user!)

@@ -57,12 +57,44 @@ extension Engine {
         return before
     }
 
+    /// Applies a checked intent migration: the new file's apps have their stored definitions
+    /// replaced by `plan.apply(to:)` of theirs (other apps' stay), so legacy donations, shortcuts and
+    /// widgets resolve to the new intents. Owner only.
+    /// - Returns: for each of `plan.reports`, how many stored donations of the legacy intent now
+    ///   count for the new one (same order).
+    /// - Throws: `EngineError(.invalidRequest)` when the plan has a refusal (nothing stored);
+    ///   `MigrationError`; `StoreError(.accessDenied)` under an app's access.
+    ///
+    /// ```swift
+    /// let plan = MigrationPlan(legacy: legacy, new: current, detectRenames: true)
+    /// let counts = try engine.applyMigration(plan)   // [12]: 12 legacy donations now count for the new intent
+    /// ```
+    public func applyMigration(_ plan: MigrationPlan) throws -> [Int] {
+        try access.requireAdministrator(to: "migrate intent definitions")
+        if let refusal = plan.refusal { throw EngineError(.invalidRequest, "migration refused: \(refusal)") }
+        let store = SQLiteIntentDefinitionStore(database: database)
+        let apps = Set(plan.new.map(\.app))
+        try store.replace(with: try plan.apply(to: try store.all().filter { apps.contains($0.app) }), apps: apps)
+        let statistics = try donations.statistics(matching: .everything)
+        return plan.reports.map { report in
+            statistics.byIntent.first { $0.app == report.app && $0.name == report.legacyIntent }?.donations ?? 0
+        }
+    }
+
     /// The stored intent definitions, without `definitionsOverlay` (see `definitions()` for both).
     public func storedDefinitions() throws -> [IntentDefinition] {
         try SQLiteIntentDefinitionStore(database: database).all()
     }
 
     // MARK: Relevant shortcuts
+
+    /// `user`'s relevant shortcuts and widget timelines that the acting party may see (an app: its own),
+    /// decoded. A stored row that no longer decodes is skipped and told to `skippedStoredData`.
+    /// - Throws: store failures.
+    public func visibleDeclarations(user: String) throws -> Declarations {
+        try Self.declarations(AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: access), user: user,
+                              skipped: skippedStoredData)
+    }
 
     /// Replaces `set.app`'s relevant shortcuts for `user` with `set` (an empty set withdraws them
     /// all). `utcOffset` (seconds east of UTC) is the offset the stored dates are written in.

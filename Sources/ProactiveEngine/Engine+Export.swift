@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 import ProactiveModels
+import ProactiveStore
 
 // MARK: - A user's linear scorer, for peers
 
@@ -40,5 +41,32 @@ extension Engine {
             throw EngineError(.unreadableStoredData, "user \(user): \(weights.count) weights for \(targets.count) targets x \(x.count) columns")
         }
         return LinearWeights(user: user, targets: targets, columns: x.count, weights: weights, x: x)
+    }
+}
+
+// MARK: - Donations back as JSON Lines
+
+extension Engine {
+    /// Writes the donations `filter` matches that the acting party may see to `path` as canonical JSON
+    /// Lines (see `DonationExporter`), atomically for a regular file; `protectedPaths` (the store's own
+    /// files) are refused.
+    /// - Returns: how many lines were written.
+    /// - Throws: `StoreError` (`.io` naming the file, `.invalidRequest` for a refused output,
+    ///   `.accessDenied` for another app's donations under an app's access).
+    ///
+    /// ```swift
+    /// let count = try engine.exportDonations(matching: DonationFilter(user: "u1"), toPath: "u1.jsonl")
+    /// ```
+    @discardableResult
+    public func exportDonations(matching filter: DonationFilter = .everything, toPath path: String,
+                                protectedPaths: [String] = []) throws -> Int {
+        try DonationExporter(store: scopedDonations).export(matching: filter, toPath: path, protectedPaths: protectedPaths)
+    }
+
+    /// `exportDonations(matching:toPath:)` to standard output.
+    /// - Returns: how many lines were written.
+    @discardableResult
+    public func exportDonationsToStandardOutput(matching filter: DonationFilter = .everything) throws -> Int {
+        try DonationExporter(store: scopedDonations).exportToStandardOutput(matching: filter)
     }
 }

@@ -127,11 +127,6 @@ extension Engine {
         try donations.appendEach(batches: batches)
     }
 
-    /// The retention policy in force (what `applyRetention` erases by).
-    public func retentionPolicy() throws -> RetentionPolicy {
-        try SQLitePrivacyStore(database: database).retentionPolicy()
-    }
-
     /// How a holder of models and inputs read from this store sees other connections' commits and
     /// deletions (a connection of its own); nil for an in-memory store, which no other process writes.
     public func changeWatch() -> (any StoreChangeWatch)? {

@@ -29,7 +29,8 @@ import ProactiveStore
 /// values do not stay in saved bytes) and, unless its holder saves it, when
 /// folding did work the next reader would repeat (see `catchUp`).
 public struct Engine: Sendable {
-    public let database: ProactiveDatabase
+    /// The store; adapters reach it through the Engine's methods, never directly.
+    package let database: ProactiveDatabase
     /// Who acts: the device owner, or one app (which sees and changes only its own data).
     public let access: StoreAccess
     /// Intent definitions overlaying the stored ones (a definitions file the caller read), if any.

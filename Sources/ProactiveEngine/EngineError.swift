@@ -17,9 +17,12 @@ public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
 
     public var code: Code
     public var description: String
+    /// The request field at fault, as the caller spells it (`k`, `--app`), when one is.
+    public var field: String?
 
-    public init(_ code: Code, _ description: String) {
+    public init(_ code: Code, _ description: String, field: String? = nil) {
         self.code = code
         self.description = description
+        self.field = field
     }
 }

@@ -68,7 +68,7 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
         case let error as EngineError:
             switch error.code {
             case .noDonations: return APIError(.notFound, "no_donations", error.description)
-            case .invalidRequest: return APIError(.badRequest, "invalid_request", error.description)
+            case .invalidRequest: return APIError.badRequest(error.description, field: error.field)
             default: return APIError(.internalServerError, error.code.rawValue, error.description)
             }
         case let error as FocusError:

@@ -213,29 +213,9 @@ public struct ProactiveService: Sendable {
         // A day or local time is the user's (their midnight), as `proactive delete --user` reads it.
         let after = try query.get("after").map { try BodyReading.date($0, field: "after", user: user, engine: engine) }
         let before = try query.get("before").map { try BodyReading.date($0, field: "before", user: user, engine: engine) }
-        let all = query.get("all") == "true"
-        for (name, value) in [("identifier", identifiers.first(where: \.isEmpty)), ("group", group), ("app", app), ("user", user)]
-        where value?.isEmpty == true {
-            throw APIError.badRequest("\(name) needs a non-empty value", field: name)
-        }
-        let deletion: DonationDeletion
-        if !identifiers.isEmpty || group != nil {
-            guard let app else { throw APIError.badRequest("identifier and group delete one app's donations: add app", field: "app") }
-            guard identifiers.isEmpty || group == nil else { throw APIError.badRequest("give identifier or group, not both", field: "group") }
-            guard user == nil, after == nil, before == nil, !all else {
-                throw APIError.badRequest("identifier and group combine only with app", field: identifiers.isEmpty ? "group" : "identifier")
-            }
-            deletion = group.map { .group($0, app: app) } ?? .identifiers(identifiers, app: app)
-        } else {
-            let filter = DonationFilter(user: user, app: app, dates: DateSpan(start: after, end: before))
-            if all {
-                guard filter.matchesEverything else { throw APIError.badRequest("all=true deletes everything; drop the other criteria", field: "all") }
-            } else if filter.matchesEverything {
-                throw APIError.badRequest("say what to delete (identifier, group, app, user, after, before), or all=true")
-            }
-            deletion = .matching(filter)
-        }
-        let deleted = try engine.delete(deletion)
+        let request = DeletionRequest(identifiers: identifiers, group: group, app: app, user: user, after: after, before: before,
+                                      all: query.get("all") == "true")
+        let deleted = try engine.delete(request, spelling: { $0 == .all ? "all=true" : $0.rawValue }).deleted
         if deleted > 0 { await runtime.didWrite(.erasure) }
         return Response.json(.object([("deleted", .int(deleted))]))
     }
@@ -331,14 +311,12 @@ struct Question {
                     }
                     context[name] = text
                 }
-            case let ("k", .number(_, integer)):
-                guard let integer, (1...100).contains(integer) else { throw APIError.badRequest("must be an integer from 1 to 100", field: "k") }
-                k = Int(integer)
+            case let ("k", .number(_, .some(integer))) where Engine.Limits.kProblem(integer) == nil: k = Int(integer)
             case let ("developer", .bool(flag)) where allowDeveloper: developer = flag
             case ("user", _): throw APIError.badRequest("must be a non-empty string", field: "user")
             case ("at", _): throw APIError.badRequest("must be an ISO 8601 date or date-time", field: "at")
             case ("context", _): throw APIError.badRequest("must be an object of strings", field: "context")
-            case ("k", _): throw APIError.badRequest("must be an integer from 1 to 100", field: "k")
+            case ("k", _): throw APIError.badRequest(Engine.Limits.kProblem(Int?.none)!, field: "k")
             case ("developer", _) where allowDeveloper: throw APIError.badRequest("must be true or false", field: "developer")
             default: throw APIError.badRequest("unknown field", field: key)
             }

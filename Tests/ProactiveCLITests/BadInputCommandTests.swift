@@ -15,7 +15,8 @@ extension CommandTests {
         }
 
         static let momentCases: [Case] = [
-            Case(arguments: ["-k", "0"], message: "-k must be at least 1, found 0"),
+            Case(arguments: ["-k", "0"], message: "-k must be an integer from 1 to 100, found 0"),
+            Case(arguments: ["-k", "101"], message: "-k must be an integer from 1 to 100, found 101"),
             Case(arguments: ["--context", "x"], message: "--context wants KEY=VALUE, found \"x\""),
             Case(arguments: ["--context", "=x"], message: "--context wants KEY=VALUE, found \"=x\""),
             Case(arguments: ["--context", "a=1", "--context", "a=2"], message: "--context a is given twice"),

@@ -8,7 +8,7 @@ extension CommandTests {
     /// query without `train`, `delete` is unlearned at once, `models list` shows it.
     @Suite("live model commands")
     struct LiveModelCommandTests {
-        static let moment = ["--user", "me", "--at", "2026-11-23T06:55", "-k", "1000", "--json"]
+        static let moment = ["--user", "me", "--at", "2026-11-23T06:55", "-k", "100", "--json"]
 
         static func donateNewApp(_ store: CLIStore, identifier: String, at time: String) async throws -> CommandRun {
             try await store.succeed("donate", "--user", "me", "--app", "com.example.newapp", "--intent", "open", "--identifier", identifier,
@@ -37,7 +37,7 @@ extension CommandTests {
             let learned = probabilities(after["suggestions"]?.array ?? [])
             #expect((learned["com.example.newapp:open"] ?? 0) > 0)
             #expect(abs(learned.values.reduce(0, +) - 1) < 1e-9)
-            let text = try await store.succeed("predict", "--user", "me", "--at", "2026-11-23T06:55", "-k", "1000")
+            let text = try await store.succeed("predict", "--user", "me", "--at", "2026-11-23T06:55", "-k", "100")
             #expect(text.lines.contains { $0.contains("Open com.example.newapp") }, "\(text)")
             #expect(!text.error.contains("note:"), "\(text)")
 

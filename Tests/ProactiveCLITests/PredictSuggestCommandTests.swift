@@ -64,7 +64,7 @@ extension CommandTests {
         @Test func predictJSON() async throws {
             let store = try await CLIStore.sample()
             let json = try await store.succeed("predict", "--user", "me", "--at", "2026-11-20T12:15:00-08:00", "--context", "focus=work",
-                                               "-k", "1000", "--json").json()
+                                               "-k", "100", "--json").json()
             #expect(json.keys == ["user", "at", "clock", "model", "context", "activity", "note", "suggestions"])
             #expect((0 ... 1).contains(json["activity"]?.number ?? -1))
             #expect(json["clock"]?.string == "America/Los_Angeles")
@@ -154,8 +154,8 @@ extension CommandTests {
             try lines.joined(separator: "\n").write(to: late, atomically: true, encoding: .utf8)
             try await store.succeed("import", late.path, "--progress", "none")
 
-            let predicted = try await store.succeed("predict", "--user", "me", "--at", moment, "--context", "place=home", "-k", "1000", "--json").json()
-            let suggested = try await store.succeed("suggest", "--user", "me", "--at", moment, "--context", "place=home", "-k", "1000",
+            let predicted = try await store.succeed("predict", "--user", "me", "--at", moment, "--context", "place=home", "-k", "100", "--json").json()
+            let suggested = try await store.succeed("suggest", "--user", "me", "--at", moment, "--context", "place=home", "-k", "100",
                                                     "--developer", "--json").json()
             let predictions = probabilities(predicted["suggestions"]?.array ?? [])
             let suggestions = probabilities(suggested.array ?? [])

@@ -237,6 +237,13 @@ struct ServiceDonationTests {
             #expect(try fixture.storedCount() == 4)
             let noCriterion = try await client.send(.delete, "/v1/donations", credential: fixture.owner)
             #expect(noCriterion.status == .badRequest)
+            // The rules are the Engine's (`Engine.deletion`), named in the query's terms; an empty span is refused.
+            #expect(noCriterion.json?.string("error", "message")?.contains("identifier, group, app, user, after, before), or all=true") == true)
+            let emptySpan = try await client.send(.delete, "/v1/donations?after=2026-06-02T00:00:00Z&before=2026-06-01T00:00:00Z",
+                                                  credential: fixture.owner)
+            #expect(emptySpan.status == .badRequest && emptySpan.json?.string("error", "field") == "after")
+            let noApp = try await client.send(.delete, "/v1/donations?group=g", credential: fixture.owner)
+            #expect(noApp.json?.string("error", "field") == "app")
             let unknown = try await client.send(.delete, "/v1/donations?colour=red", credential: fixture.owner)
             #expect(unknown.json?.string("error", "field") == "colour")
             let own = try await client.send(.delete, "/v1/donations?app=com.example.coffee&identifier=c1", credential: fixture.coffee)

@@ -29,8 +29,8 @@ final class HeavyStore: @unchecked Sendable {
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let donations = Simulation(SimulationConfiguration(users: 1, days: 365, seed: 3, noisePerDay: 100)).donations()
         engine = try! Engine(path: directory.appendingPathComponent("heavy.sqlite").path)
-        try! SQLitePrivacyStore(database: engine.database).setRetention(.keepAll)
-        _ = try! SQLiteDonationStore(database: engine.database).append(donations, duplicates: .skip)  // the simulator repeats a few launches
+        try! engine.setRetention(.keepAll)
+        _ = try! engine.donate(batch: donations)  // the simulator repeats a few launches: stored once, the repeats reported as duplicates
         user = donations[0].user
         let live = try! engine.train(user: user)
         model = live.model as! BlendModel

@@ -1,0 +1,73 @@
+import Foundation
+import ProactiveCore
+import ProactiveStore
+
+// MARK: - What the store holds
+
+/// What `Engine.storeReport(matching:checkIntegrity:)` found.
+public struct StoreReport: Sendable {
+    /// Counts of the donations the filter matches, as the acting party sees them.
+    public var statistics: DonationStatistics
+    /// The last schema migration applied ("none" for an empty file).
+    public var schema: String
+    /// The zone set for each user in `statistics.byUser` that has one.
+    public var timeZones: [String: String]
+    /// What `PRAGMA integrity_check` reported (empty: ok, or not checked).
+    public var integrityProblems: [String]
+}
+
+extension Engine {
+    var scopedDonations: AppScopedDonationStore { AppScopedDonationStore(donations, access: access) }
+
+    /// The users with donations the acting party may see, sorted.
+    /// - Throws: `StoreError` when the store cannot be read.
+    public func users() throws -> [String] { try scopedDonations.users() }
+
+    /// The IANA zone set for `user`, or nil (each donation's own offset then stands).
+    /// - Throws: `StoreError` when the store cannot be read.
+    public func timeZone(forUser user: String) throws -> String? { try scopedDonations.timeZone(forUser: user) }
+
+    /// Sets (or with nil clears) `user`'s zone: their local times are read on it from then on.
+    /// - Throws: `StoreError(.accessDenied)` when the acting party may not; store failures.
+    ///
+    /// ```swift
+    /// try engine.setTimeZone("Europe/Paris", forUser: "me")
+    /// ```
+    public func setTimeZone(_ zone: String?, forUser user: String) throws { try scopedDonations.setTimeZone(zone, forUser: user) }
+
+    /// The donations `filter` matches that the acting party may see, with the store's schema, the users'
+    /// zones and, when `checkIntegrity`, what SQLite's integrity check finds.
+    /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.
+    ///
+    /// ```swift
+    /// let report = try engine.storeReport(matching: DonationFilter(user: "u1"), checkIntegrity: true)
+    /// print(report.statistics.donations, report.integrityProblems.isEmpty)
+    /// ```
+    public func storeReport(matching filter: DonationFilter = .everything, checkIntegrity: Bool = false) throws -> StoreReport {
+        let statistics = try scopedDonations.statistics(matching: filter)
+        var timeZones: [String: String] = [:]
+        for tally in statistics.byUser { timeZones[tally.name] = try scopedDonations.timeZone(forUser: tally.name) }
+        return StoreReport(statistics: statistics, schema: try database.appliedMigrations().last ?? "none", timeZones: timeZones,
+                           integrityProblems: checkIntegrity ? try database.integrityProblems() : [])
+    }
+
+    /// One page of the donations `filter` matches that the acting party may see, in id order after `cursor`.
+    /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.
+    public func donations(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws -> DonationPage {
+        try scopedDonations.page(matching: filter, after: cursor, limit: limit)
+    }
+
+    /// `user`'s donations in `dates` that the acting party may see, oldest first.
+    /// - Throws: store failures.
+    public func donations(forUser user: String, in dates: DateSpan = .all) throws -> [Donation] {
+        try scopedDonations.donations(forUser: user, in: dates)
+    }
+
+    /// `user`'s stored feedback events as their JSON text (`FeedbackCodec`), oldest first, as stored:
+    /// a row a stricter rule no longer decodes is listed too. Owner only.
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; store failures.
+    public func storedFeedbackJSON(user: String) throws -> [String] {
+        try access.requireAdministrator(to: "list feedback")
+        return try SQLiteDeclarationStore(database: database).feedback(user: user).map(\.eventJSON)
+    }
+}
