@@ -26,6 +26,7 @@ struct DefinitionsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Validate a definitions file and store it, replacing those apps' definitions.",
             discussion: "Example: proactive definitions add datasets/sample/definitions.json")
 
@@ -44,6 +45,7 @@ struct DefinitionsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the stored intent definitions.",
             discussion: "Example: proactive definitions list --json > definitions.json")
 
@@ -74,6 +76,7 @@ struct DefinitionsCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove an app's stored intent definitions.",
             discussion: "Example: proactive definitions remove --app com.example.coffee")
 

@@ -37,6 +37,7 @@ struct FocusFilterCommand: ParsableCommand {
 
     struct Define: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "define",
             abstract: "Declare (or replace) an app's Focus filter from a JSON file.",
             discussion: """
                 The file's "app" may be omitted; when present it must be --app (an app declares \

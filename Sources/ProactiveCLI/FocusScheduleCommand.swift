@@ -23,6 +23,7 @@ struct FocusScheduleCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a schedule: a Focus on during a daily time span on chosen weekdays.",
             discussion: """
                 --days takes Mon-Fri, Mon,Wed,Fri, Fri-Mon, weekdays, weekends or daily. An end \
@@ -79,6 +80,7 @@ struct FocusScheduleCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the schedules with their ids.",
             discussion: """
                 Example:
@@ -96,6 +98,7 @@ struct FocusScheduleCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a schedule by id.",
             discussion: """
                 Example:

@@ -50,6 +50,7 @@ struct MigrateCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Compare legacy and new definitions; exit 1 when the migration would be refused.",
             discussion: """
                 Example:
@@ -67,6 +68,7 @@ struct MigrateCommand: ParsableCommand {
 
     struct Apply: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "apply",
             abstract: "Store the new definitions so legacy donations, shortcuts and widgets resolve to the new intents.",
             discussion: """
                 Refused (nothing stored, exit 1) when the check fails, naming the parameter. The \

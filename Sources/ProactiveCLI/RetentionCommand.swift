@@ -32,6 +32,7 @@ struct RetentionCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the default window and every app's own window.",
             discussion: "Example:\n  proactive retention show")
 
@@ -46,6 +47,7 @@ struct RetentionCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Set the default window, or an app's window with --app.",
             discussion: """
                 Takes effect at the next import, donate, train or `retention apply`.
@@ -80,6 +82,7 @@ struct RetentionCommand: ParsableCommand {
 
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clear",
             abstract: "Remove an app's own window: it follows the default again.",
             discussion: "Example:\n  proactive retention clear --app com.example.health")
 
@@ -96,6 +99,7 @@ struct RetentionCommand: ParsableCommand {
 
     struct Apply: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "apply",
             abstract: "Erase everything older than its window now.",
             discussion: """
                 Prints how many donations were erased per app.

@@ -127,7 +127,7 @@ struct AppsCommand: ParsableCommand {
         subcommands: [Add.self, List.self, Revoke.self])
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mint a credential for an app and print it (once).")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Mint a credential for an app and print it (once).")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The app's bundle identifier.") var app: String
         @Flag(help: "Revoke the app's current credential and mint a new one.") var replace = false
@@ -140,7 +140,7 @@ struct AppsCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the apps that have a credential.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the apps that have a credential.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
@@ -152,7 +152,7 @@ struct AppsCommand: ParsableCommand {
     }
 
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke an app's credential.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke an app's credential.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The app's bundle identifier.") var app: String
 

@@ -98,6 +98,34 @@ struct ModelStoreTests {
         #expect(snapshot.highWater == 3)
         #expect(try states.changes(ofUser: "u1", after: 2, erasuresAfter: 0).added.map(\.donation.identifier) == ["c"])
     }
+
+    /// Catching up reads the donations above the state's mark by the id range, not by walking every
+    /// donation the user has in the user index (what SQLite chose for `user = ?`): a query for a heavy
+    /// user with nothing new reads nothing.
+    @Test func newDonationsAreFoundByTheIdRange() throws {
+        let database = try ProactiveDatabase.inMemory()
+        try SQLiteDonationStore(database: database).append([sample(user: "u1", identifier: "a"), sample(user: "u1", identifier: "b")],
+                                                           duplicates: .fail)
+        let plan = try database.writer.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteModelStateStore.addedSQL, arguments: [0, "u1"]).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("INTEGER PRIMARY KEY (rowid>?)") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("donation_user") }, "\(plan)")
+        #expect(try SQLiteModelStateStore(database: database).changes(ofUser: "u1", after: 1, erasuresAfter: 0).added.map(\.id) == [2])
+    }
+
+    /// A state spanning many pages of a store file reads back byte for byte.
+    @Test func aLargeStateReadsBackExactly() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let bytes = (0 ..< 300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+        try SQLiteModelStateStore(database: try ProactiveDatabase(path: path)).save(Self.state("u1", bytes, high: 3))
+        let states = SQLiteModelStateStore(database: try ProactiveDatabase(path: path, mode: .readOnly))
+        #expect(try states.load(user: "u1", name: "blend") == Self.state("u1", bytes, high: 3))
+        #expect(try states.load(user: "u2", name: "blend") == nil)
+    }
 }
 
 extension SavedModelState {

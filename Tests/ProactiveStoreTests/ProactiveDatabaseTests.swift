@@ -25,6 +25,19 @@ struct ProactiveDatabaseTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("missing.sqlite")))
     }
 
+    /// Read-only connections map the file (a large model state is copied once from the map); the
+    /// writer reads with read(2), as SQLite's default.
+    @Test func readersMapTheFileAndTheWriterDoesNot() throws {
+        let path = directory.file("mapped.sqlite")
+        let database = try ProactiveDatabase(path: path)
+        try SQLiteDonationStore(database: database).append(sample(identifier: "kept"))
+        #expect(try database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA mmap_size") } == ProactiveDatabase.mappedBytes)
+        #expect(try database.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA mmap_size") } == 0)
+        let reader = try ProactiveDatabase(path: path, mode: .readOnly)
+        #expect(try reader.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA mmap_size") } == ProactiveDatabase.mappedBytes)
+        #expect(try SQLiteDonationStore(database: reader).all().map(\.identifier) == ["kept"])
+    }
+
     // MARK: Migrations
 
     @Test func migratesAnEmptyFileAndReopensIt() throws {

@@ -153,21 +153,27 @@ extension EventLog {
         let start = reader.offset
         var targetCounts = [Int](repeating: 0, count: space.targetCount)
         var columnUses = [Int](repeating: 0, count: space.contextCount)
-        var previous: LoggedEvent?
+        // The scan builds no event (no context array per record): a record is read in full only to
+        // order two events of the same time, and for the newest one.
+        var previousStart = start
+        var previousTime = -Double.infinity
         for position in 0 ..< count {
-            let event = try Self.readRecord(&reader, space: space)
-            targetCounts[event.target.rawValue] += 1
-            for column in event.context { columnUses[column.rawValue] += 1 }
+            let recordStart = reader.offset
+            let (target, time) = try Self.visitRecord(&reader, space: space) { columnUses[$0] += 1 }
+            targetCounts[target] += 1
             // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
-            if let previous, EventLog.precedes(event, previous, space) {
+            if position > 0, time <= previousTime,
+               time < previousTime || EventLog.precedes(Self.record(reader.bytes, at: recordStart, space),
+                                                         Self.record(reader.bytes, at: previousStart, space), space) {
                 throw .invalid(field: "log", reason: "events are not in canonical order (at \(position))")
             }
-            previous = event
+            (previousStart, previousTime) = (recordStart, time)
         }
-        guard let last = previous else {
+        guard count > 0 else {
             self.init()
             return
         }
+        let last = Self.record(reader.bytes, at: previousStart, space)
         let records = Array(reader.bytes[start ..< reader.offset])
         self.init(saved: SavedEvents(records: records, count: count, last: last, targetCounts: targetCounts, columnUses: columnUses) { records, count in
             // Checked when read: decoding the same bytes again cannot fail.
@@ -176,8 +182,29 @@ extension EventLog {
         })
     }
 
+    /// A record the scan has checked, read again in full (it cannot fail).
+    private static func record(_ bytes: [UInt8], at offset: Int, _ space: FeatureSpace) -> LoggedEvent {
+        var again = ByteReader(bytes, offset: offset)
+        return try! readRecord(&again, space: space)
+    }
+
     /// One record, its indices checked against `space`.
     private static func readRecord(_ reader: inout ByteReader, space: FeatureSpace) throws(ModelFormatError) -> LoggedEvent {
+        var columns: [ContextColumn] = []
+        var utcOffset: Int?
+        var weight = 0.0
+        let (target, time) = try visitRecord(&reader, space: space, offset: { utcOffset = $0 }, weight: { weight = $0 }) {
+            columns.append(ContextColumn($0))
+        }
+        // Written sorted (a logged event's context always is): checked, sorted only if not.
+        if columns.indices.dropFirst().contains(where: { columns[$0] < columns[$0 - 1] }) { columns.sort() }
+        return LoggedEvent(target: TargetIndex(target), time: time, utcOffset: utcOffset, context: columns, weight: weight)
+    }
+
+    /// Reads one record and checks it against `space`, handing its context columns, offset and weight to the
+    /// closures. - Returns: the target index and the time.
+    private static func visitRecord(_ reader: inout ByteReader, space: FeatureSpace, offset: (Int?) -> Void = { _ in },
+                                    weight: (Double) -> Void = { _ in }, column: (Int) -> Void) throws(ModelFormatError) -> (Int, Double) {
         let target = Int(try reader.read(Int32.self, "log.target"))
         guard (0 ..< space.targetCount).contains(target) else {
             throw .invalid(field: "log.target", reason: "index \(target) outside 0..<\(space.targetCount)")
@@ -185,25 +212,21 @@ extension EventLog {
         let time = try reader.readDouble("log.time")
         guard time.isFinite else { throw .invalid(field: "log.time", reason: "not finite") }
         let hasOffset = try reader.readBool("log.utcOffset")
-        let offset = Int(try reader.read(Int32.self, "log.utcOffset"))
+        let utcOffset = Int(try reader.read(Int32.self, "log.utcOffset"))
+        offset(hasOffset ? utcOffset : nil)
         let columnCount = Int(try reader.read(UInt32.self, "log.context"))
         guard columnCount <= space.contextCount else { throw .invalid(field: "log.context", reason: "too many values") }
-        var columns: [ContextColumn] = []
-        if columnCount > 0 {
-            columns.reserveCapacity(columnCount)
-            for _ in 0 ..< columnCount {
-                let column = Int(try reader.read(Int32.self, "log.context.column"))
-                guard (0 ..< space.contextCount).contains(column) else {
-                    throw .invalid(field: "log.context", reason: "column \(column) outside 0..<\(space.contextCount)")
-                }
-                columns.append(ContextColumn(column))
+        for _ in 0 ..< columnCount {
+            let index = Int(try reader.read(Int32.self, "log.context.column"))
+            guard (0 ..< space.contextCount).contains(index) else {
+                throw .invalid(field: "log.context", reason: "column \(index) outside 0..<\(space.contextCount)")
             }
-            // Written sorted (a logged event's context always is): checked, sorted only if not.
-            if columns.indices.dropFirst().contains(where: { columns[$0] < columns[$0 - 1] }) { columns.sort() }
+            column(index)
         }
-        let weight = try reader.readDouble("log.weight")
-        guard weight.isFinite, weight > 0 else { throw .invalid(field: "log.weight", reason: "must be positive") }
-        return LoggedEvent(target: TargetIndex(target), time: time, utcOffset: hasOffset ? offset : nil, context: columns, weight: weight)
+        let value = try reader.readDouble("log.weight")
+        guard value.isFinite, value > 0 else { throw .invalid(field: "log.weight", reason: "must be positive") }
+        weight(value)
+        return (target, time)
     }
 }
 

@@ -155,9 +155,16 @@ public struct ProactiveDatabase: Sendable {
         configuration.label = "Proactive"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL")
+            // Read-only connections (a pool's readers, a store opened `.readOnly`) read the file through a
+            // memory map: a model state of megabytes is copied once from the map instead of page by page
+            // through read(2). Writers keep read(2); SQLite never writes through the map.
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA mmap_size = \(mappedBytes)") }
         }
         return configuration
     }
+
+    /// The most of a store file a read-only connection maps (`PRAGMA mmap_size`); the rest is read with read(2).
+    static let mappedBytes = 1 << 30
 
     // MARK: Migrations
 

@@ -102,12 +102,14 @@ public struct SQLiteModelStateStore: Sendable {
     public func load(user: String, name: String) throws(StoreError) -> SavedModelState? {
         try StoreError.wrap("reading the \(name) model state of user \(user)") {
             try database.writer.read { db in
-                guard let row = try Row.fetchOne(db, sql: """
+                // A cursor's row reads SQLite's own buffer: the state (megabytes for a heavy user) is copied
+                // once, into the array, where a fetched row would copy it first into a `Data`.
+                let rows = try Row.fetchCursor(db, sql: """
                     SELECT bytes, high_water, erasure_mark, donation_count, definitions_digest, focus_digest, options,
                            trained_at_ms, saved_at_ms, catalogue
                     FROM model_state WHERE user = ? AND name = ?
-                    """, arguments: [user, name]) else { return nil }
-                // One copy from SQLite's buffer (not Data and then an array).
+                    """, arguments: [user, name])
+                guard let row = try rows.next() else { return nil }
                 let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
@@ -246,8 +248,7 @@ public struct SQLiteModelStateStore: Sendable {
         -> (added: [StoredDonation], erased: [ErasedDonation], highWater: Int64, erasureMark: Int64) {
         let (added, erased, high, mark) = try StoreError.wrap("reading the changes to user \(user)'s donations") {
             try database.writer.read { db in
-                let added = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE id > ? AND user = ? ORDER BY id",
-                                             arguments: [highWater, user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
+                let added = try Row.fetchAll(db, sql: Self.addedSQL, arguments: [highWater, user]).map { (id: $0["id"] as Int64, record: DonationRecord(row: $0)) }
                 let erased = try Row.fetchAll(db, sql: """
                     SELECT \(DonationRecord.columns), seq, donation_id FROM model_erasure WHERE user = ? AND seq > ? ORDER BY seq
                     """, arguments: [user, erasureMark]).map { (seq: $0["seq"] as Int64, id: $0["donation_id"] as Int64, record: DonationRecord(row: $0)) }
@@ -259,6 +260,10 @@ public struct SQLiteModelStateStore: Sendable {
                 try erased.map { entry throws(StoreError) in ErasedDonation(seq: entry.seq, id: entry.id, donation: try entry.record.donation()) },
                 high, mark)
     }
+
+    /// The donations above a high-water mark, found by the id range (`+user` keeps SQLite from walking
+    /// the user's index: every donation the user has, where the range holds only the new ones).
+    static let addedSQL = "SELECT \(DonationRecord.columns), id FROM donation WHERE id > ? AND +user = ? ORDER BY id"
 
     /// The last journal sequence number ever given (AUTOINCREMENT keeps it in
     /// `sqlite_sequence`), not the largest one left: once settled states prune

@@ -203,6 +203,47 @@ struct PersistenceTests {
         #expect(again.distribution(at: at).probabilities == model.distribution(at: at).probabilities)
     }
 
+    /// Reading a saved log checks the canonical order (time, then target key, context and weight) and
+    /// counts each target's events and each context column's uses in the same scan; events that
+    /// share a time are compared in full, others by time alone.
+    @Test func savedLogIsCheckedInOneScan() throws {
+        let space = FeatureSpace(targets: [TargetKey(rawValue: "b"), TargetKey(rawValue: "a")],
+                                 contextValues: [ContextValue(key: "place", value: "home"), ContextValue(key: "focus", value: "work")])
+        func event(_ target: Int, _ time: Double, _ context: [Int] = [], weight: Double = 1) -> LoggedEvent {
+            LoggedEvent(target: TargetIndex(target), time: time, utcOffset: time == 20 ? 3600 : nil, context: context.map(ContextColumn.init),
+                        weight: weight)
+        }
+        func read(_ events: [LoggedEvent]) throws(ModelFormatError) -> EventLog {
+            var writer = ByteWriter()
+            writer.write(UInt64(events.count))
+            for event in events {
+                var one = ByteWriter()
+                EventLog(events: [event], space: space).encode(into: &one)
+                writer.append(Array(one.bytes.dropFirst(8)))  // the record without its log's count
+            }
+            var reader = ByteReader(writer.bytes)
+            return try EventLog(reader: &reader, space: space)
+        }
+        // Pairs that share a time differ by target key, context or weight.
+        let events = [event(0, 10), event(1, 10, [1]), event(0, 20, [0, 1]), event(0, 20, [1]), event(0, 30), event(0, 30, weight: 0.5)]
+        let ordered = Array(EventLog(events: events, space: space).events)
+        #expect(ordered.map(\.time) == [10, 10, 20, 20, 30, 30])
+        let log = try read(ordered)
+        #expect(log.count == 6)
+        #expect(log.last == ordered[5])
+        #expect(log.uses(targets: 2, columns: 2).events == [5, 1])
+        #expect(log.uses(targets: 2, columns: 2).context == [1, 3])
+        #expect(Array(log.events) == ordered)
+        for position in 1 ..< ordered.count {
+            var swapped = ordered
+            swapped.swapAt(position - 1, position)
+            #expect(throws: ModelFormatError.invalid(field: "log", reason: "events are not in canonical order (at \(position))")) {
+                try read(swapped)
+            }
+        }
+        #expect(try read([]).isEmpty)
+    }
+
     @Test func laneHashSeesEveryByte() {
         var random = SeededGenerator(seed: 5)
         for size in [0, 7, 31, 32, 33, 100, 1000] {
