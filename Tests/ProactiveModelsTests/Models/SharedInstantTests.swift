@@ -37,6 +37,21 @@ struct SharedInstantTests {
         }
     }
 
+    @Test("uses at one instant do not follow each other; the first follows the use before the instant")
+    func noTransitionWithinAnInstant() {
+        var usage = UsageTracker(targetCount: 3, shortHalfLifeDays: 1, longHalfLifeDays: 14)
+        let time = Self.start.timeIntervalSince1970
+        usage.record(target: 0, time: time, weight: 1)
+        usage.record(target: 1, time: time + 60, weight: 1)
+        usage.record(target: 2, time: time + 60, weight: 1)
+        #expect(usage.transitions[0][1] != nil)  // 0, then 1 a minute later
+        #expect(usage.transitions[1][2] == nil, "two uses of one instant counted as a sequence")
+        #expect(usage.transitions[0][2] == nil)
+        #expect(usage.lastTarget == 2)
+        usage.record(target: 0, time: time + 120, weight: 1)
+        #expect(usage.transitions[2][0] != nil)  // what comes later follows the instant's last use
+    }
+
     @Test("a moment before the newest learned use has no recency positions and no ages")
     func askedAboutThePast() throws {
         let model = try BlendTrainer().fit(TrainingSet(events: Self.events))
