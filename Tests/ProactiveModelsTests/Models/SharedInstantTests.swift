@@ -52,6 +52,22 @@ struct SharedInstantTests {
         #expect(usage.transitions[2][0] != nil)  // what comes later follows the instant's last use
     }
 
+    @Test("a live update scores every event of one instant before it learns any, as training does")
+    func liveUpdateOfOneInstant() throws {
+        var model = try BlendTrainer().fit(TrainingSet(events: Array(Self.events.prefix(3))))  // a, b, c a minute apart
+        let rowsBefore = model.rows.count
+        model.update(with: [Self.b, Self.a].map { Event(target: $0, date: Self.start.addingTimeInterval(3_600)) })
+        let space = model.profile.space
+        let (a, b, c) = try (#require(space.index(of: Self.a)).rawValue, #require(space.index(of: Self.b)).rawValue,
+                             #require(space.index(of: Self.c)).rawValue)
+        #expect(model.rows.count == rowsBefore + 2)
+        for row in rowsBefore ..< model.rows.count {
+            #expect(Self.mostRecent(in: model.rows, row: row) == [c], "row \(row) sees a use of its own instant as the latest")
+        }
+        #expect(model.usage.transitions[b][a] == nil, "b and a at one instant learned as b, then a")
+        #expect(model.usage.transitions[c][b] != nil)
+    }
+
     @Test("a moment before the newest learned use has no recency positions and no ages")
     func askedAboutThePast() throws {
         let model = try BlendTrainer().fit(TrainingSet(events: Self.events))
