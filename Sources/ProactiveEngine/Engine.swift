@@ -345,9 +345,9 @@ public struct Engine: Sendable {
     }
 
     /// Folds into `live` what the store changed since its marks: deletions first (unlearned), then new donations.
-    /// `stop`, asked between donations (every `stopCheckEvery`), ends the folding early: the model then holds the
-    /// donations learned so far and its high-water mark is the last of them, so the rest are still pending
-    /// (the next catch-up learns them). Deletions are always unlearned whole.
+    /// `stop`, asked between instants (once `stopCheckEvery` donations were learned since it was last asked), ends
+    /// the folding early: the model then holds the donations learned so far and its high-water mark is the last
+    /// of them, so the rest are still pending (the next catch-up learns them). Deletions are always unlearned whole.
     /// - Returns: `false` when `stop` ended it with donations left to learn.
     @discardableResult
     func catchUp(_ live: inout LiveModel, now: Date, stop: (() -> Bool)? = nil) throws -> Bool {
@@ -379,12 +379,18 @@ public struct Engine: Sendable {
         if !changes.added.isEmpty {
             let refitsBefore = live.refitMarks
             let memo = ClockMemo()  // an older donation replays every learned one: their clock inputs computed once a fold
-            for (index, stored) in changes.added.enumerated() {
-                if let stop, index > 0, index % Self.stopCheckEvery == 0, stop() {
-                    learned = index
-                    break
+            // The donations of one instant are learned together (each scored before any is learned).
+            var sinceCheck = 0
+            for run in changes.added.instantRuns(date: \.donation.date) {
+                if let stop, sinceCheck >= Self.stopCheckEvery {
+                    sinceCheck = 0
+                    if stop() {
+                        learned = run.lowerBound
+                        break
+                    }
                 }
-                live.learn(live.inputs.prepare(stored.donation), memo: memo)
+                live.learn(changes.added[run].map { live.inputs.prepare($0.donation) }, memo: memo)
+                sinceCheck += run.count
             }
             refittedWhileFolding = live.refitMarks != refitsBefore
         }

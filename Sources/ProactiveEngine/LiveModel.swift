@@ -72,10 +72,16 @@ public struct LiveModel: Sendable {
     /// Learns one stored donation (prepared: Focus and zone applied); `memo`, kept across the donations of
     /// one fold, spares the model recomputing what it already computed in it (it learns the same either way).
     mutating func learn(_ prepared: Donation, memo: ClockMemo? = nil) {
-        model.update(with: inputs.event(prepared), memo: memo)
-        catalogue.add(prepared, resolver: inputs.resolver)
-        key.donationCount += 1
-        folded += 1
+        learn([prepared], memo: memo)
+    }
+
+    /// Learns stored donations in order (prepared), those of one instant together: the model scores
+    /// each of them before it learns any (`LiveLearningModel.update(with:memo:)` for a batch).
+    mutating func learn(_ prepared: [Donation], memo: ClockMemo? = nil) {
+        model.update(with: prepared.map(inputs.event), memo: memo)
+        for donation in prepared { catalogue.add(donation, resolver: inputs.resolver) }
+        key.donationCount += prepared.count
+        folded += prepared.count
     }
 
     /// What a scheduled refit changes (the blend's weights, the guard's choice, the logistic part's

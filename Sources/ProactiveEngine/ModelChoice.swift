@@ -44,10 +44,16 @@ public protocol LiveLearningModel: PersistentModel {
     /// Learns one event of a run learned one after the other (a fold), with `memo` kept across the run
     /// for what the model may reuse (see `BlendModel.update(with:memo:)`): exactly what `update(with:)` learns.
     mutating func update(with event: Event, memo: ClockMemo?)
+    /// Learns donations of a fold in order, the events of one instant together (see
+    /// `FittedModel.update(with:)` for a batch), with `memo` as above.
+    mutating func update(with events: [Event], memo: ClockMemo?)
 }
 
 extension LiveLearningModel {
     public mutating func update(with event: Event, memo: ClockMemo?) { update(with: event) }
+    public mutating func update(with events: [Event], memo: ClockMemo?) {
+        for event in events { update(with: event, memo: memo) }
+    }
 }
 
 extension BlendModel: LiveLearningModel {}

@@ -38,6 +38,8 @@ public struct ActiveNowModel: FittedModel {
 
     public mutating func update(with event: Event) { base.update(with: event) }
 
+    public mutating func update(with events: [Event]) { base.update(with: events) }
+
     static func scale(_ scores: [ScoredTarget], by level: Double) -> [ScoredTarget] {
         level == 1 ? scores : scores.map { ScoredTarget(target: $0.target, probability: $0.probability * level) }
     }

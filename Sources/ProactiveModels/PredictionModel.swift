@@ -22,6 +22,29 @@ public struct Event: Sendable, Hashable {
     }
 }
 
+extension Collection {
+    /// The runs of consecutive elements at one instant (equal `date(element)`), as index ranges in
+    /// order, covering the collection. Events at one instant happened together, in no order: learning
+    /// scores every event of a run before it learns any of them (`FittedModel.update(with:)` for a batch,
+    /// `BlendTrainer.walk`), and an evaluation ranks them all before learning one.
+    ///
+    /// ```swift
+    /// events.instantRuns(date: \.date)   // dates 9:00, 9:00, 9:05 -> [0 ..< 2, 2 ..< 3]
+    /// ```
+    public func instantRuns(date: (Element) -> Date) -> [Range<Index>] {
+        var runs: [Range<Index>] = []
+        var start = startIndex
+        while start != endIndex {
+            let instant = date(self[start])
+            var end = index(after: start)
+            while end != endIndex, date(self[end]) == instant { end = index(after: end) }
+            runs.append(start ..< end)
+            start = end
+        }
+        return runs
+    }
+}
+
 /// The situation a prediction is made for: an instant, its context, and what
 /// the user did just before (most recent last).
 public struct Moment: Sendable, Hashable {
@@ -90,6 +113,11 @@ public protocol FittedModel: Sendable {
     func distribution(at moment: Moment) -> TargetDistribution
     /// Learns from one more event (online / prequential use).
     mutating func update(with event: Event)
+    /// Learns `events` (in time order) as `update(with:)` would one by one, except that the events of one
+    /// instant (`instantRuns`) are taken together: a model that records what it would have predicted
+    /// for each event (the blend's rows) records them all before learning any. The default learns one
+    /// by one (models that keep no such record learn the same either way).
+    mutating func update(with events: [Event])
     /// `scores(at:)` for many moments at once (models may batch the work, e.g. one gemm);
     /// agrees with scoring each moment alone up to rounding.
     func scores(at moments: [Moment]) -> [[ScoredTarget]]
@@ -99,6 +127,9 @@ public protocol FittedModel: Sendable {
 }
 
 extension FittedModel {
+    public mutating func update(with events: [Event]) {
+        for event in events { update(with: event) }
+    }
     public func activityLevel(at moment: Moment) -> Double? { nil }
     public func scores(at moments: [Moment]) -> [[ScoredTarget]] { moments.map { scores(at: $0) } }
     /// Built from `scores(at:)` (O(n) to index); models with a target space override it.

@@ -153,6 +153,37 @@ struct LiveModelTests {
         #expect(stopped.model.serialized() == whole.model.serialized())
     }
 
+    /// A catch-up learns the stored donations of one instant together (each scored before any is learned),
+    /// as training and `evaluate --online` do: the state is the model's batch update, not one by one.
+    @Test func foldLearnsOneInstantTogether() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        let log = try sampleLog()
+        let user = log[0].user
+        try SQLiteDonationStore(database: engine.database).append(log, duplicates: .fail)
+        try engine.train(user: user)
+        let loaded = try engine.liveModel(user: user)
+        // Two known targets again, both ten minutes after the last donation.
+        let instant = log.map(\.date).max()!.addingTimeInterval(600)
+        let donations = [log[log.count - 1], try #require(log.last { $0.app != log[log.count - 1].app })].map { known in
+            var again = known
+            again.date = instant
+            again.identifier = nil
+            return again
+        }
+        try SQLiteDonationStore(database: engine.database).append(donations, duplicates: .fail)
+        var caught = loaded
+        #expect(try engine.refresh(&caught))
+        #expect(caught.caughtUp.learned == 2)
+        let events = donations.map { loaded.inputs.event(loaded.inputs.prepare($0)) }
+        var (together, apart) = (loaded.model, loaded.model)
+        together.update(with: events, memo: nil)
+        for event in events { apart.update(with: event, memo: nil) }
+        let (caughtBytes, togetherBytes, apartBytes) = (caught.model.serialized(), together.serialized(), apart.serialized())
+        #expect(caughtBytes == togetherBytes, "the fold is not the batch update")
+        #expect(togetherBytes != apartBytes, "the second donation's row saw the first as just used")
+    }
+
     /// A moment after the user's last donation takes its history from the donations the model
     /// held when loaded or caught up; any moment's history is the store's.
     @Test func heldLatestDonationsAreTheStoresHistory() throws {

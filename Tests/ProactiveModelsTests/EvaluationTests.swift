@@ -54,6 +54,18 @@ struct EvaluationTests {
         #expect(result.ranks == [1, 1, 0, 1, 0, 3])
     }
 
+    @Test("online, the test donations of one instant are all ranked before any of them is learned")
+    func oneInstantRankedTogether() async {
+        let train = [donation("a", hours: 1), donation("b", hours: 2)]
+        let test = [donation("a", hours: 4), donation("b", hours: 4), donation("a", hours: 5)]
+        let result = await Self.run("mru", online: true, train: train, test: test)
+        // At 4 h both are ranked as of the instant: b (the latest use before it) 1, a 2; learning a first
+        // would rank b second. At 5 h both were used at 4 h (a first by key).
+        #expect(result.ranks == [2, 1, 1])
+        // Offline the same: the instant's donations are not each other's recent events.
+        #expect(await Self.run("mru", online: false, train: train, test: test).ranks == [2, 1, 1])
+    }
+
     @Test func ranksFileRecomputesEveryRankMetric() async throws {
         let result = await Self.run("markov", online: true)
         let text = RanksFile.format(result.ranks)

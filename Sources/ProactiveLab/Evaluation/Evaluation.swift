@@ -169,29 +169,36 @@ public enum Evaluation {
             outcome.failure = "\(error)"
         }
         var sinceReport = 0
-        for (index, donation) in test {
-            let event = Event(target: resolver.target(for: donation).key, date: donation.date, utcOffset: donation.utcOffset,
-                              context: donation.context, weight: Double(donation.count))
-            if !known.contains(event.target) { outcome.novel += 1 }
-            var rank = 0
-            var probability = 0.0
-            var top = 0.0
-            if let fitted = model {
-                let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context, recent: recent)
-                let scores = fitted.scores(at: moment)
-                top = scores.first?.probability ?? 0
-                if let position = scores.firstIndex(where: { $0.target == event.target }) {
-                    rank = position + 1
-                    probability = scores[position].probability
-                }
-                if options.online { model!.update(with: event) }
+        // The test donations of one instant happened together, in no order: each is ranked as of the
+        // instant (the same recent events, nothing of the instant learned), then all are learned, as
+        // training walks them (`BlendTrainer`).
+        for run in test.instantRuns(date: \.donation.date) {
+            let events = test[run].map { _, donation in
+                Event(target: resolver.target(for: donation).key, date: donation.date, utcOffset: donation.utcOffset,
+                      context: donation.context, weight: Double(donation.count))
             }
-            outcome.results.append((index, rank, probability, top))
-            known.insert(event.target)
-            recent.append(event)
+            for (index, event) in zip(test[run].map(\.index), events) {
+                if !known.contains(event.target) { outcome.novel += 1 }
+                var rank = 0
+                var probability = 0.0
+                var top = 0.0
+                if let fitted = model {
+                    let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context, recent: recent)
+                    let scores = fitted.scores(at: moment)
+                    top = scores.first?.probability ?? 0
+                    if let position = scores.firstIndex(where: { $0.target == event.target }) {
+                        rank = position + 1
+                        probability = scores[position].probability
+                    }
+                }
+                outcome.results.append((index, rank, probability, top))
+            }
+            if options.online, model != nil { model!.update(with: events) }
+            for event in events { known.insert(event.target) }
+            recent.append(contentsOf: events)
             if recent.count > options.recentLimit { recent.removeFirst(recent.count - options.recentLimit) }
-            sinceReport += 1
-            if sinceReport == options.progressInterval {
+            sinceReport += events.count
+            if sinceReport >= options.progressInterval {
                 counter.add(events: sinceReport, users: 0)
                 sinceReport = 0
             }

@@ -30,7 +30,7 @@ extension BlendModel {
         guard !unlearned.isEmpty else { return nil }
         var model = self
         model.logisticFrozen = true
-        for (_, event) in unlearned { model.learn(event, collectRow: false) }
+        for (_, event) in unlearned { model.learn(event) }
         return model
     }
 

@@ -169,16 +169,24 @@ public struct BlendModel: FittedModel {
     /// The model learns exactly what `update(with:)` learns. `memo` belongs to this model (its clock and
     /// kernels) for the run only.
     public mutating func update(with event: Event, memo: ClockMemo?) {
-        learn(event, collectRow: true, memo: memo)
-        eventsSinceWeightFit += 1
-        eventsSinceGuard += 1
-        if eventsSinceWeightFit >= configuration.refitEvery { refitWeights() }
+        update(with: [event], memo: memo)
     }
 
-    /// Records the event's row (when its target is known), then teaches every component.
-    mutating func learn(_ event: Event, collectRow: Bool, memo: ClockMemo? = nil) {
-        if collectRow { self.collectRow(for: event) }
-        learn(event, memo: memo)
+    public mutating func update(with events: [Event]) { update(with: events, memo: nil) }
+
+    /// Learns `events` (in time order) instant by instant (`instantRuns`), as `BlendTrainer` walks
+    /// them: every event of one instant is recorded as a row (its signals in the state before the
+    /// instant) before any of them is learned, so none of them is "just used" for another; the weights
+    /// refit once the instant is learned, when `refitEvery` events were learned since the last refit.
+    /// One event at a time, it is `update(with:memo:)`. `memo` as there.
+    public mutating func update(with events: [Event], memo: ClockMemo?) {
+        for run in events.instantRuns(date: \.date) {
+            for event in events[run] { collectRow(for: event) }
+            for event in events[run] { learn(event, memo: memo) }
+            eventsSinceWeightFit += run.count
+            eventsSinceGuard += run.count
+            if eventsSinceWeightFit >= configuration.refitEvery { refitWeights() }
+        }
     }
 
     /// Records the event's row: its signals in the learned state, labelled with its target (nothing

@@ -77,17 +77,13 @@ public struct BlendTrainer: ModelTrainer {
         // Events at one instant happened together, in no order: each is scored before any of them is
         // learned (in an aggregated log, the rows of one part of the day must not see each other as
         // "just used"), then all are learned in canonical order.
-        var start = 0
-        while start < events.count {
-            var end = start + 1
-            while end < events.count, events[end].date == events[start].date { end += 1 }
-            if configuration.includeLogistic, holdStart > 0, (start ..< end).contains(holdStart) {
+        for run in events.instantRuns(date: \.date) {
+            if configuration.includeLogistic, holdStart > 0, run.contains(holdStart) {
                 early = try sample.map { $0.early } ?? logisticTrainer.fit(TrainingSet(events: Array(events[..<holdStart])))
                 walker.logistic = early
             }
-            for position in start ..< end where position >= rowStart { walker.collectRow(for: events[position]) }
-            for position in start ..< end { walker.learn(events[position]) }
-            start = end
+            for position in run where position >= rowStart { walker.collectRow(for: events[position]) }
+            for position in run { walker.learn(events[position]) }
         }
         return Walk(full: full, events: events, walker: walker, early: early)
     }

@@ -237,9 +237,20 @@ struct BlendRows: Sendable, Equatable {
         let rowWeights = explicitWeights ?? Self.recencyWeights(count: selected, halfLife: rowHalfLife)
         let features = BlendFeature.count
         let largest = candidateCounts.max() ?? 0
-        var weights = [Float](repeating: 0, count: features)
-        var scores = [Float](repeating: 0, count: largest)
-        var expected = [Float](repeating: 0, count: features)
+        // Scratch for every row of every iteration, allocated once; the loops below read and write it through
+        // pointers (the same operations in the same order as indexing the arrays, without a uniqueness and a
+        // bounds check per element).
+        let weights = UnsafeMutableBufferPointer<Float>.allocate(capacity: features)
+        let scores = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(largest, 1))
+        let expected = UnsafeMutableBufferPointer<Float>.allocate(capacity: features)
+        defer {
+            weights.deallocate()
+            scores.deallocate()
+            expected.deallocate()
+        }
+        weights.initialize(repeating: 0)
+        scores.initialize(repeating: 0)
+        expected.initialize(repeating: 0)
         let result = LBFGS(maxIterations: 60, gradientTolerance: 1e-5).minimize(start: start) { w, gradient in
             var loss = 0.0
             for f in 0 ..< features {
@@ -249,32 +260,29 @@ struct BlendRows: Sendable, Equatable {
                 weights[f] = Float(w[f])
             }
             values.withUnsafeBufferPointer { all in
-                forEachRow(in: ranges) { position, row, offset in
-                    let candidates = candidateCounts[row]
-                    let block = UnsafeBufferPointer(rebasing: all[offset ..< offset + candidates * features])
-                    weights.withUnsafeBufferPointer { x in
-                        scores.withUnsafeMutableBufferPointer { y in
-                            BLASKernels.sgemv(rows: candidates, columns: features, a: block, x: x, y: y)
+                rowWeights.withUnsafeBufferPointer { rowWeights in
+                    gradient.withUnsafeMutableBufferPointer { gradient in
+                        forEachRow(in: ranges) { position, row, offset in
+                            let candidates = candidateCounts[row]
+                            let block = UnsafeBufferPointer(rebasing: all[offset ..< offset + candidates * features])
+                            BLASKernels.sgemv(rows: candidates, columns: features, a: block, x: UnsafeBufferPointer(weights), y: scores)
+                            var maximum = -Float.infinity
+                            for c in 0 ..< candidates { maximum = max(maximum, scores[c]) }
+                            var total: Float = 0
+                            for c in 0 ..< candidates {
+                                scores[c] = Foundation.exp(scores[c] - maximum)
+                                total += scores[c]
+                            }
+                            let label = labels[row]
+                            let rowWeight = rowWeights[position]
+                            loss -= rowWeight * Double(Foundation.log(scores[label] / total))
+                            for c in 0 ..< candidates { scores[c] /= total }
+                            BLASKernels.sgemv(rows: candidates, columns: features, a: block, x: UnsafeBufferPointer(scores), y: expected,
+                                              transpose: true)
+                            let labelBase = offset + label * features
+                            for f in 0 ..< features { gradient[f] += rowWeight * Double(expected[f] - all[labelBase + f]) }
                         }
                     }
-                    var maximum = -Float.infinity
-                    for c in 0 ..< candidates { maximum = max(maximum, scores[c]) }
-                    var total: Float = 0
-                    for c in 0 ..< candidates {
-                        scores[c] = Foundation.exp(scores[c] - maximum)
-                        total += scores[c]
-                    }
-                    let label = labels[row]
-                    let rowWeight = rowWeights[position]
-                    loss -= rowWeight * Double(Foundation.log(scores[label] / total))
-                    for c in 0 ..< candidates { scores[c] /= total }
-                    scores.withUnsafeBufferPointer { p in
-                        expected.withUnsafeMutableBufferPointer { y in
-                            BLASKernels.sgemv(rows: candidates, columns: features, a: block, x: p, y: y, transpose: true)
-                        }
-                    }
-                    let labelBase = offset + label * features
-                    for f in 0 ..< features { gradient[f] += rowWeight * Double(expected[f] - all[labelBase + f]) }
                 }
             }
             return loss

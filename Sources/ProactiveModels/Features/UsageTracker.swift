@@ -180,6 +180,15 @@ public struct UsageTracker: Sendable, Equatable {
     static func logFrequency(_ count: Double) -> Double { Foundation.log(count + frequencyEpsilon) }
 
     /// Records a use. Uses must come in time order (a caller replays from its log otherwise).
+    ///
+    /// Uses at one instant do not follow each other: a use at the same time as the last one records no
+    /// transition (`transitions`, `follows`); the first use of an instant follows the last use before it.
+    /// Rows of an aggregated log that share an instant are a set (what was used in that part of the day),
+    /// not a sequence, and their order is only the log's canonical order: counting "B after A" between them
+    /// would learn the sort order. Crediting every use of the instant as following the use before it would
+    /// instead count one arbitrary predecessor once per row; the first use alone keeps one transition per
+    /// instant, as a stream with distinct times has one per use. The last use of the instant becomes the
+    /// previous target of what comes later.
     /// - Parameters:
     ///   - kernels: the use's hour-wide time-of-day kernel weights (`timeKernels` values), if tracked.
     ///   - fine: its quarter-hour kernel weights (sparse), if tracked.
@@ -215,7 +224,7 @@ public struct UsageTracker: Sendable, Equatable {
         }
         short.add(weight, at: target, time: time)
         long.add(weight, at: target, time: time)
-        if let previous = lastTarget {
+        if let previous = lastTarget, time > lastTime {
             let anchorBefore = transitionTotals.anchor
             transitionTotals.add(weight, at: previous, time: time)
             let rescale = Foundation.exp2(anchorBefore - transitionTotals.anchor)

@@ -37,6 +37,37 @@ struct SharedInstantTests {
         }
     }
 
+    @Test("uses at one instant do not follow each other; the first follows the use before the instant")
+    func noTransitionWithinAnInstant() {
+        var usage = UsageTracker(targetCount: 3, shortHalfLifeDays: 1, longHalfLifeDays: 14)
+        let time = Self.start.timeIntervalSince1970
+        usage.record(target: 0, time: time, weight: 1)
+        usage.record(target: 1, time: time + 60, weight: 1)
+        usage.record(target: 2, time: time + 60, weight: 1)
+        #expect(usage.transitions[0][1] != nil)  // 0, then 1 a minute later
+        #expect(usage.transitions[1][2] == nil, "two uses of one instant counted as a sequence")
+        #expect(usage.transitions[0][2] == nil)
+        #expect(usage.lastTarget == 2)
+        usage.record(target: 0, time: time + 120, weight: 1)
+        #expect(usage.transitions[2][0] != nil)  // what comes later follows the instant's last use
+    }
+
+    @Test("a live update scores every event of one instant before it learns any, as training does")
+    func liveUpdateOfOneInstant() throws {
+        var model = try BlendTrainer().fit(TrainingSet(events: Array(Self.events.prefix(3))))  // a, b, c a minute apart
+        let rowsBefore = model.rows.count
+        model.update(with: [Self.b, Self.a].map { Event(target: $0, date: Self.start.addingTimeInterval(3_600)) })
+        let space = model.profile.space
+        let (a, b, c) = try (#require(space.index(of: Self.a)).rawValue, #require(space.index(of: Self.b)).rawValue,
+                             #require(space.index(of: Self.c)).rawValue)
+        #expect(model.rows.count == rowsBefore + 2)
+        for row in rowsBefore ..< model.rows.count {
+            #expect(Self.mostRecent(in: model.rows, row: row) == [c], "row \(row) sees a use of its own instant as the latest")
+        }
+        #expect(model.usage.transitions[b][a] == nil, "b and a at one instant learned as b, then a")
+        #expect(model.usage.transitions[c][b] != nil)
+    }
+
     @Test("a moment before the newest learned use has no recency positions and no ages")
     func askedAboutThePast() throws {
         let model = try BlendTrainer().fit(TrainingSet(events: Self.events))
