@@ -7,6 +7,10 @@ import ProactiveStore
 extension Engine {
     var privacy: SQLitePrivacyStore { SQLitePrivacyStore(database: database) }
 
+    /// Whether recording is paused (every donation and feedback write is then refused).
+    /// - Throws: `StoreError` when the store cannot be read.
+    public func isRecordingPaused() throws -> Bool { try privacy.isRecordingPaused() }
+
     /// When recording was paused, or nil while it records.
     /// - Throws: `StoreError` when the store cannot be read.
     public func recordingPausedSince() throws -> Date? { try privacy.pausedSince() }

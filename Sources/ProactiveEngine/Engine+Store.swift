@@ -35,6 +35,17 @@ extension Engine {
     /// ```
     public func setTimeZone(_ zone: String?, forUser user: String) throws { try scopedDonations.setTimeZone(zone, forUser: user) }
 
+    /// Counts of the donations `filter` matches that the acting party may see, per user and app.
+    /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.
+    ///
+    /// ```swift
+    /// let counts = try engine.statistics(matching: DonationFilter(user: "me"))
+    /// print(counts.donations)
+    /// ```
+    public func statistics(matching filter: DonationFilter = .everything) throws -> DonationStatistics {
+        try scopedDonations.statistics(matching: filter)
+    }
+
     /// The donations `filter` matches that the acting party may see, with the store's schema, the users'
     /// zones and, when `checkIntegrity`, what SQLite's integrity check finds.
     /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.

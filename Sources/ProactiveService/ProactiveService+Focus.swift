@@ -76,7 +76,7 @@ extension ProactiveService {
             }
         }
         guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
-        try SQLiteFocusStore(database: database).recordChange(StoredFocusChange(date: date, focus: focus))
+        try engine(context).recordFocusChange(focus, at: date)
         await runtime.didWrite(.clocks)
         return try focusStatus(at: date)
     }

@@ -76,8 +76,7 @@ public struct ProactiveService: Sendable {
         let body = try await BodyReading.collect(request, maxBody: configuration.maxBody)
         let engine = engine(context)
         let now = Date()
-        let privacy = SQLitePrivacyStore(database: database)
-        if try privacy.isRecordingPaused() {
+        if try engine.isRecordingPaused() {
             throw APIError(.conflict, "recording_paused", "recording is paused: nothing was stored (the device owner resumes it)")
         }
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
@@ -188,10 +187,10 @@ public struct ProactiveService: Sendable {
         let stated = zones.compactMapValues { $0 }
         guard !stated.isEmpty else { return }
         try context.requireOwner(to: "set a user's time zone (the donation's \"timezone\")")
-        let store = SQLiteDonationStore(database: database)
+        let engine = engine(context)
         var changed = false
-        for (user, zone) in stated where try store.timeZone(forUser: user) == nil {
-            _ = try store.adoptTimeZone(zone, forUser: user)
+        for (user, zone) in stated where try engine.timeZone(forUser: user) == nil {
+            try engine.setTimeZone(zone, forUser: user)
             changed = true
         }
         if changed { await runtime.didWrite(.clocks) }
@@ -271,7 +270,7 @@ public struct ProactiveService: Sendable {
         }
         var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
         filter = try context.access.scope(filter, to: "count")
-        return StatsAnswer(try AppScopedDonationStore(SQLiteDonationStore(database: database), access: context.access).statistics(matching: filter))
+        return StatsAnswer(try engine(context).statistics(matching: filter))
     }
 }
 
