@@ -13,10 +13,10 @@ extension CommandTests {
             try await store.succeed("stats", "--json").json()["donations"]?.integer
         }
 
-        /// `export -o` into the store's directory, read back.
-        static func export(_ store: CLIStore, _ name: String) async throws -> String {
+        /// `export -o` into the store's directory (as app `asApp` if given), read back.
+        static func export(_ store: CLIStore, _ name: String, asApp: String? = nil) async throws -> String {
             let path = store.directory.appendingPathComponent(name).path
-            try await store.succeed("export", "-o", path)
+            try await store.succeed(["export", "-o", path] + (asApp.map { ["--as-app", $0] } ?? []))
             return try String(contentsOfFile: path, encoding: .utf8)
         }
 
