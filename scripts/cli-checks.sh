@@ -43,33 +43,6 @@ fi
 echo "== docs: every .md a doc, comment or --help names exists; help examples paste (no line wrapped at 80 columns)"
 python3 scripts/check-docs.py "$P"
 
-echo "== one vocabulary: --version; '-' is standard output for evaluate --report; summaries on standard error"
-"$P" --version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ \(store schema v[0-9]+_[a-z_]+, model format [0-9]+\)$' \
-  || fail "--version: $("$P" --version 2>&1)"
-(
-  cd "$WORK"
-  "$P" split "$OLDPWD/datasets/sample/donations.jsonl" --train train.jsonl --test test.jsonl >split-out.txt 2>split-err.txt
-  [ ! -s split-out.txt ] && grep -q "^split 283 donations" split-err.txt || fail "split: summary not alone on standard error"
-  "$P" evaluate --train train.jsonl --test test.jsonl --report - --quiet >report.json 2>table.txt
-  python3 -c 'import json,sys; r=json.load(open("report.json")); assert r["events"] > 0 and "hit@1" in r and "mrr" in r' \
-    || fail "evaluate --report - did not write the JSON report to standard output: $(head -c 300 report.json)"
-  grep -q "| model | hit@1" table.txt || fail "evaluate --report -: the table is not on standard error"
-  [ ! -e ./- ] || fail "evaluate --report - wrote a file named -"
-)
-
-echo "== live models: the online evaluation walked through the engine (rank, donate, learn) gives the same ranks"
-(
-  cd "$WORK"
-  "$P" evaluate --train train.jsonl --test test.jsonl --online --quiet --ranks-out harness.txt >/dev/null
-  "$P" evaluate --train train.jsonl --test test.jsonl --online --quiet --through-engine --ranks-out engine.txt >/dev/null
-  [ "$(wc -l < engine.txt)" -gt 50 ] || fail "--through-engine wrote $(wc -l < engine.txt) ranks"
-  cmp -s harness.txt engine.txt || fail "evaluate --online and --through-engine ranks differ: $(diff harness.txt engine.txt | head -5)"
-  if "$P" evaluate --train train.jsonl --test test.jsonl --through-engine >refused.txt 2>&1; then
-    fail "--through-engine without --online was accepted"
-  fi
-  grep -q "add --online" refused.txt || fail "--through-engine without --online: $(cat refused.txt)"
-)
-
 echo "== issue 15: stack --svg and evaluate --svg write well-formed SVG with their content; PNG only through rsvg-convert"
 fresh
 "$P" import datasets/sample/donations.jsonl --user-timezone me=America/Los_Angeles --progress none 2>/dev/null
