@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# End-to-end checks of the `proactive` CLI on scratch stores (part of the test
-# command). Each check prints what it ran; the first mismatch exits non-zero.
-# The checks the in-process harness can make live in Tests/ProactiveCLITests
-# (StoreCommandTests: round trip, re-import, bad lines, --strict, delete by
-# group, a corrupt store, hostile lines, feedback while paused, the schedule's
-# --timezone spellings).
+# End-to-end checks of the `proactive` executable (part of the test command).
+# Each check prints what it ran; the first mismatch exits non-zero.
+# Every check the in-process harness can make lives in Tests/ProactiveCLITests
+# (StoreCommandTests, RetentionCommandTests, HardeningCommandTests,
+# SampleDayCommandTests, EvaluateCommandTests, ChartCommandTests). These stay
+# here because they need the real process:
+# - a read-only store read as another user (runuser; the tests run as one user);
+# - output that cannot be written (/dev/full as the process's standard output);
+# - scripts/check-docs.py (runs the binary's --help for every command);
+# - stack --svg - (written to the process's standard output, past the capture);
+# - --png without and with rsvg-convert (the process's PATH);
+# - the bash completion script, sourced and run in bash;
+# - scripts/focus-demo.sh and the README's live example, run as printed.
 # Usage: scripts/cli-checks.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +23,6 @@ export PROACTIVE_STORE="$WORK/store.sqlite"
 fail() { echo "FAILED: $*" >&2; exit 1; }
 # A scratch store (a new store keeps everything: the sample has fixed dates).
 fresh() { rm -f "$PROACTIVE_STORE"*; }
-# The store's donation count (the top-level "donations" field of `stats --json`, before the per-user array).
-count() { "$P" stats --json | sed -n 's/^[^[]*"donations":\([0-9]*\).*/\1/p'; }
 
 echo "== issue 16: a store file the user may only read can be read (stats, export)"
 mkdir "$WORK/ro" && chmod 755 "$WORK" && chmod 777 "$WORK/ro"
