@@ -68,6 +68,17 @@ struct EncoderTests {
         #expect(space.mapping(to: filtered.space).targets == [0, nil, 1])
     }
 
+    /// A context's new values get columns in `ContextValue` order, whatever order the dictionary
+    /// iterates in (with eight keys, hash order matching it by chance is 1 in 40,320).
+    @Test func newContextValuesGetColumnsInValueOrder() {
+        let context = Dictionary(uniqueKeysWithValues: ["h", "c", "f", "a", "g", "d", "b", "e"].map { ("key-\($0)", "v") })
+        var space = FeatureSpace()
+        let columns = space.insertColumns(for: context)
+        #expect(columns == (0 ..< 8).map(ContextColumn.init))
+        #expect(space.contextValues == context.map { ContextValue(key: $0.key, value: $0.value) }.sorted())
+        #expect(space.contextKeys == context.keys.sorted())
+    }
+
     /// The canonical order of events at one instant compares their context values, not the columns
     /// a space happened to number them with: two spaces numbering the same values in opposite
     /// orders give one log.
