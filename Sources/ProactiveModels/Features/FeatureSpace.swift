@@ -128,9 +128,11 @@ public struct FeatureSpace: Sendable, Equatable {
         return columns
     }
 
-    /// Adds every value of `context` and returns their columns, sorted.
+    /// Adds every value of `context` and returns their columns, sorted. New values are appended in
+    /// `ContextValue` order, so the columns they get do not depend on the dictionary's (per-process)
+    /// iteration order.
     package mutating func insertColumns(for context: [String: String]) -> [ContextColumn] {
-        context.map { insert(ContextValue(key: $0.key, value: $0.value)) }.sorted()
+        context.map { ContextValue(key: $0.key, value: $0.value) }.sorted().map { insert($0) }.sorted()
     }
 
     // MARK: Shrinking

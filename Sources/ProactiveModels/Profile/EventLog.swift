@@ -109,8 +109,10 @@ public struct EventLog: Sendable, Equatable {
         if a.time != b.time { return a.time < b.time }
         if a.target != b.target { return space.target(at: a.target) < space.target(at: b.target) }
         if a.context != b.context {
-            let left = a.context.map { space.contextValue(at: $0).description }
-            let right = b.context.map { space.contextValue(at: $0).description }
+            // Values in `ContextValue` order, not column order: columns are numbered as values were
+            // first learned, and the order must not depend on that.
+            let left = a.context.map { space.contextValue(at: $0) }.sorted().map(\.description)
+            let right = b.context.map { space.contextValue(at: $0) }.sorted().map(\.description)
             return left.lexicographicallyPrecedes(right)
         }
         if a.weight != b.weight { return a.weight < b.weight }

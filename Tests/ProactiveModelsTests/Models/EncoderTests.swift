@@ -68,6 +68,35 @@ struct EncoderTests {
         #expect(space.mapping(to: filtered.space).targets == [0, nil, 1])
     }
 
+    /// A context's new values get columns in `ContextValue` order, whatever order the dictionary
+    /// iterates in (with eight keys, hash order matching it by chance is 1 in 40,320).
+    @Test func newContextValuesGetColumnsInValueOrder() {
+        let context = Dictionary(uniqueKeysWithValues: ["h", "c", "f", "a", "g", "d", "b", "e"].map { ("key-\($0)", "v") })
+        var space = FeatureSpace()
+        let columns = space.insertColumns(for: context)
+        #expect(columns == (0 ..< 8).map(ContextColumn.init))
+        #expect(space.contextValues == context.map { ContextValue(key: $0.key, value: $0.value) }.sorted())
+        #expect(space.contextKeys == context.keys.sorted())
+    }
+
+    /// The canonical order of events at one instant compares their context values, not the columns
+    /// a space happened to number them with: two spaces numbering the same values in opposite
+    /// orders give one log.
+    @Test func logOrderDoesNotDependOnColumnNumbering() {
+        let values = [ContextValue(key: "k1", value: "x"), ContextValue(key: "k1", value: "y"),
+                      ContextValue(key: "k2", value: "a"), ContextValue(key: "k2", value: "z")]
+        let events = [Fixtures.event("t", day: 0, hour: 9, context: ["k1": "y", "k2": "a"]),
+                      Fixtures.event("t", day: 0, hour: 9, context: ["k1": "x", "k2": "z"])]
+        func logged(_ space: FeatureSpace) -> [[ContextValue]] {
+            let log = EventLog(events: events.map { space.loggedEvent(for: $0)! }, space: space)
+            return log.events.map { $0.context.map(space.contextValue(at:)).sorted() }
+        }
+        let forward = FeatureSpace(targets: [Fixtures.target("t")], contextValues: values)
+        let backward = FeatureSpace(targets: [Fixtures.target("t")], contextValues: values.reversed())
+        #expect(logged(forward) == [[values[0], values[3]], [values[1], values[2]]])
+        #expect(logged(backward) == logged(forward))
+    }
+
     @Test func usageTrackerRanksAndDecays() {
         var usage = UsageTracker(targetCount: 3, shortHalfLifeDays: 1, longHalfLifeDays: 14)
         usage.record(target: 0, time: 0, weight: 1)
