@@ -35,6 +35,23 @@ extension Engine {
     /// ```
     public func setTimeZone(_ zone: String?, forUser user: String) throws { try scopedDonations.setTimeZone(zone, forUser: user) }
 
+    /// Takes each stated zone (user to IANA zone, as donations state it) as its user's when the user has
+    /// none; a zone already set stays, whatever the donations say.
+    /// - Returns: the users whose zone was newly set, sorted.
+    /// - Throws: `StoreError(.accessDenied)` when the acting party may not set zones; an unknown zone; store failures.
+    ///
+    /// ```swift
+    /// let adopted = try engine.adoptTimeZones(["me": "Europe/Paris"])   // ["me"] the first time, [] after
+    /// ```
+    public func adoptTimeZones(_ zones: [String: String]) throws -> [String] {
+        var adopted: [String] = []
+        for (user, zone) in zones.sorted(by: { $0.key < $1.key }) where try scopedDonations.timeZone(forUser: user) == nil {
+            try scopedDonations.setTimeZone(zone, forUser: user)
+            adopted.append(user)
+        }
+        return adopted
+    }
+
     /// Counts of the donations `filter` matches that the acting party may see, per user and app.
     /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.
     ///

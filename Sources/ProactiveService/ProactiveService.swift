@@ -181,19 +181,13 @@ public struct ProactiveService: Sendable {
     }
 
     /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
-    /// none (`DonationStore.adoptTimeZone`); only the owner's credential sets a user's zone.
+    /// none (`Engine.adoptTimeZones`); only the owner's credential sets a user's zone.
     /// A zone newly set drops the held models (they read the user's clock at load; rare: once per user).
     func adoptTimeZones(_ zones: [String: String?], _ context: ServiceRequestContext) async throws {
         let stated = zones.compactMapValues { $0 }
         guard !stated.isEmpty else { return }
         try context.requireOwner(to: "set a user's time zone (the donation's \"timezone\")")
-        let engine = engine(context)
-        var changed = false
-        for (user, zone) in stated where try engine.timeZone(forUser: user) == nil {
-            try engine.setTimeZone(zone, forUser: user)
-            changed = true
-        }
-        if changed { await runtime.didWrite(.clocks) }
+        if try !engine(context).adoptTimeZones(stated).isEmpty { await runtime.didWrite(.clocks) }
     }
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),

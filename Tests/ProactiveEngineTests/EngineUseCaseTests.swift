@@ -61,6 +61,20 @@ struct EngineUseCaseTests {
                 == .matching(DonationFilter(user: "me", dates: DateSpan(start: nil, end: Self.day))))
     }
 
+    @Test("stated zones are adopted only by users without one, and only by the owner")
+    func adoptTimeZones() throws {
+        let store = try TemporaryStore()
+        let engine = try store.engine()
+        try engine.setTimeZone("Asia/Tokyo", forUser: "kept")
+        #expect(try engine.adoptTimeZones(["me": "Europe/Paris", "kept": "Europe/Berlin"]) == ["me"])
+        #expect(try engine.timeZone(forUser: "me") == "Europe/Paris")
+        #expect(try engine.timeZone(forUser: "kept") == "Asia/Tokyo")
+        #expect(try engine.adoptTimeZones(["me": "Europe/Berlin"]).isEmpty)
+        let app = Engine(database: engine.database, access: .app("com.example.coffee"))
+        #expect(throws: StoreError.self) { try app.adoptTimeZones(["other": "Europe/Paris"]) }
+        #expect(try engine.timeZone(forUser: "other") == nil)
+    }
+
     @Test("delete checks, deletes as the acting party and settles the erasure")
     func deleteRequest() throws {
         let store = try TemporaryStore()
