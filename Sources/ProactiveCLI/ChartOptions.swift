@@ -34,7 +34,7 @@ struct ChartOptions: ParsableArguments {
         let text = draw()
         if let svg {
             if svg == "-" {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                try Output.writeChecked(text)
             } else {
                 try writeTextFile(text, to: svg)
                 printError("wrote \(svg)")

@@ -35,7 +35,7 @@ struct ConvertCommand: ParsableCommand {
     func validate() throws { try log.check(format: format, timeZoneForJSONLines: true) }
 
     func run() throws {
-        let writer = try DonationLogWriter(path: output)
+        let writer = try openLogWriter(output)
         let summary = try log.read(path: file, format: format) { try writer.write($0) }
         try writer.close()
         summary.forEach(printError)

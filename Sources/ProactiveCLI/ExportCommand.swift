@@ -35,7 +35,7 @@ struct ExportCommand: ParsableCommand {
         let engine = try storeOptions.openEngine(.readOnly, appMode: .scoped)
         let filter = try filter.filter(engine)
         if output == "-" {
-            try engine.exportDonationsToStandardOutput(matching: filter)
+            try engine.exportDonations(matching: filter, writingBlocks: Output.writeChecked)
         } else {
             let count = try engine.exportDonations(matching: filter, toPath: output, protectedPaths: storeOptions.ownedFiles)
             printError("exported \(count) donations to \(output)")

@@ -25,6 +25,12 @@ func loadDonationLog(_ path: String) throws -> [Donation] {
     return contents.donations
 }
 
+/// A donation log writer for `path`; `-` is the command's standard output (`Output`).
+/// - Throws: `StoreError.io` naming a file that cannot be created.
+func openLogWriter(_ path: String) throws -> DonationLogWriter {
+    path == "-" ? DonationLogWriter(name: "standard output", writingBlocks: Output.writeChecked) : try DonationLogWriter(path: path)
+}
+
 /// The IANA zone named by a `--timezone` option, if given.
 func parseTimeZone(_ name: String?, argument: String = "--timezone") throws -> TimeZone? {
     guard let name else { return nil }

@@ -18,6 +18,22 @@ public enum Output {
         if let capture { capture.append(text, error: false) } else { Swift.print(text, terminator: "") }
     }
 
+    /// Writes a block to standard output and fails as soon as it cannot be written (a full disk,
+    /// `> /dev/full`), for output too large to find out only at exit.
+    /// - Throws: `CommandFailure` "cannot write to standard output: REASON".
+    static func writeChecked(_ text: String) throws {
+        if let capture { capture.append(text, error: false); return }
+        // What `print` buffered goes first; the block itself is written past the buffer, so that
+        // a failed write is seen here and not lost in the stream's error flag.
+        var failed = fflush(nil) != 0
+        var bytes = Array(text.utf8)[...]
+        while !failed, !bytes.isEmpty {
+            let count = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if count >= 0 { bytes = bytes.dropFirst(count) } else if errno != EINTR { failed = true }
+        }
+        if failed { throw CommandFailure(description: "cannot write to standard output: \(String(cString: strerror(errno)))") }
+    }
+
     /// Writes to standard error (unbuffered).
     static func writeError(_ text: String) {
         if let capture { capture.append(text, error: true) } else { FileHandle.standardError.write(Data(text.utf8)) }

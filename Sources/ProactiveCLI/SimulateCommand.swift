@@ -164,7 +164,7 @@ struct SimulateCommand: ParsableCommand {
             configuration.countPreference = countPreference ?? configuration.countPreference
             donations = AggregatedWeekSimulation(configuration).donations()
         }
-        let writer = try DonationLogWriter(path: output)
+        let writer = try openLogWriter(output)
         let clock = ContinuousClock()
         let started = clock.now
         let terminal = Output.standardErrorIsTerminal

@@ -65,7 +65,7 @@ struct SplitCommand: ParsableCommand {
         }
         let split = LogSplit(donations, method: method, trainShare: trainShare)
         for (path, part) in [(train, split.train), (test, split.test)] {
-            let writer = try DonationLogWriter(path: path)
+            let writer = try openLogWriter(path)
             for donation in part { try writer.write(donation) }
             try writer.close()
         }

@@ -63,10 +63,17 @@ extension Engine {
         try DonationExporter(store: scopedDonations).export(matching: filter, toPath: path, protectedPaths: protectedPaths)
     }
 
-    /// `exportDonations(matching:toPath:)` to standard output.
+    /// The lines `exportDonations(matching:toPath:)` writes, handed to `write` in blocks of whole
+    /// lines (about 256 KiB each): the caller puts them on its standard output or elsewhere.
     /// - Returns: how many lines were written.
+    /// - Throws: `StoreError` (a store error, `.accessDenied` as above, or `.io` with what `write` threw).
+    ///
+    /// ```swift
+    /// try engine.exportDonations(matching: .everything) { block in print(block, terminator: "") }
+    /// ```
     @discardableResult
-    public func exportDonationsToStandardOutput(matching filter: DonationFilter = .everything) throws -> Int {
-        try DonationExporter(store: scopedDonations).exportToStandardOutput(matching: filter)
+    public func exportDonations(matching filter: DonationFilter = .everything,
+                                writingBlocks write: (String) throws -> Void) throws -> Int {
+        try DonationExporter(store: scopedDonations).export(matching: filter, writingBlocks: write)
     }
 }

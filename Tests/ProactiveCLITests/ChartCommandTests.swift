@@ -79,6 +79,18 @@ extension CommandTests {
             #expect(profile.lines.filter { $0.contains("model's choice") }.count >= 2, "a day the model leaves resting reads as one line: \(profile)")
         }
 
+        @Test("stack --svg -: the same SVG on standard output as in a file, the text report on standard error")
+        func stackChartOnStandardOutput() async throws {
+            let store = try await CLIStore.sample()
+            let path = store.directory.appendingPathComponent("day.svg").path
+            let arguments = ["stack", "--user", "me", "--widgets", "weather", "--day", "2026-11-20"]
+            try await store.succeed(arguments + ["--svg", path])
+            let piped = try await store.succeed(arguments + ["--svg", "-"])
+            #expect(piped.output == (try String(contentsOfFile: path, encoding: .utf8)), "standard output is not the chart: \(piped.output.prefix(200))")
+            _ = try SVGElement.read(piped.output)
+            #expect(piped.error.hasPrefix("Stack weather"), "the text report is not on standard error: \(piped.error.prefix(200))")
+        }
+
         @Test("evaluate --svg: one hit curve and one calibration curve per model, as the report says; evaluate --json")
         func evaluateChart() async throws {
             let store = try CLIStore()

@@ -21,5 +21,16 @@ extension CommandTests {
             // The credentials still hold the app's credential.
             #expect(try String(contentsOfFile: store.path + ".credentials", encoding: .utf8).contains("com.example.coffee"))
         }
+
+        @Test("export without --output writes every line to standard output (in blocks), the same bytes as export -o")
+        func standardOutputMatchesTheFile() async throws {
+            let store = try CLIStore()
+            try await store.succeed("import", Sample.donations, "--progress", "none")
+            let file = store.path + ".export.jsonl"
+            try await store.succeed("export", "--output", file)
+            let printed = try await store.succeed("export")
+            let written = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(!written.isEmpty && printed.output == written, "standard output and the file differ: \(printed.output.count) against \(written.count) characters")
+        }
     }
 }

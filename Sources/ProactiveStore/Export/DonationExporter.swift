@@ -77,13 +77,23 @@ public struct DonationExporter: Sendable {
         return count
     }
 
-    /// Exports to standard output.
+    /// Exports in blocks of whole lines (each about 256 KiB, the last one shorter) handed to
+    /// `write`, which puts them where the caller's output goes (standard output, a capture).
+    /// - Returns: how many lines were written.
+    /// - Throws: `StoreError`: a store error, or `.io` carrying the description of what `write` threw.
+    ///
+    /// ```swift
+    /// try DonationExporter(store: store).export(matching: .everything) { block in FileHandle.standardOutput.write(Data(block.utf8)) }
+    /// ```
     @discardableResult
-    public func exportToStandardOutput(matching filter: DonationFilter = .everything) throws(StoreError) -> Int {
-        var output = OutputBuffer(descriptor: STDOUT_FILENO, name: "standard output")
-        let count = try export(matching: filter, to: &output)
-        try output.flush()
-        return count
+    public func export(matching filter: DonationFilter = .everything,
+                       writingBlocks write: (String) throws -> Void) throws(StoreError) -> Int {
+        try withoutActuallyEscaping(write) { (write) throws(StoreError) -> Int in
+            var output = OutputBuffer(name: "the output", writingBlocks: write)
+            let count = try export(matching: filter, to: &output)
+            try output.flush()
+            return count
+        }
     }
 
     /// Exports into a string (tests, small stores).
@@ -199,17 +209,43 @@ struct ExportDestination {
 
 // MARK: - Output buffer
 
-/// Collects bytes and writes them to a file descriptor in large blocks.
+/// Collects bytes and hands them on in large blocks of whole lines: to a file descriptor, or to
+/// a closure.
 struct OutputBuffer {
-    let descriptor: Int32
     let name: String
+    private let sink: (UnsafeRawBufferPointer) throws(StoreError) -> Void
     private var bytes: [UInt8] = []
     static let capacity = 1 << 18
 
-    init(descriptor: Int32, name: String) {
-        self.descriptor = descriptor
+    /// Blocks handed to `sink`.
+    init(name: String, sink: @escaping (UnsafeRawBufferPointer) throws(StoreError) -> Void) {
         self.name = name
+        self.sink = sink
         bytes.reserveCapacity(Self.capacity + 4096)
+    }
+
+    /// Blocks handed to `write` as text; what it throws becomes `StoreError.io` (a `StoreError` as it is).
+    init(name: String, writingBlocks write: @escaping (String) throws -> Void) {
+        self.init(name: name) { bytes throws(StoreError) in
+            do { try write(String(decoding: bytes, as: UTF8.self)) } catch let error as StoreError { throw error } catch {
+                throw StoreError(.io, "\(error)")
+            }
+        }
+    }
+
+    /// Blocks written to `descriptor` (`name` in errors).
+    init(descriptor: Int32, name: String) {
+        self.init(name: name) { buffer throws(StoreError) in
+            var written = 0
+            while written < buffer.count {
+                let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError(.io, "cannot write to \(name): \(String(cString: strerror(errno)))")
+                }
+                written += count
+            }
+        }
     }
 
     mutating func append(line: String) throws(StoreError) {
@@ -219,17 +255,11 @@ struct OutputBuffer {
     }
 
     mutating func flush() throws(StoreError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(.io, "cannot write to \(name): \(String(cString: strerror(errno)))")
-            }
-            written += count
+        guard !bytes.isEmpty else { return }
+        let failure: StoreError? = bytes.withUnsafeBytes { buffer in
+            do throws(StoreError) { try sink(buffer); return nil } catch { return error }
         }
+        if let failure { throw failure }
         bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -65,21 +65,30 @@ public enum DonationLogFile {
 /// converter, a split, a simulation), in the order given.
 public final class DonationLogWriter {
     private var output: OutputBuffer
-    private let path: String
+    /// The file this writer opened and closes (nil: standard output or a block sink).
+    private let ownedDescriptor: Int32?
     private var isOpen = true
     public private(set) var written = 0
 
-    /// Creates (or truncates) `path`.
+    /// Creates (or truncates) `path`; `-` is the process's standard output.
     ///
     /// - Throws: `StoreError.io` naming the file.
     public init(path: String) throws(StoreError) {
-        self.path = path
         let descriptor = path == "-" ? STDOUT_FILENO : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw StoreError(.io, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        ownedDescriptor = path == "-" ? nil : descriptor
         output = OutputBuffer(descriptor: descriptor, name: path == "-" ? "standard output" : path)
     }
 
-    deinit { if isOpen, path != "-" { Foundation.close(output.descriptor) } }
+    /// Hands the lines to `write` in blocks of whole lines (about 256 KiB each), for output that
+    /// goes somewhere other than a file (a command's captured standard output).
+    /// - Parameter name: the output's name in errors.
+    public init(name: String, writingBlocks write: @escaping (String) throws -> Void) {
+        ownedDescriptor = nil
+        output = OutputBuffer(name: name, writingBlocks: write)
+    }
+
+    deinit { if isOpen, let ownedDescriptor { Foundation.close(ownedDescriptor) } }
 
     public func write(_ donation: Donation) throws(StoreError) {
         try output.append(line: DonationLineCodec.encode(donation))
@@ -91,6 +100,6 @@ public final class DonationLogWriter {
         guard isOpen else { return }
         try output.flush()
         isOpen = false
-        if path != "-" { Foundation.close(output.descriptor) }
+        if let ownedDescriptor { Foundation.close(ownedDescriptor) }
     }
 }
