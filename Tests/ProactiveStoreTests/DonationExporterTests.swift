@@ -103,6 +103,19 @@ struct DonationExporterTests {
         #expect(String(decoding: received.prefix(max(length, 0)), as: UTF8.self) == (try Fixtures.text("canonical.jsonl")))
     }
 
+    @Test("a link the kernel resolves to no path (/dev/stdout on a pipe: /proc/self/fd/N) is written through")
+    func aDescriptorLinkToAPipeIsWrittenThrough() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let link = "/proc/self/fd/\(ends[1])"
+        #expect(realpath(link, nil) == nil, "the pipe's link now resolves to a path; this test no longer covers the case")
+        #expect(try DonationExporter(store: try filled()).export(toPath: link) == 7)
+        var received = [UInt8](repeating: 0, count: 1 << 16)
+        let length = read(ends[0], &received, received.count)
+        #expect(String(decoding: received.prefix(max(length, 0)), as: UTF8.self) == (try Fixtures.text("canonical.jsonl")))
+    }
+
     @Test func aLinkToACharacterDeviceWritesThroughIt() throws {
         let link = directory.file("null")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")

@@ -158,9 +158,15 @@ struct ExportDestination {
         var info = stat()
         var resolved = path
         if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
-            guard let target = realpath(path, nil) else { throw refuse("it is a symbolic link to nothing that exists") }
-            resolved = String(cString: target)
-            free(target)
+            if let target = realpath(path, nil) {
+                resolved = String(cString: target)
+                free(target)
+            } else if stat(path, &info) == 0, [S_IFIFO, S_IFCHR].contains(info.st_mode & S_IFMT) {
+                // A link the kernel resolves to no path, such as /dev/stdout when it is a pipe:
+                // written through the link.
+            } else {
+                throw refuse("it is a symbolic link to nothing that exists")
+            }
         }
         let exists = stat(resolved, &info) == 0
         for protected in protectedPaths where Self.same(resolved, exists ? info : nil, protected) {
