@@ -131,53 +131,34 @@ public struct ProactiveService: Sendable {
         let prepared = try engine.prepare(batch: good)
         good = []
         let outcomes = try await committer.commit(prepared)
-        // The answer written as text as it is tallied (no JSON value per line): `{"line":N,"status":...}` each.
-        var results = "["
-        results.reserveCapacity(numbered.count * 32)
-        var stored = 0, duplicates = 0, rejected = 0
+        // Each line's outcome, in line order: a refusal while reading it, else how storing it went.
+        var answer = BatchAnswer()
+        answer.results.reserveCapacity(numbered.count)
         var next = 0
         var users = Set<String>()
         var storedIndices: [Int] = []
         storedIndices.reserveCapacity(prepared.donations.count)
-        func reject(_ reason: String, field: String?) {
-            rejected += 1
-            results += #""status":"rejected","reason":"#
-            JSONWriter.appendString(reason, to: &results)
-            if let field {
-                results += #","field":"#
-                JSONWriter.appendString(field, to: &results)
-            }
-        }
-        for (index, entry) in numbered.enumerated() {
-            results += index == 0 ? #"{"line":"# : #",{"line":"#
-            results += String(entry.line)
-            results += ","
+        for entry in numbered {
             if let error = entry.error {
-                reject(error.description, field: error.field)
-            } else {
-                defer { next += 1 }
-                switch outcomes[next] {
-                case .success(true):
-                    stored += 1
-                    users.insert(prepared.donations[next].user)
-                    storedIndices.append(next)
-                    results += #""status":"stored""#
-                case .success(false):
-                    duplicates += 1
-                    results += #""status":"duplicate""#
-                case let .failure(error):
-                    reject(error.message, field: nil)
-                }
+                answer.append(line: entry.line, .rejected, reason: error.description, field: error.field)
+                continue
             }
-            results += "}"
+            defer { next += 1 }
+            switch outcomes[next] {
+            case .success(true):
+                users.insert(prepared.donations[next].user)
+                storedIndices.append(next)
+                answer.append(line: entry.line, .stored)
+            case .success(false): answer.append(line: entry.line, .duplicate)
+            case let .failure(error): answer.append(line: entry.line, .rejected, reason: error.message)
+            }
         }
-        results += "]"
         let storedDonations = storedIndices.lazy.map { prepared.donations[$0] }
-        metrics.donationsStored.increment(by: stored)
-        metrics.donationsRejected.increment(by: rejected)
+        metrics.donationsStored.increment(by: answer.stored)
+        metrics.donationsRejected.increment(by: answer.rejected)
         await runtime.didWrite(.donations(users))
-        if stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
-        return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
+        if answer.stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
+        return Response.json(try JSONResponseEncoder.json(answer))
     }
 
     /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
@@ -192,7 +173,7 @@ public struct ProactiveService: Sendable {
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
     /// or any of `app`, `user`, `after`, `before`; `all=true` for everything the credential may delete.
-    func deleteDonations(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func deleteDonations(_ request: Request, _ context: ServiceRequestContext) async throws -> DeletedAnswer {
         let query = request.uri.queryParameters
         let known: Set<String> = ["identifier", "group", "app", "user", "after", "before", "all"]
         if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
@@ -210,7 +191,7 @@ public struct ProactiveService: Sendable {
                                       all: query.get("all") == "true")
         let deleted = try engine.delete(request, spelling: { $0 == .all ? "all=true" : $0.rawValue }).deleted
         if deleted > 0 { await runtime.didWrite(.erasure) }
-        return Response.json(.object([("deleted", .int(deleted))]))
+        return DeletedAnswer(deleted: deleted)
     }
 
     // MARK: Queries
