@@ -29,6 +29,9 @@ import ProactiveStore
 /// let top = try session.suggest(at: Date(), k: 4)
 /// _ = try await runtime.delete(.matching(DonationFilter(app: "com.example.coffee")))  // unlearned before the next answer
 /// ```
+///
+/// Held models that learned something are saved by a `ModelKeeper` the app runs beside it (a plain
+/// `run()` and `stop()`, no lifecycle library); without one they are caught up from the store when next read.
 public final class Runtime: Sendable {
     public struct Configuration: Sendable {
         /// Bytes of live models kept in memory.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
@@ -90,6 +91,42 @@ struct RuntimeTests {
         _ = try Engine(path: store.path, mode: .mustExist).delete(.matching(DonationFilter(app: "com.example.coffee")))
         _ = try? await Self.apps(runtime)
         #expect(heard.changes == [.donations(["u"]), .erasure, .erasure])
+    }
+
+    /// A donation for u on the morning after `mornings()`, `minutes` past 07:15.
+    static func extra(_ minutes: Int) -> Donation {
+        Donation(user: "u", app: "com.example.coffee", intent: "OrderCoffeeIntent", parameters: ["item": .string("latte")],
+                 date: Date(timeIntervalSince1970: 1_793_546_100 + 14 * 86_400 + Double(minutes) * 60), utcOffset: -8 * 3600,
+                 identifier: "extra-\(minutes)")
+    }
+
+    @Test("the model keeper runs without a lifecycle library: it saves periodically, and once more when stopped")
+    func keeperWithoutLifecycle() async throws {
+        let store = try Store()
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        _ = try await runtime.donate(Self.mornings())
+        _ = try await Self.apps(runtime)  // held now
+        func saved() throws -> Int? { try runtime.engine.savedModels().first { $0.user == "u" }?.donationCount }
+
+        let keeper = ModelKeeper(models: runtime.models, interval: .milliseconds(20), logger: Logger(label: "test"))
+        let running = Task { await keeper.run() }
+        _ = try await runtime.donate([Self.extra(0)])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try saved() != 29, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try saved() == 29)  // folded and saved by a periodic pass
+        // Stopped right after a donation: the shutdown save folds it in and saves.
+        _ = try await runtime.donate([Self.extra(1)])
+        keeper.stop()
+        await running.value
+        #expect(keeper.isStopped)
+        #expect(try saved() == 30)
+
+        // Cancelling the task ends it too (after its shutdown save); a stopped keeper's run returns at once.
+        let second = ModelKeeper(models: runtime.models, interval: .seconds(3600), logger: Logger(label: "test"))
+        let task = Task { await second.run() }
+        task.cancel()
+        await task.value
+        await keeper.run()
     }
 }
 
