@@ -13,7 +13,8 @@ import ProactiveStore
 /// that groups concurrent donation batches (`committer`) and when retention runs after donations
 /// (`retention`). Every write goes through one of its methods, or is followed by `didWrite`: the
 /// one place that says what a write made stale. Writes by other processes on the same store (the
-/// owner's CLI) are seen through the store's `StoreChangeWatch`: deletions before the next answer,
+/// owner's CLI, another instance) are seen through the store's `StoreChangeWatch`: deletions before
+/// the next answer, donations before the next answer for their users (`LiveModelCache`),
 /// declarations and feedback within `Configuration.inputsLifetime`.
 ///
 /// An app adds the `ProactiveRuntime` product beside `Proactive`:
