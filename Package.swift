@@ -11,7 +11,7 @@ let package = Package(
         ),
         // The engine kept running (`Runtime`: held models, batched writes, caches dropped after each write), for an app or
         // service that answers many questions; its own product so that `Proactive` alone (the benchmarks) builds no
-        // lifecycle or logging packages.
+        // logging package. No lifecycle package: the service adapts `ModelKeeper` to ServiceLifecycle itself.
         .library(name: "ProactiveRuntime", targets: ["ProactiveRuntime"]),
         // Evaluation, simulated logs and log checks, for the benchmarks package; apps need only `Proactive`.
         .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
@@ -83,7 +83,6 @@ let package = Package(
                 "ProactiveCore", "ProactiveEngine", "ProactiveModels",
                 "ProactiveStore",  // value types, and the change-detection seam (`StoreChangeWatch`)
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),  // `ModelKeeper` runs as a lifecycle service
             ]
         ),
 
@@ -140,7 +139,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ProactiveRuntimeTests",
-            dependencies: ["ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveRanking"]
+            dependencies: [
+                "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveRanking",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "ProactiveServiceTests",

@@ -24,7 +24,12 @@ import ProactiveStore
 /// question, fold or save, and drop every held model the same way; a save of a
 /// model that still holds deleted donations is refused by the store
 /// (`Engine.save`) and drops that model, so no held copy can write deleted
-/// values back.
+/// values back. Donations stored by another process are seen the same way
+/// (`StoreChangeWatch.donationMark`, then `donors` for the new ones only): the
+/// next question about such a user waits for them to be folded in, unless a
+/// fold of this cache's own donations for the user is already pending (they are
+/// then learned with it, as its own are). When nothing was stored, a question
+/// costs one look at the store's marks.
 public actor LiveModelCache {
     struct Entry {
         var live: LiveModel
@@ -69,6 +74,10 @@ public actor LiveModelCache {
     let erasures: (any StoreChangeWatch)?
     /// The erasure mark the held models are known to be consistent with.
     private var erasureMark: Int64
+    /// The donations' high-water mark up to which stored donations were noticed (`noticeDonations`).
+    private var donationMark: Int64
+    /// Held users with donations stored elsewhere that no fold has taken yet: their next question waits for one.
+    private var behind: Set<String> = []
     /// Called (on this actor) after deletions made elsewhere dropped the held models: what else
     /// the holder derived from the store (declarations, answers) is stale too.
     private let onErasure: @Sendable () -> Void
@@ -84,7 +93,31 @@ public actor LiveModelCache {
         self.logger = logger
         self.erasures = erasures
         self.onErasure = onErasure
-        erasureMark = erasures?.mark() ?? 0
+        let marks = erasures?.marks()
+        erasureMark = marks?.erasures ?? 0
+        donationMark = marks?.donations ?? 0
+    }
+
+    /// What any process changed since the last look: deletions drop every held model
+    /// (`forgetDeletedElsewhere`), donations are noticed (`noticeDonations`). One look at the store's
+    /// marks when nothing changed. Called before every question, fold and save.
+    private func lookAtStore() async {
+        guard let watch = erasures else { return }
+        let marks = watch.marks()
+        if await forgetDeletedElsewhere(mark: marks.erasures) { return }  // every model is read again: nothing to fold
+        if let mark = marks.donations { noticeDonations(through: mark, watch: watch) }
+    }
+
+    /// Notes the users held (or being read) that have donations with an id above `donationMark` and at most
+    /// `mark`: each is folded in the background, and its next question waits for the fold unless a fold of
+    /// its own donations (`donated`) is already pending or under way (which learns these with them).
+    private func noticeDonations(through mark: Int64, watch: any StoreChangeWatch) {
+        guard mark > donationMark else { return }
+        let donors = watch.donors(after: donationMark, through: mark)
+        donationMark = mark
+        let users = donors.map { $0.filter { entries[$0] != nil || loading[$0] != nil } } ?? Set(entries.keys).union(loading.keys)
+        for user in users where entries[user] != nil && !stale.contains(user) && refreshing[user] == nil { behind.insert(user) }
+        donated(users: users)
     }
 
     /// Drops every held model when donations were deleted since the last look, by any process:
@@ -93,7 +126,11 @@ public actor LiveModelCache {
     @discardableResult
     public func forgetDeletedElsewhere() async -> Bool {
         guard let erasures else { return false }
-        let mark = erasures.mark()
+        return await forgetDeletedElsewhere(mark: erasures.mark())
+    }
+
+    /// `forgetDeletedElsewhere()` with the erasure mark already read.
+    private func forgetDeletedElsewhere(mark: Int64) async -> Bool {
         guard mark > erasureMark else { return false }
         if mark != .max { erasureMark = mark }  // .max: SQLite could not tell; drop now and look again next time
         logger.info("donations were deleted in the store; held models dropped", metadata: ["models": "\(entries.count)"])
@@ -113,11 +150,13 @@ public actor LiveModelCache {
     ///   donations still being folded in (they are, in the background): what questions use, so
     ///   that a flood of donations does not hold them up.
     public func live(user: String, now: Date = Date(), waiting: Bool = true) async throws -> LiveModel {
-        await forgetDeletedElsewhere()
+        await lookAtStore()
         clock += 1
-        if !waiting, let held = touch(user) { return held.live }
+        // Donations another process stored for the user are folded in before answering, at the question's priority.
+        let catchingUp = behind.remove(user) != nil
+        if !waiting, !catchingUp, let held = touch(user) { return held.live }
         if entries.index(forKey: user) != nil {
-            if stale.contains(user) || refreshing[user] != nil { try await fold(user, now: now) }
+            if stale.contains(user) || refreshing[user] != nil { try await fold(user, now: now, background: !catchingUp) }
             guard var entry = entries[user] else { return try await live(user: user, now: now) }  // dropped meanwhile: read again
             let answer = entry.live
             entry.lastUse = clock
@@ -153,8 +192,12 @@ public actor LiveModelCache {
     /// what it computed from one version for as long as the version stays. A model not held yet is read
     /// and answered with a version of its own that nothing else carries.
     public func question(user: String, now: Date = Date()) async throws -> (live: LiveModel, version: UInt64) {
-        await forgetDeletedElsewhere()
+        await lookAtStore()
         clock += 1
+        if behind.contains(user) {  // donations stored elsewhere: folded first
+            let live = try await live(user: user, now: now, waiting: false)
+            return (live, entries[user]?.version ?? newVersion())
+        }
         if let held = touch(user) { return held }
         let version = newVersion()
         return (try await live(user: user, now: now, waiting: false), version)
@@ -191,6 +234,7 @@ public actor LiveModelCache {
         if let mark = erasures?.mark(), mark != .max { erasureMark = max(erasureMark, mark) }
         entries.removeAll()
         stale.removeAll()
+        behind.removeAll()
         loading.removeAll()
         refreshing.removeAll()
         generation += 1
@@ -202,7 +246,7 @@ public actor LiveModelCache {
     /// Folds pending donations into the held models and saves those that learned something;
     /// stops early when `stop` says so (shutdown: what is left is saved by `saveForShutdown`).
     public func flush(now: Date = Date(), stop: @Sendable () -> Bool = { false }) async {
-        await forgetDeletedElsewhere()
+        await lookAtStore()
         for task in Array(refreshing.values) { _ = try? await task.value }
         for user in Array(stale) where entries[user] != nil {
             if stop() || stopping { return }
@@ -215,7 +259,7 @@ public actor LiveModelCache {
     /// Saves every held model that learned something since its last save.
     /// Models that grew past the budget meanwhile are then evicted, least recently used first.
     public func saveAll(now: Date = Date()) async {
-        await forgetDeletedElsewhere()
+        await lookAtStore()
         _ = await saveDirty(now: now, until: nil, background: true)
         await evict(keeping: nil, now: now)
         publish()
@@ -231,7 +275,7 @@ public actor LiveModelCache {
     /// - Returns: the models saved, and those left unsaved (caught up from the store on next read).
     public func saveForShutdown(budget: Duration, now: Date = Date()) async -> (saved: Int, left: Int) {
         stopping = true
-        await forgetDeletedElsewhere()
+        await lookAtStore()
         let started = ContinuousClock.now
         foldDeadline.set(started + budget / 2)
         for task in Array(refreshing.values) { _ = try? await task.value }
@@ -412,6 +456,7 @@ public actor LiveModelCache {
     }
 
     private func drop(_ user: String) {
+        behind.remove(user)
         guard let entry = entries.removeValue(forKey: user) else { return }
         bytesInMemory -= entry.bytes
         publish()

@@ -1,20 +1,38 @@
 import Foundation
 import Logging
-import ServiceLifecycle
+import Synchronization
 
 // MARK: - Saving held models in the background
 
-/// A lifecycle service that folds pending donations into the held models and
-/// saves them every `interval`, off the request path, and on graceful shutdown
-/// (after the HTTP server has drained: it stops first) saves the ones that
-/// learned something since their last save, within `shutdownBudget`
-/// (`LiveModelCache.saveForShutdown`: what is left is caught up from the store
-/// on the next read, so a slow disk cannot hold shutdown past a service manager's timeout).
-public struct ModelKeeper: Service {
+/// Folds pending donations into the held models and saves them every `interval`, off the
+/// question path, until `stop()`; then saves the ones that learned something since their last
+/// save, within `shutdownBudget` (`LiveModelCache.saveForShutdown`: what is left is caught up
+/// from the store on the next read, so a slow disk cannot hold shutdown past a service
+/// manager's timeout).
+///
+/// A plain async loop: an app runs it in a task of its own and stops it on the way out (the
+/// service runs it as a ServiceLifecycle service that graceful shutdown stops). One `run()` at a time.
+///
+/// ```swift
+/// let runtime = Runtime(engine: try Engine(path: "me.sqlite"))
+/// let keeper = ModelKeeper(models: runtime.models, interval: .seconds(30), logger: Logger(label: "app"))
+/// let saving = Task { await keeper.run() }
+/// // ... the app answers questions ...
+/// keeper.stop()
+/// await saving.value  // the held models that learned something are saved
+/// ```
+public final class ModelKeeper: Sendable {
     public let models: LiveModelCache
     public let interval: Duration
     public let shutdownBudget: Duration
     public let logger: Logger
+
+    private struct State {
+        var stopped = false
+        /// `run` waiting out its interval (resumed early by `stop` or cancellation).
+        var waiting: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
 
     public init(models: LiveModelCache, interval: Duration, shutdownBudget: Duration = .seconds(20), logger: Logger) {
         self.models = models
@@ -23,16 +41,12 @@ public struct ModelKeeper: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                break  // shutting down
-            }
-            await models.flush(stop: { Task.isShuttingDownGracefully })
+    /// Folds and saves every `interval` until `stop()` is called or the task is cancelled, then saves
+    /// what is left within `shutdownBudget` and returns. A fold or save under way when stopped ends early.
+    public func run() async {
+        while await pause() {
+            await models.flush(stop: { [self] in isStopped || Task.isCancelled })
         }
-        // Shutting down: the server has drained (it stops before this service); save what is left.
         let clock = ContinuousClock()
         let started = clock.now
         let (saved, left) = await models.saveForShutdown(budget: shutdownBudget)
@@ -41,5 +55,51 @@ public struct ModelKeeper: Service {
             "models": "\(held)", "saved": "\(saved)", "left_to_catch_up": "\(left)",
             "took": "\(clock.now - started)",
         ])
+    }
+
+    /// Ends `run`: its wait is cut short and it saves the held models before returning. Calling it
+    /// before `run` makes `run` save at once and return.
+    public func stop() {
+        let waiting = state.withLock { state in
+            state.stopped = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+
+    /// Whether `stop()` was called.
+    public var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Waits `interval`, less when stopped or cancelled meanwhile. - Returns: whether to go on.
+    private func pause() async -> Bool {
+        if isStopped || Task.isCancelled { return false }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [interval] in try? await Task.sleep(for: interval) }
+            group.addTask { await self.untilStopped() }
+            await group.next()
+            group.cancelAll()
+        }
+        return !isStopped && !Task.isCancelled
+    }
+
+    /// Returns once `stop()` is called or the task is cancelled.
+    private func untilStopped() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.stopped || Task.isCancelled { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state in
+                defer { state.waiting = nil }
+                return state.waiting
+            }
+            waiting?.resume()
+        }
     }
 }

@@ -13,7 +13,8 @@ import ProactiveStore
 /// that groups concurrent donation batches (`committer`) and when retention runs after donations
 /// (`retention`). Every write goes through one of its methods, or is followed by `didWrite`: the
 /// one place that says what a write made stale. Writes by other processes on the same store (the
-/// owner's CLI) are seen through the store's `StoreChangeWatch`: deletions before the next answer,
+/// owner's CLI, another instance) are seen through the store's `StoreChangeWatch`: deletions before
+/// the next answer, donations before the next answer for their users (`LiveModelCache`),
 /// declarations and feedback within `Configuration.inputsLifetime`.
 ///
 /// An app adds the `ProactiveRuntime` product beside `Proactive`:
@@ -29,6 +30,9 @@ import ProactiveStore
 /// let top = try session.suggest(at: Date(), k: 4)
 /// _ = try await runtime.delete(.matching(DonationFilter(app: "com.example.coffee")))  // unlearned before the next answer
 /// ```
+///
+/// Held models that learned something are saved by a `ModelKeeper` the app runs beside it (a plain
+/// `run()` and `stop()`, no lifecycle library); without one they are caught up from the store when next read.
 public final class Runtime: Sendable {
     public struct Configuration: Sendable {
         /// Bytes of live models kept in memory.

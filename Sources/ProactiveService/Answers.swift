@@ -25,6 +25,52 @@ struct Instant: Encodable {
     }
 }
 
+/// `POST /v1/donations` with a batch (an array, JSON Lines or a JSON text sequence): the tallies and,
+/// line by line, whether the line was stored, a duplicate, or rejected and why.
+struct BatchAnswer: ResponseEncodable {
+    struct Line: Encodable {
+        enum Status: String, Encodable { case stored, duplicate, rejected }
+
+        /// From 1: the line (JSON Lines), item (array) or record (JSON text sequence).
+        var line: Int
+        var status: Status
+        /// Why a rejected line was (left out otherwise).
+        var reason: String?
+        /// The field at fault, when one is (left out otherwise).
+        var field: String?
+
+        enum CodingKeys: String, CodingKey { case line, status, reason, field }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(line, forKey: .line)
+            try container.encode(status, forKey: .status)
+            if let reason { try container.encode(reason, forKey: .reason) }
+            if let field { try container.encode(field, forKey: .field) }
+        }
+    }
+
+    var stored = 0
+    var duplicates = 0
+    var rejected = 0
+    var results: [Line] = []
+
+    /// Records one line's outcome and counts it.
+    mutating func append(line: Int, _ status: Line.Status, reason: String? = nil, field: String? = nil) {
+        switch status {
+        case .stored: stored += 1
+        case .duplicate: duplicates += 1
+        case .rejected: rejected += 1
+        }
+        results.append(Line(line: line, status: status, reason: reason, field: field))
+    }
+}
+
+/// `DELETE /v1/donations`: how many donations were deleted.
+struct DeletedAnswer: ResponseEncodable {
+    var deleted: Int
+}
+
 /// `POST /v1/predict`: the shape of `proactive predict --json`.
 struct PredictAnswer: ResponseEncodable {
     struct Row: Encodable {

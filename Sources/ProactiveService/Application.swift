@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ProactiveRuntime
 import ProactiveStore
+import ServiceLifecycle
 
 // MARK: - The application
 
@@ -43,7 +44,9 @@ public func buildApplication(service: ProactiveService, settings: ServeSettings,
     case let .socket(path): address = .unixDomainSocket(path: path)
     case let .tcp(host, port): address = .hostname(host, port: port)
     }
-    let keepers = settings.saveEvery.map { [ModelKeeper(models: service.models, interval: $0, shutdownBudget: settings.shutdownSave, logger: logger)] } ?? []
+    let keepers = settings.saveEvery.map {
+        [ModelKeeperService(keeper: ModelKeeper(models: service.models, interval: $0, shutdownBudget: settings.shutdownSave, logger: logger))]
+    } ?? []
     return Application(
         router: service.router(),
         configuration: ApplicationConfiguration(address: address, serverName: "proactive"),
@@ -61,6 +64,19 @@ public func buildApplication(service: ProactiveService, settings: ServeSettings,
         },
         logger: logger
     )
+}
+
+/// The runtime's `ModelKeeper` as a lifecycle service: graceful shutdown stops it, and it then saves
+/// the held models. The application's services are shut down after its HTTP server, so the last
+/// requests' donations are folded in before that save.
+public struct ModelKeeperService: Service {
+    public let keeper: ModelKeeper
+
+    public init(keeper: ModelKeeper) { self.keeper = keeper }
+
+    public func run() async {
+        await withGracefulShutdownHandler { await keeper.run() } onGracefulShutdown: { keeper.stop() }
+    }
 }
 
 extension ProactiveService {

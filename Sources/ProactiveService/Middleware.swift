@@ -15,6 +15,10 @@ public struct ServiceRequestContext: RequestContext {
     public let channel: any Channel
     /// Codable answers are written by the engine's JSON writer (`JSONResponseEncoder`).
     public var responseEncoder: JSONResponseEncoder { JSONResponseEncoder() }
+    /// JSON bodies are read into Decodable types by `JSONRequestDecoder` (`request.decode(as:context:)`).
+    public var requestDecoder: JSONRequestDecoder { JSONRequestDecoder() }
+    /// The largest body a route reads (413 above it): the service's `Configuration.maxBody` (`BodyLimitMiddleware`).
+    public var maxUploadSize = ProactiveService.Configuration().maxBody
 
     public init(source: Source) {
         coreContext = .init(source: source)
@@ -24,6 +28,20 @@ public struct ServiceRequestContext: RequestContext {
     /// Refuses an app credential (403), as the CLI refuses `--as-app` for owner-only commands.
     func requireOwner(to operation: String) throws {
         do { try access.requireAdministrator(to: operation) } catch { throw APIError.from(error) }
+    }
+}
+
+// MARK: - Body size
+
+/// Sets each request's `maxUploadSize` to the service's `Configuration.maxBody`.
+struct BodyLimitMiddleware: RouterMiddleware {
+    let maxBody: Int
+
+    func handle(_ request: Request, context: ServiceRequestContext,
+                next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.maxUploadSize = maxBody
+        return try await next(request, context)
     }
 }
 

@@ -61,22 +61,9 @@ extension ProactiveService {
     func putFocus(_ request: Request, _ context: ServiceRequestContext) async throws -> FocusStatusAnswer {
         try context.requireOwner(to: "set the Focus")
         _ = try Self.user(request, allowing: [])
-        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
-        var focus: String??
-        var date = Date()
-        for (key, value) in members {
-            switch (key, value) {
-            case let ("focus", .string(name)):
-                do { focus = .some(try FocusName.validated(name)) } catch { throw APIError.badRequest(error.reason, field: "focus") }
-            case ("focus", .null): focus = .some(nil)
-            case let ("at", .string(text)): date = try BodyReading.date(text, field: "at")
-            case ("focus", _): throw APIError.badRequest("must be a Focus name or null", field: "focus")
-            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date with offset", field: "at")
-            default: throw APIError.badRequest("unknown field", field: key)
-            }
-        }
-        guard let focus else { throw APIError.badRequest("say which Focus to turn on, or null for none", field: "focus") }
-        try engine(context).recordFocusChange(focus, at: date)
+        let change = try await request.decode(as: FocusChange.self, context: context)
+        let date = change.at ?? Date()
+        try engine(context).recordFocusChange(change.focus, at: date)
         await runtime.didWrite(.clocks)
         return try focusStatus(at: date)
     }

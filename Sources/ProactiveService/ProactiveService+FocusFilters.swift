@@ -31,9 +31,9 @@ extension ProactiveService {
     /// options that `FocusFilter.parse` does not read (which ignores it): a 400 naming it, e.g.
     /// `parameters[0].optinal`, as the service's other bodies refuse an unknown field.
     static func refuseUnknownFields(focusFilter json: JSONValue) throws {
-        func check(_ value: JSONValue, allowed: Set<String>, path: String) throws {
+        func check(_ value: JSONValue, allowed: [String], path: String) throws {
             guard case let .object(members) = value, let unknown = members.first(where: { !allowed.contains($0.0) }) else { return }
-            throw APIError.badRequest("unknown field", field: path.isEmpty ? unknown.0 : "\(path).\(unknown.0)")
+            throw APIError.badRequest(RequestBodyError.unknownField(unknown.0, among: allowed), field: path.isEmpty ? unknown.0 : "\(path).\(unknown.0)")
         }
         try check(json, allowed: ["app", "title", "description", "parameters"], path: "")
         guard case let .array(parameters)? = json["parameters"] else { return }
@@ -67,34 +67,8 @@ extension ProactiveService {
         try context.access.require(app: app, to: "configure the Focus filter of")
         let focus = try Self.pathParameter(context, "focus")
         _ = try Self.user(request, allowing: [])
-        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
-        var texts: [(name: String, value: String)] = []
-        var unset: [String] = []
-        for (key, value) in members {
-            switch (key, value) {
-            case let ("set", .object(entries)):
-                for (name, entry) in entries {
-                    guard !name.isEmpty else { throw APIError.badRequest("parameter names are not empty", field: "set") }
-                    switch entry {
-                    case let .string(text): texts.append((name, text))
-                    case let .bool(flag): texts.append((name, flag ? "true" : "false"))
-                    case let .number(number, integer): texts.append((name, integer.map { "\($0)" } ?? "\(number)"))
-                    case .null: unset.append(name)
-                    default: throw APIError.badRequest("a value is a string, number, boolean or null, found \(entry.kindName)", field: "set.\(name)")
-                    }
-                }
-            case let ("unset", .array(items)):
-                for item in items {
-                    guard case let .string(name) = item, !name.isEmpty else { throw APIError.badRequest("parameter names are strings", field: "unset") }
-                    unset.append(name)
-                }
-            case ("set", _): throw APIError.badRequest("must be an object of parameter values", field: "set")
-            case ("unset", _): throw APIError.badRequest("must be an array of parameter names", field: "unset")
-            default: throw APIError.badRequest("unknown field", field: key)
-            }
-        }
-        guard !texts.isEmpty || !unset.isEmpty else { throw APIError.badRequest("give at least one value to set or unset", field: "set") }
-        let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: texts, unset: unset)
+        let change = try await request.decode(as: FocusFilterChange.self, context: context)
+        let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: change.set, unset: change.unset)
         await runtime.didWrite(.declarations)
         func values(_ values: [String: ParameterValue]) -> JSONValue { .object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }) }
         return FocusFilterConfiguredAnswer(
@@ -111,30 +85,8 @@ extension ProactiveService {
     func postNotification(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "decide notifications (it reads every app's Focus filter)")
         _ = try Self.user(request, allowing: [])
-        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
-        var app: String?
-        var criteria: [String: String] = [:]
-        var date = Date()
-        for (key, value) in members {
-            switch (key, value) {
-            case let ("app", .string(name)) where !name.isEmpty: app = name
-            case let ("criteria", .object(entries)):
-                for (name, entry) in entries {
-                    guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw APIError.badRequest("a criteria key is empty", field: "criteria") }
-                    guard case let .string(text) = entry else {
-                        throw APIError.badRequest("criteria values are strings, found \(entry.kindName)", field: "criteria.\(name)")
-                    }
-                    criteria[name] = text
-                }
-            case let ("at", .string(text)): date = try BodyReading.date(text, field: "at")
-            case ("app", _): throw APIError.badRequest("must be a non-empty bundle identifier", field: "app")
-            case ("criteria", _): throw APIError.badRequest("must be an object of strings", field: "criteria")
-            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date with offset", field: "at")
-            default: throw APIError.badRequest("unknown field", field: key)
-            }
-        }
-        guard let app else { throw APIError.badRequest("name the notifying app", field: "app") }
-        return Response.json(try engine(context).notificationDecision(app: app, criteria: FilterCriteria(criteria), at: date).json)
+        let asked = try await request.decode(as: NotificationQuestion.self, context: context)
+        return Response.json(try engine(context).notificationDecision(app: asked.app, criteria: FilterCriteria(asked.criteria), at: asked.at ?? Date()).json)
     }
 
     /// `GET /v1/focus/people?user=U&focus=F&minSupport=3&minLift=1.25&smoothing=1&all=false`:

@@ -10,7 +10,7 @@ import ProactiveStore
 
 extension ProactiveService {
     /// `POST /v1/stack`: which widget a stack shows at a moment and why
-    /// (owner only, as `stack`). Body: `{"user": "me", "at": DATE,
+    /// (owner only, as `stack`). Body (`StackQuestion`): `{"user": "me", "at": DATE,
     /// "widgets": ["weather", "reminders"], "context": {...},
     /// "smartRotate": true, "widgetSuggestions": true, "developer": false}`.
     /// Widgets are named as `proactive stack --widgets` names them (`app/kind`
@@ -19,27 +19,8 @@ extension ProactiveService {
     /// rotation carried from earlier calls).
     func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> StackAnswer {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
-        let members = try await BodyReading.object(request, maxBody: configuration.maxBody)
-        var questionMembers: [(String, JSONValue)] = []
-        var names: [String] = []
-        var settings = StackSettings()
-        for (key, value) in members {
-            switch (key, value) {
-            case let ("widgets", .array(items)):
-                for item in items {
-                    guard case let .string(name) = item, !name.isEmpty else { throw APIError.badRequest("widget names are strings", field: "widgets") }
-                    names.append(name)
-                }
-            case let ("smartRotate", .bool(flag)): settings.smartRotate = flag
-            case let ("widgetSuggestions", .bool(flag)): settings.widgetSuggestions = flag
-            case let ("developer", .bool(flag)): settings.developerMode = flag
-            case ("widgets", _): throw APIError.badRequest("must be an array of widget names", field: "widgets")
-            case ("smartRotate", _), ("widgetSuggestions", _), ("developer", _): throw APIError.badRequest("must be true or false", field: key)
-            default: questionMembers.append((key, value))
-            }
-        }
-        guard !names.isEmpty else { throw APIError.badRequest("name the stack's widgets", field: "widgets") }
-        let question = try Question(json: .object(questionMembers))
+        let asked = try await request.decode(as: StackQuestion.self, context: context)
+        let (question, names, settings) = (asked.question, asked.widgets, asked.settings)
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
         let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))

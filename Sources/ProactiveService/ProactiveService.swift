@@ -131,53 +131,34 @@ public struct ProactiveService: Sendable {
         let prepared = try engine.prepare(batch: good)
         good = []
         let outcomes = try await committer.commit(prepared)
-        // The answer written as text as it is tallied (no JSON value per line): `{"line":N,"status":...}` each.
-        var results = "["
-        results.reserveCapacity(numbered.count * 32)
-        var stored = 0, duplicates = 0, rejected = 0
+        // Each line's outcome, in line order: a refusal while reading it, else how storing it went.
+        var answer = BatchAnswer()
+        answer.results.reserveCapacity(numbered.count)
         var next = 0
         var users = Set<String>()
         var storedIndices: [Int] = []
         storedIndices.reserveCapacity(prepared.donations.count)
-        func reject(_ reason: String, field: String?) {
-            rejected += 1
-            results += #""status":"rejected","reason":"#
-            JSONWriter.appendString(reason, to: &results)
-            if let field {
-                results += #","field":"#
-                JSONWriter.appendString(field, to: &results)
-            }
-        }
-        for (index, entry) in numbered.enumerated() {
-            results += index == 0 ? #"{"line":"# : #",{"line":"#
-            results += String(entry.line)
-            results += ","
+        for entry in numbered {
             if let error = entry.error {
-                reject(error.description, field: error.field)
-            } else {
-                defer { next += 1 }
-                switch outcomes[next] {
-                case .success(true):
-                    stored += 1
-                    users.insert(prepared.donations[next].user)
-                    storedIndices.append(next)
-                    results += #""status":"stored""#
-                case .success(false):
-                    duplicates += 1
-                    results += #""status":"duplicate""#
-                case let .failure(error):
-                    reject(error.message, field: nil)
-                }
+                answer.append(line: entry.line, .rejected, reason: error.description, field: error.field)
+                continue
             }
-            results += "}"
+            defer { next += 1 }
+            switch outcomes[next] {
+            case .success(true):
+                users.insert(prepared.donations[next].user)
+                storedIndices.append(next)
+                answer.append(line: entry.line, .stored)
+            case .success(false): answer.append(line: entry.line, .duplicate)
+            case let .failure(error): answer.append(line: entry.line, .rejected, reason: error.message)
+            }
         }
-        results += "]"
         let storedDonations = storedIndices.lazy.map { prepared.donations[$0] }
-        metrics.donationsStored.increment(by: stored)
-        metrics.donationsRejected.increment(by: rejected)
+        metrics.donationsStored.increment(by: answer.stored)
+        metrics.donationsRejected.increment(by: answer.rejected)
         await runtime.didWrite(.donations(users))
-        if stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
-        return Response.json(text: #"{"stored":\#(stored),"duplicates":\#(duplicates),"rejected":\#(rejected),"results":\#(results)}"#)
+        if answer.stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
+        return Response.json(try JSONResponseEncoder.json(answer))
     }
 
     /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
@@ -192,7 +173,7 @@ public struct ProactiveService: Sendable {
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
     /// or any of `app`, `user`, `after`, `before`; `all=true` for everything the credential may delete.
-    func deleteDonations(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func deleteDonations(_ request: Request, _ context: ServiceRequestContext) async throws -> DeletedAnswer {
         let query = request.uri.queryParameters
         let known: Set<String> = ["identifier", "group", "app", "user", "after", "before", "all"]
         if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
@@ -210,16 +191,16 @@ public struct ProactiveService: Sendable {
                                       all: query.get("all") == "true")
         let deleted = try engine.delete(request, spelling: { $0 == .all ? "all=true" : $0.rawValue }).deleted
         if deleted > 0 { await runtime.didWrite(.erasure) }
-        return Response.json(.object([("deleted", .int(deleted))]))
+        return DeletedAnswer(deleted: deleted)
     }
 
     // MARK: Queries
 
-    /// `{"user": "u1", "at": "2026-11-20T07:30:00-08:00", "context": {"focus": "work"}, "k": 4}`; every field optional.
+    /// `{"user": "u1", "at": "2026-11-20T07:30:00-08:00", "context": {"focus": "work"}, "k": 4}`; every field optional (`Question`).
     /// Answers in the shape of `proactive predict --json`.
     func predict(_ request: Request, _ context: ServiceRequestContext) async throws -> PredictAnswer {
         try context.requireOwner(to: "ask for predictions (they read every app's donations)")
-        let question = try await Question(request, maxBody: configuration.maxBody)
+        let question = try await request.decode(as: Question.self, context: context)
         let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
         let when = try question.moment(engine, live: live)
@@ -234,21 +215,22 @@ public struct ProactiveService: Sendable {
             })
     }
 
-    /// The same question as predict, plus `"developer": true` to lift the floors.
+    /// The same question as predict, plus `"developer": true` to lift the floors (`SuggestionQuestion`).
     func suggest(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
-        let question = try await Question(request, maxBody: configuration.maxBody, allowDeveloper: true)
+        let asked = try await request.decode(as: SuggestionQuestion.self, context: context)
+        let question = asked.question
         let (live, version) = try await models.question(user: question.user)
         let engine = engine(context)
         let (inputs, stamp) = try inputs.stampedInputs(user: live.user, engine: engine)
         let when = try question.moment(engine, live: live)
         // The same question about the same model and inputs: the same answer (`SuggestionAnswers`).
         let key = SuggestionAnswers.Key(model: version, inputs: stamp, milliseconds: when.date.millisecondsSince1970,
-                                        utcOffset: when.utcOffset, context: question.context, k: question.k, developer: question.developer)
+                                        utcOffset: when.utcOffset, context: question.context, k: question.k, developer: asked.developer)
         if let body = answers.answer(user: question.user, key: key) { return Response.json(body: body) }
         let session = engine.rankingSession(live, inputs: inputs)
         let result = try session.suggest(at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k,
-                                         developerMode: question.developer)
+                                         developerMode: asked.developer)
         let body = Response.jsonBody(try JSONResponseEncoder.json(SuggestionsAnswer(
             user: question.user, at: Instant(date: when.date, utcOffset: result.moment.utcOffset ?? 0), model: result.model,
             suggestions: result.suggestions.map(\.json))))
@@ -268,62 +250,6 @@ public struct ProactiveService: Sendable {
     }
 }
 
-// MARK: - A question at a moment
-
-/// The body of predict and suggestions: who, when, in what context, how many.
-/// `at` is read on the user's clock as the CLI reads `--at` (`Engine.readMoment`): a local time
-/// without an offset is the user's local time, an instant is that instant whatever offset it is
-/// written in, a bare day is refused.
-struct Question {
-    var user = Donation.defaultUser
-    /// `at` as sent, checked by `Engine.parseMoment`; nil: now.
-    var at: String?
-    var context: [String: String] = [:]
-    var k = 4
-    var developer = false
-
-    init(_ request: Request, maxBody: Int, allowDeveloper: Bool = false) async throws {
-        let body = try await BodyReading.collect(request, maxBody: maxBody)
-        try self.init(json: body.readableBytes > 0 ? try BodyReading.json(body) : .object([]), allowDeveloper: allowDeveloper)
-    }
-
-    init(json: JSONValue, allowDeveloper: Bool = false) throws {
-        guard case let .object(members) = json else {
-            throw APIError.badRequest("the body must be a JSON object")
-        }
-        for (key, value) in members {
-            switch (key, value) {
-            case let ("user", .string(user)) where !user.isEmpty: self.user = user
-            case let ("at", .string(text)):
-                do { _ = try Engine.parseMoment(text) } catch { throw APIError.badRequest(error.reason, field: "at") }
-                at = text
-            case let ("context", .object(entries)):
-                for (name, entry) in entries {
-                    guard case let .string(text) = entry else {
-                        throw APIError.badRequest("context values are strings, found \(entry.kindName)", field: "context.\(name)")
-                    }
-                    context[name] = text
-                }
-            case let ("k", .number(_, .some(integer))) where Engine.Limits.kProblem(integer) == nil: k = Int(integer)
-            case let ("developer", .bool(flag)) where allowDeveloper: developer = flag
-            case ("user", _): throw APIError.badRequest("must be a non-empty string", field: "user")
-            case ("at", _): throw APIError.badRequest("must be an ISO 8601 date or date-time", field: "at")
-            case ("context", _): throw APIError.badRequest("must be an object of strings", field: "context")
-            case ("k", _): throw APIError.badRequest(Engine.Limits.kProblem(Int?.none)!, field: "k")
-            case ("developer", _) where allowDeveloper: throw APIError.badRequest("must be true or false", field: "developer")
-            default: throw APIError.badRequest("unknown field", field: key)
-            }
-        }
-    }
-
-    /// The moment on the user's clock (`Engine.readMoment`), read from the held model `live`.
-    func moment(_ engine: Engine, live: LiveModel, now: Date = Date()) throws -> Engine.ReadDate {
-        do { return try engine.readMoment(at, live: live, now: now) } catch let error as DonationLineError {
-            throw APIError.badRequest(error.reason, field: "at")
-        }
-    }
-}
-
 // MARK: - Reading bodies
 
 enum BodyReading {
@@ -339,14 +265,6 @@ enum BodyReading {
         } catch {
             throw APIError(.badRequest, "incomplete_body", "the request body ended before it was complete (the connection closed or failed mid-body)")
         }
-    }
-
-    /// The body as a JSON object's members (400 for anything else).
-    static func object(_ request: Request, maxBody: Int) async throws -> [(String, JSONValue)] {
-        guard case let .object(members) = try json(try await collect(request, maxBody: maxBody)) else {
-            throw APIError.badRequest("the body must be a JSON object")
-        }
-        return members
     }
 
     static func json(_ body: ByteBuffer) throws -> JSONValue {

@@ -12,6 +12,7 @@ extension ProactiveService {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: CredentialMiddleware(credentials: credentials))
+        router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.addRoutes(HealthController(service: self).routes)
         router.addRoutes(DonationController(service: self).routes, atPath: "/v1")
         router.addRoutes(QuestionController(service: self).routes, atPath: "/v1")

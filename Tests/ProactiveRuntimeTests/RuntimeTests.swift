@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ProactiveCore
 import ProactiveEngine
 import ProactiveRanking
@@ -90,6 +91,73 @@ struct RuntimeTests {
         _ = try Engine(path: store.path, mode: .mustExist).delete(.matching(DonationFilter(app: "com.example.coffee")))
         _ = try? await Self.apps(runtime)
         #expect(heard.changes == [.donations(["u"]), .erasure, .erasure])
+    }
+
+    /// The weather checked at 07:17 on the 14 mornings of `mornings()`, for `user`.
+    static func weather(user: String = "u") -> [Donation] {
+        (1...14).map { day in
+            Donation(user: user, app: "com.example.weather", intent: "CheckWeatherIntent",
+                     date: Date(timeIntervalSince1970: 1_793_546_220 + Double(day - 1) * 86_400), utcOffset: -8 * 3600,
+                     identifier: "weather-\(user)-\(day)")
+        }
+    }
+
+    @Test("donations a second engine stores for a held user are in the runtime's next answer for that user")
+    func externalDonations() async throws {
+        let store = try Store()
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        _ = try await runtime.donate(Self.mornings() + Self.weather(user: "v"))
+        #expect(try await Self.apps(runtime) == ["com.example.coffee", "com.example.news"])  // u's model is held now
+        let (_, before) = try await runtime.models.question(user: "u")
+        #expect(try await runtime.models.question(user: "u").version == before)  // nothing stored: the held model as it was
+
+        let other = try Engine(path: store.path, mode: .mustExist)
+        // Another user's donations: u's held model is not folded again.
+        #expect(try other.donate(batch: Self.weather(user: "w")).count == 14)
+        #expect(try await runtime.models.question(user: "u").version == before)
+        // u's own: the very next answer has them, without a donation through the runtime.
+        #expect(try other.donate(batch: Self.weather()).count == 14)
+        #expect(try await Self.apps(runtime) == ["com.example.coffee", "com.example.news", "com.example.weather"])
+        #expect(try await runtime.models.live(user: "u", waiting: false).key.donationCount == 42)
+        // The question path predict uses (`live(waiting: false)`) catches up the same way.
+        _ = try other.donate(Self.extra(5))
+        #expect(try await runtime.models.live(user: "u", waiting: false).key.donationCount == 43)
+    }
+
+    /// A donation for u on the morning after `mornings()`, `minutes` past 07:15.
+    static func extra(_ minutes: Int) -> Donation {
+        Donation(user: "u", app: "com.example.coffee", intent: "OrderCoffeeIntent", parameters: ["item": .string("latte")],
+                 date: Date(timeIntervalSince1970: 1_793_546_100 + 14 * 86_400 + Double(minutes) * 60), utcOffset: -8 * 3600,
+                 identifier: "extra-\(minutes)")
+    }
+
+    @Test("the model keeper runs without a lifecycle library: it saves periodically, and once more when stopped")
+    func keeperWithoutLifecycle() async throws {
+        let store = try Store()
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        _ = try await runtime.donate(Self.mornings())
+        _ = try await Self.apps(runtime)  // held now
+        func saved() throws -> Int? { try runtime.engine.savedModels().first { $0.user == "u" }?.donationCount }
+
+        let keeper = ModelKeeper(models: runtime.models, interval: .milliseconds(20), logger: Logger(label: "test"))
+        let running = Task { await keeper.run() }
+        _ = try await runtime.donate([Self.extra(0)])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try saved() != 29, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try saved() == 29)  // folded and saved by a periodic pass
+        // Stopped right after a donation: the shutdown save folds it in and saves.
+        _ = try await runtime.donate([Self.extra(1)])
+        keeper.stop()
+        await running.value
+        #expect(keeper.isStopped)
+        #expect(try saved() == 30)
+
+        // Cancelling the task ends it too (after its shutdown save); a stopped keeper's run returns at once.
+        let second = ModelKeeper(models: runtime.models, interval: .seconds(3600), logger: Logger(label: "test"))
+        let task = Task { await second.run() }
+        task.cancel()
+        await task.value
+        await keeper.run()
     }
 }
 

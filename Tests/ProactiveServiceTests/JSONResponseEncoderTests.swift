@@ -23,4 +23,17 @@ struct JSONResponseEncoderTests {
         // A JSON value the engine wrote is carried as it is.
         #expect(try Self.text(DefinitionsAnswer(definitions: [.object([("z", .int(1)), ("a", .null)])])) == #"{"definitions":[{"z":1,"a":null}]}"#)
     }
+
+    @Test("the donations batch and delete answers: tallies, then each line in order; reason and field only when there are")
+    func batchAndDelete() throws {
+        var batch = BatchAnswer()
+        batch.append(line: 1, .stored)
+        batch.append(line: 2, .duplicate)
+        batch.append(line: 4, .rejected, reason: "unknown field", field: "paramters")
+        batch.append(line: 5, .rejected, reason: "invalid JSON at byte 1: unexpected end")
+        #expect(try Self.text(batch) == #"{"stored":1,"duplicates":1,"rejected":2,"results":[{"line":1,"status":"stored"},{"line":2,"status":"duplicate"},"#
+            + #"{"line":4,"status":"rejected","reason":"unknown field","field":"paramters"},{"line":5,"status":"rejected","reason":"invalid JSON at byte 1: unexpected end"}]}"#)
+        #expect(try Self.text(BatchAnswer()) == #"{"stored":0,"duplicates":0,"rejected":0,"results":[]}"#)
+        #expect(try Self.text(DeletedAnswer(deleted: 3)) == #"{"deleted":3}"#)
+    }
 }

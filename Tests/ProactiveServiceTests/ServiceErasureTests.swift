@@ -120,3 +120,33 @@ struct ServiceErasureTests {
         #expect(try Self.occurrences(of: marker, in: fixture) == 0)
     }
 }
+
+/// What another process stores (the owner's `import` beside a running service), the service learns before
+/// its next answer for that user, without a donation through the service.
+@Suite("Service: donations made by another process")
+struct ServiceExternalDonationTests {
+    @Test("another process's donations for a held user are in the next suggestions and predictions")
+    func donatedElsewhere() async throws {
+        let fixture = try ServiceFixture()
+        let item = "ELSEWHERE-ITEM"
+        try await fixture.test { client async throws in
+            let stored = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: ServiceErasureTests.lines(),
+                                               contentType: "application/x-ndjson")
+            #expect(stored.json?.int("stored") == 14)
+            let before = try await client.send(.post, "/v1/suggestions", credential: fixture.owner, body: ServiceErasureTests.question)
+            #expect(before.status == .ok && !before.text.contains(item))  // held, and its answer kept
+
+            let other = Engine(database: try ServiceErasureTests.otherProcess(fixture))
+            let mornings = (1...14).map { day in
+                Donation(user: "u", app: "com.example.tea", intent: "OrderTeaIntent", parameters: ["item": .string(item)],
+                         date: Date(timeIntervalSince1970: 1_793_546_160 + Double(day - 1) * 86_400), utcOffset: -8 * 3600)
+            }
+            #expect(try other.donate(batch: mornings).count == 14)
+
+            let after = try await client.send(.post, "/v1/suggestions", credential: fixture.owner, body: ServiceErasureTests.question)
+            #expect(after.text.contains(item), "\(after.text)")
+            let predicted = try await client.send(.post, "/v1/predict", credential: fixture.owner, body: #"{"user": "u", "k": 8}"#)
+            #expect(predicted.text.contains("com.example.tea"), "\(predicted.text)")
+        }
+    }
+}
