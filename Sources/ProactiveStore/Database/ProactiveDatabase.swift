@@ -57,6 +57,7 @@ public struct ProactiveDatabase: Sendable {
         PrivacySchema.v8RetentionOptIn,
         DonationSchema.v9ContentKey,
         LiveModelSchema.v10LiveModels,
+        LiveModelSchema.v11ModelStateHeavyPart,
     ]
 
     /// Whether opening may create a missing file.
