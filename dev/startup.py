@@ -15,8 +15,10 @@ times, which a busy machine moves less than the wall times. Prints the figures (
 
 Usage: dev/startup.py PROACTIVE_BINARY OUT_DIR [--runs 30] [--warmup 3] [--ratio 2]
        [--hyperfine]         also time both with `hyperfine -N -w3 -r30` (not interleaved)
-       [--compare BINARY]    also run another build's two commands in the same turns, on the
-                             same store (figures under "compare"; the checks are on the first)
+       [--compare BINARY]    also run another build's two commands in the same turns, on a
+                             store of the same donations that it imported and trained itself (a
+                             build may not open a store another version migrated; figures under
+                             "compare"; the checks are on the first)
 """
 import argparse
 import json
@@ -82,15 +84,19 @@ def main():
     p = os.path.abspath(args.binary)
     donations, suggest = setup(p, args.out, env)
     commands = {"version": [p, "--version"], "suggest": [p] + suggest}
-    turns = dict(commands)
+    turns = {name: (cmd, env) for name, cmd in commands.items()}
     if args.compare:
         other = os.path.abspath(args.compare)
-        turns.update({"compare version": [other, "--version"], "compare suggest": [other] + suggest})
+        other_out = os.path.join(args.out, "compare")
+        os.makedirs(other_out, exist_ok=True)
+        other_env = dict(env, PROACTIVE_STORE=os.path.join(other_out, "startup.sqlite"))
+        setup(other, other_out, other_env)
+        turns.update({"compare version": ([other, "--version"], other_env), "compare suggest": ([other] + suggest, other_env)})
 
     samples = {name: {"wall": [], "cpu": []} for name in turns}
     for index in range(args.warmup + args.runs):
-        for name, cmd in turns.items():
-            wall, cpu, status, error = timed(cmd, env)
+        for name, (cmd, cmd_env) in turns.items():
+            wall, cpu, status, error = timed(cmd, cmd_env)
             if status != 0:
                 print(f"startup: {' '.join(cmd)} failed ({status}): {error.strip()}", file=sys.stderr)
                 sys.exit(2)

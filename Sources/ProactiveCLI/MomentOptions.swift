@@ -26,7 +26,7 @@ struct ModelChoiceOptions: ParsableArguments {
 
     /// The engine over the store, with the `--definitions` overlay.
     func engine(_ store: StoreOptions, appMode: StoreOptions.AppMode = .refused) throws -> Engine {
-        var engine = try store.openEngine(.mustExist, appMode: appMode).warningAboutSkippedData()
+        var engine = try store.openEngine(.oneConnection, appMode: appMode).warningAboutSkippedData()
         engine.definitionsOverlay = try loadDefinitions(definitions).definitions
         return engine
     }

@@ -166,6 +166,8 @@ extension Engine {
 
     /// `predict` with a live model already loaded.
     public func predict(_ live: LiveModel, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4) throws -> Prediction {
+        // Reasons read the model's log: a model read for scoring only is read whole first.
+        let live = live.scoringOnly ? try liveModel(live.inputs, now: Date()) : live
         let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
         let explainer = live.model as? any ExplainableModel
         let rows = live.model.distribution(at: moment).top(k).map { scored in
@@ -184,7 +186,13 @@ extension Engine {
     /// - Throws: `EngineError(.noDonations)` when the user has none.
     public func suggest(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
                         developerMode: Bool = false, model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> SuggestionResult {
-        let session = try rankingSession(user: user, choice, now: now)
+        let inputs = try inputs(for: user, choice)
+        let (declarations, feedback) = try declarations(user: user)
+        // New content is timed by scoring the model over the day, earlier moments included: that reads its log.
+        let samplesTheDay = declarations.shortcuts.shortcuts.contains { $0.shortcut.isNewContent }
+        let live = try (samplesTheDay ? nil : scoringModel(inputs, at: date)) ?? liveModel(inputs, now: now)
+        let session = RankingSession(engine: self, live: live, declarations: declarations, feedback: feedback,
+                                     gate: FocusCriteriaGate(filters: try focusFilters(), criteria: live.criteria))
         return try session.suggest(at: date, utcOffset: utcOffset, context: context, k: k, developerMode: developerMode)
     }
 

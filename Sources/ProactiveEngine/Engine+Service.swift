@@ -50,10 +50,13 @@ extension Engine {
     /// - Returns: per model, whether it was written (see `save(_:now:)`).
     @discardableResult
     public func save(_ lives: inout [LiveModel], now: Date = Date()) throws -> [Bool] {
-        let saved = lives.map { $0.saved(now: now) }
-        let written = try states.save(saved)
-        for index in lives.indices where written[index] {
-            lives[index].savedBytes = saved[index].bytes.count
+        // A model read for scoring only has learned nothing since it was read: there is nothing to save.
+        let saving = lives.indices.filter { !lives[$0].scoringOnly }
+        let saved = saving.map { lives[$0].saved(now: now) }
+        var written = [Bool](repeating: false, count: lives.count)
+        for (index, result) in zip(saving, try states.save(saved)) { written[index] = result }
+        for (position, index) in saving.enumerated() where written[index] {
+            lives[index].savedBytes = saved[position].bytes.count + (saved[position].heavy?.count ?? 0)
             lives[index].folded = 0
             lives[index].unlearned = 0
         }

@@ -112,7 +112,12 @@ public struct Engine: Sendable {
     /// fresh fit when there is no usable state (then saved).
     /// - Throws: `EngineError.noDonations` when the user has none.
     public func liveModel(user: String, _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> LiveModel {
-        let inputs = try inputs(for: user, choice)
+        try liveModel(try inputs(for: user, choice), now: now)
+    }
+
+    /// `liveModel(user:_:now:)` with the user's inputs read.
+    func liveModel(_ inputs: UserInputs, now: Date) throws -> LiveModel {
+        let (user, choice) = (inputs.user, inputs.choice)
         var problem: String
         if let saved = try states.load(user: user, name: choice.name) {
             let wanted = inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)
@@ -141,9 +146,29 @@ public struct Engine: Sendable {
         return live
     }
 
+    /// The user's saved state read without its heavy part, for questions at `date` only (see
+    /// `LiveModel.scoringOnly`), when that is all they need: a state saved in two, fitted for the current
+    /// inputs, with nothing stored or deleted since it was saved, whose newest event is not after `date`.
+    /// - Returns: nil when the whole state must be read (`liveModel`).
+    func scoringModel(_ inputs: UserInputs, at date: Date) throws -> LiveModel? {
+        guard let saved = try states.load(user: inputs.user, name: inputs.choice.name, withHeavyPart: false), saved.hasHeavyPart,
+              saved.key.isCompatible(with: inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)) else { return nil }
+        let changes = try states.changes(ofUser: inputs.user, after: saved.key.highWater, erasuresAfter: saved.key.erasureMark)
+        guard changes.added.isEmpty, changes.erased.isEmpty,
+              let model = try? LiveModels.decodeForScoring(saved.bytes),
+              LiveModels.newestEventTime(model).map({ $0 <= date.timeIntervalSince1970 }) ?? false,
+              let catalogue = try? TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver) else { return nil }
+        var key = saved.key
+        (key.highWater, key.erasureMark) = (changes.highWater, changes.erasureMark)
+        var live = LiveModel(model: model, key: key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
+        live.scoringOnly = true
+        try rememberLatest(&live)
+        return live
+    }
+
     /// The saved state read back and caught up with the store (see `catchUp`).
     func caughtUp(_ saved: SavedModelState, inputs: UserInputs, now: Date) throws -> LiveModel {
-        let model = try LiveModels.decode(saved.bytes)
+        let model = try LiveModels.decode(saved.bytes, heavy: saved.heavy)
         let catalogue = try TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver)
         var live = LiveModel(model: model, key: saved.key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
         try catchUp(&live, now: now)
@@ -307,7 +332,7 @@ public struct Engine: Sendable {
     /// The prior the user's saved blend was pulled toward (fixed when there is none).
     public func savedPrior(user: String, _ choice: ModelChoice) throws -> BlendTrainer.Prior {
         guard let saved = try states.load(user: user, name: choice.name),
-              let model = try? LiveModels.decode(saved.bytes) as? BlendModel else { return BlendTrainer.fixedPrior }
+              let model = try? LiveModels.decode(saved.bytes, heavy: saved.heavy) as? BlendModel else { return BlendTrainer.fixedPrior }
         return model.prior
     }
 
@@ -351,6 +376,11 @@ public struct Engine: Sendable {
     /// - Returns: `false` when `stop` ended it with donations left to learn.
     @discardableResult
     func catchUp(_ live: inout LiveModel, now: Date, stop: (() -> Bool)? = nil) throws -> Bool {
+        if live.scoringOnly {
+            // It cannot learn: the whole state is read again, in one read of its row, and caught up.
+            live = try liveModel(live.inputs, now: now)
+            return true
+        }
         let clock = ContinuousClock()
         let started = clock.now
         let changes = try states.changes(ofUser: live.user, after: live.key.highWater, erasuresAfter: live.key.erasureMark)
@@ -425,12 +455,12 @@ public struct Engine: Sendable {
     }
 
     /// Saves the state (monotone: never over a state that is further along).
-    /// - Returns: the size of the saved model bytes.
+    /// - Returns: the size of the saved model bytes (both parts).
     @discardableResult
     func persist(_ live: LiveModel, now: Date) throws -> Int {
         let saved = live.saved(now: now)
         try states.save(saved)
-        return saved.bytes.count
+        return saved.bytes.count + (saved.heavy?.count ?? 0)
     }
 
     /// Brings every saved state with pending deletions up to date and saves it,

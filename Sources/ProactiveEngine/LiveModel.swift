@@ -31,6 +31,10 @@ public struct LiveModel: Sendable {
     public internal(set) var savedBytes: Int?
     /// Whether the model was fitted (not read) in this load, or in the last `Engine.refresh` of a held model.
     public internal(set) var refitted = false
+    /// Whether the model was read without its heavy part (training rows, log records) for one question
+    /// at a moment after its newest event (`Engine.suggest`): it scores, and the engine reads the whole
+    /// state again before it learns, unlearns, explains or is saved.
+    public internal(set) var scoringOnly = false
 
     /// Marks what the load did as reported (`refitted` false, `caughtUp` zero), for a holder
     /// that keeps the model: the flags then describe only the next refresh.
@@ -108,9 +112,11 @@ public struct LiveModel: Sendable {
         return true
     }
 
-    /// The row to save.
+    /// The row to save: the model in two parts (`PersistentModel.serializedParts()`).
     func saved(now: Date) -> SavedModelState {
-        SavedModelState(user: user, name: inputs.choice.name, bytes: model.serialized(), catalogue: catalogue.encoded(), key: key,
-                        trainedAt: trainedAt, savedAt: now)
+        precondition(!scoringOnly, "a model read for scoring only cannot be saved")
+        let (light, heavy) = model.serializedParts()
+        return SavedModelState(user: user, name: inputs.choice.name, bytes: light, heavy: heavy, catalogue: catalogue.encoded(), key: key,
+                               trainedAt: trainedAt, savedAt: now)
     }
 }

@@ -75,10 +75,28 @@ enum LiveModels {
         name == "blend" ? BlendTrainer(configuration: BlendConfiguration().inTimeZone(zone)) : nil
     }
 
-    /// Reads saved bytes back.
-    static func decode(_ bytes: [UInt8]) throws(ModelFormatError) -> any LiveLearningModel {
-        let model = try ModelArchive.decodeAny(bytes)
+    /// Reads saved bytes back: a model in one piece, or both parts of one saved in two.
+    static func decode(_ bytes: [UInt8], heavy: [UInt8]? = nil) throws(ModelFormatError) -> any LiveLearningModel {
+        try live(ModelArchive.decodeAny(bytes, heavy: heavy))
+    }
+
+    /// Reads the light part of a model saved in two alone (`ModelArchive.decodeForScoring`): for scoring only.
+    static func decodeForScoring(_ bytes: [UInt8]) throws(ModelFormatError) -> any LiveLearningModel {
+        try live(ModelArchive.decodeForScoring(bytes))
+    }
+
+    private static func live(_ model: any PersistentModel) throws(ModelFormatError) -> any LiveLearningModel {
         guard let live = model as? any LiveLearningModel else { throw .unknownKind(model.name) }
         return live
+    }
+
+    /// The time of the newest event `model` learned (nil: none, or a model that keeps no log).
+    static func newestEventTime(_ model: any LiveLearningModel) -> Double? {
+        switch model {
+        case let blend as BlendModel: [blend.profile.log.last?.time, blend.logistic?.log.last?.time].compactMap { $0 }.max()
+        case let profile as ProfileModel: profile.log.last?.time
+        case let logistic as LogisticModel: logistic.log.last?.time
+        default: nil
+        }
     }
 }

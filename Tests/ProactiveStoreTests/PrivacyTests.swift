@@ -99,6 +99,7 @@ struct PrivacyTests {
         let models = SQLiteModelStateStore(database: fixture.database)
         for user in ["gone", "kept"] {
             try models.save(SavedModelState(user: user, name: "profile", bytes: Array("model of \(user == "gone" ? secret : "ok")".utf8),
+                                            heavy: Array("rows and log of \(user == "gone" ? "heavy-" + secret : "ok")".utf8),
                                             catalogue: "targets of \(user == "gone" ? secret : "ok")", key: ModelStateKey(
                                                 highWater: 1, erasureMark: 0, donationCount: 1, definitionsDigest: "", focusDigest: "", options: ""),
                                             trainedAt: day, savedAt: day))
@@ -112,6 +113,8 @@ struct PrivacyTests {
         #expect(try declarations.feedback(user: "kept").count == 1)
         #expect(try fixture.donations.timeZone(forUser: "gone") == nil)
         #expect(try fixture.filesContain(secret) == (false, false))
+        #expect(try fixture.filesContain("heavy-" + secret) == (false, false))
+        #expect(try models.load(user: "kept", name: "profile")?.heavy == Array("rows and log of ok".utf8))
     }
 
     /// Guard for later schema changes: a new table with a `user` column must be

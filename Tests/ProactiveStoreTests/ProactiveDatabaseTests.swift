@@ -60,6 +60,29 @@ struct ProactiveDatabaseTests {
         #expect(try reopened.database.integrityProblems().isEmpty)
     }
 
+    /// A query's one connection opens, reads and closes without writing to the file (a pool writes to set
+    /// up its write-ahead log, each time: closing removes it); it still writes when asked, in WAL mode.
+    @Test func oneConnectionOpensWithoutWriting() throws {
+        let path = directory.file("one.sqlite")
+        do { try SQLiteDonationStore(database: try ProactiveDatabase(path: path)).append(sample(identifier: "kept")) }
+        let closed = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        do {
+            let one = try ProactiveDatabase(path: path, mode: .oneConnection)
+            #expect(try SQLiteDonationStore(database: one).all().map(\.identifier) == ["kept"])
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == closed, "opening and reading wrote to the file")
+        do { _ = try SQLiteDonationStore(database: try ProactiveDatabase(path: path)).all() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) != closed, "a pool writes when it opens (the comparison is not vacuous)")
+        do {
+            let one = try ProactiveDatabase(path: path, mode: .oneConnection)
+            try SQLiteDonationStore(database: one).append(sample(identifier: "added"))
+            #expect(try one.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        }
+        #expect(try SQLiteDonationStore(database: try ProactiveDatabase(path: path, mode: .readOnly)).all().map(\.identifier) == ["kept", "added"])
+        #expect(storeError { _ = try ProactiveDatabase(path: directory.file("none.sqlite"), mode: .oneConnection) }?.code == .missingStore)
+    }
+
     @Test func aMissingStoreIsAnErrorWhenItMustExist() throws {
         let path = directory.file("absent.sqlite")
         let error = storeError { _ = try ProactiveDatabase(path: path, mode: .mustExist) }

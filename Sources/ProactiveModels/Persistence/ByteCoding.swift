@@ -8,8 +8,25 @@ struct ByteWriter: Sendable {
     private(set) var bytes: [UInt8] = []
     /// The model format version being written (parts whose layout changed between versions read it).
     var version = ModelArchive.formatVersion
+    /// Whether the parts a query does not read (the blend's training rows, the logs' records) go to
+    /// `heavy` instead of inline (`ModelArchive.encodeParts`).
+    var split = false
+    /// Those parts, in the order they were written, when `split`.
+    private(set) var heavy: [UInt8] = []
 
     init() {}
+
+    /// Writes `body`'s bytes to `heavy` when `split`, else inline.
+    mutating func writeHeavy(_ body: (inout ByteWriter) -> Void) {
+        guard split else {
+            body(&self)
+            return
+        }
+        var part = ByteWriter()
+        part.version = version
+        body(&part)
+        heavy.append(contentsOf: part.bytes)
+    }
 
     mutating func write(_ value: UInt8) { bytes.append(value) }
     mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
@@ -79,6 +96,38 @@ struct ByteReader: Sendable {
     private let end: Int
     /// The model format version being read (parts whose layout changed between versions read it).
     var version = ModelArchive.formatVersion
+    /// Where the parts a split archive keeps apart are read from.
+    var parts = Parts.whole
+
+    /// Where `readHeavy` reads.
+    enum Parts: Sendable {
+        /// Inline: an archive in one piece.
+        case whole
+        /// From the heavy part of a split archive, read in step with the light one.
+        case heavy(HeavyReader)
+        /// Nowhere: the light part read alone, for scoring only.
+        case lightOnly
+        /// A light part read alone (the summaries of the parts left out precede where they would be).
+        var isSplit: Bool {
+            if case .whole = self { return false }
+            return true
+        }
+    }
+
+    /// The reader of a heavy part, shared by the light reader's copies.
+    final class HeavyReader: @unchecked Sendable {
+        var reader: ByteReader
+        init(_ reader: ByteReader) { self.reader = reader }
+    }
+
+    /// Reads with `body` from where the heavy parts are (see `ByteWriter.writeHeavy`). - Returns: nil for a light part read alone.
+    mutating func readHeavy<T>(_ body: (inout ByteReader) throws(ModelFormatError) -> T) throws(ModelFormatError) -> T? {
+        switch parts {
+        case .whole: return try body(&self)
+        case .lightOnly: return nil
+        case let .heavy(box): return try body(&box.reader)
+        }
+    }
 
     init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
         self.bytes = bytes

@@ -125,14 +125,25 @@ extension FeatureSpace {
 extension EventLog {
     /// Writes the count, then one record per event. A saved head not decoded yet
     /// is written as it was read (its bytes are exactly the records it was read from).
-    func encode(into writer: inout ByteWriter) {
+    /// Split (`ByteWriter.split`): the count, the newest record and the per-target and
+    /// per-context-value counts (of `space`) inline, the records to the heavy part.
+    func encode(into writer: inout ByteWriter, space: FeatureSpace) {
         writer.write(UInt64(count))
-        switch savedHead {
-        case let .records(records): writer.append(records)
-        case let .events(events): for event in events { Self.encode(event, into: &writer) }
-        case nil: break
+        if writer.split, let last {
+            Self.encode(last, into: &writer)
+            let uses = uses(targets: space.targetCount, columns: space.contextCount)
+            writer.write(uses.events)
+            writer.write(uses.context)
         }
-        for event in tail { Self.encode(event, into: &writer) }
+        writer.writeHeavy { heavy in
+            switch savedHead {
+            case let .records(records): heavy.append(records)
+            case let .events(events): for event in events { Self.encode(event, into: &heavy) }
+            case .absent: preconditionFailure("a log read without its records cannot be saved")
+            case nil: break
+            }
+            for event in tail { Self.encode(event, into: &heavy) }
+        }
     }
 
     private static func encode(_ event: LoggedEvent, into writer: inout ByteWriter) {
@@ -147,9 +158,39 @@ extension EventLog {
 
     /// Reads a log and checks every index against `space` and the canonical
     /// order, in one scan that builds no events: the records are kept as read
-    /// and decoded on first use (`SavedEvents`).
+    /// and decoded on first use (`SavedEvents`). A light part read alone gives
+    /// a log of its counts and newest event, without records.
     init(reader: inout ByteReader, space: FeatureSpace) throws(ModelFormatError) {
-        let count = try reader.readCount("log", elementSize: 29)
+        guard reader.parts.isSplit else {
+            let count = try reader.readCount("log", elementSize: 29)
+            let saved = try Self.scan(&reader, count: count, space: space)
+            self = saved.map(EventLog.init(saved:)) ?? EventLog()
+            return
+        }
+        let count = Int(clamping: try reader.read(UInt64.self, "log"))
+        guard count > 0 else {
+            self.init()
+            return
+        }
+        let last = try Self.readRecord(&reader, space: space)
+        let targetCounts = try reader.readInts("log.targetCounts")
+        let columnUses = try reader.readInts("log.columnUses")
+        guard targetCounts.count == space.targetCount, columnUses.count == space.contextCount,
+              targetCounts.allSatisfy({ $0 >= 0 }), columnUses.allSatisfy({ $0 >= 0 }), targetCounts.reduce(0, +) == count else {
+            throw .invalid(field: "log.counts", reason: "do not match \(count) events of \(space.targetCount) targets")
+        }
+        if let scanned = try reader.readHeavy({ heavy throws(ModelFormatError) in try Self.scan(&heavy, count: count, space: space) }) {
+            guard let saved = scanned, saved.last == last, saved.targetCounts == targetCounts, saved.columnUses == columnUses else {
+                throw .invalid(field: "log", reason: "the records do not match the counts and newest event saved with them")
+            }
+            self.init(saved: saved)
+        } else {
+            self.init(saved: SavedEvents(absent: count, last: last, targetCounts: targetCounts, columnUses: columnUses))
+        }
+    }
+
+    /// Scans `count` records (see `init(reader:space:)`). - Returns: nil for none.
+    private static func scan(_ reader: inout ByteReader, count: Int, space: FeatureSpace) throws(ModelFormatError) -> SavedEvents? {
         let start = reader.offset
         var targetCounts = [Int](repeating: 0, count: space.targetCount)
         var columnUses = [Int](repeating: 0, count: space.contextCount)
@@ -169,17 +210,14 @@ extension EventLog {
             }
             (previousStart, previousTime) = (recordStart, time)
         }
-        guard count > 0 else {
-            self.init()
-            return
-        }
+        guard count > 0 else { return nil }
         let last = Self.record(reader.bytes, at: previousStart, space)
         let records = Array(reader.bytes[start ..< reader.offset])
-        self.init(saved: SavedEvents(records: records, count: count, last: last, targetCounts: targetCounts, columnUses: columnUses) { records, count in
+        return SavedEvents(records: records, count: count, last: last, targetCounts: targetCounts, columnUses: columnUses) { records, count in
             // Checked when read: decoding the same bytes again cannot fail.
             var again = ByteReader(records)
             return (0 ..< count).map { _ in try! Self.readRecord(&again, space: space) }
-        })
+        }
     }
 
     /// A record the scan has checked, read again in full (it cannot fail).

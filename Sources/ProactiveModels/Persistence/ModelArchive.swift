@@ -43,6 +43,10 @@ public protocol PersistentModel: FittedModel {
     static var kind: String { get }
     /// The model as file bytes (see `ModelArchive`).
     func serialized() -> [UInt8]
+    /// The model as two byte strings (see `ModelArchive`): the light part a query reads and the heavy part
+    /// (training rows, log records) only learning, unlearning and refitting read; `ModelArchive.decodeAny(_:heavy:)`
+    /// reads them back together.
+    func serializedParts() -> (light: [UInt8], heavy: [UInt8])
     /// Reads a model written by `serialized()`.
     /// - Throws: `ModelFormatError` for foreign, truncated, corrupt or wrong-kind bytes.
     init(serialized bytes: [UInt8]) throws(ModelFormatError)
@@ -59,7 +63,9 @@ protocol ArchivedModel: PersistentModel {
 /// The model file format:
 ///
 ///     "PRXM" | format version (UInt16) | kind (UInt32 length + UTF-8) |
-///     payload length (UInt64) | payload | checksum of everything before it (UInt64)
+///     [parts (UInt8), version 9 on] | payload length (UInt64) | payload |
+///     [heavy part length (UInt64) | heavy part checksum (UInt64), when parts is 1] |
+///     checksum of everything before it (UInt64)
 ///
 /// The checksum is `FNV1a64.laneHash` from version 6 on, `FNV1a64.hash` in
 /// version 5 (whose payload is the same as version 6's, so version-5 states still load).
@@ -69,11 +75,18 @@ protocol ArchivedModel: PersistentModel {
 /// Version 8 adds the blend's routine signal (a weight, and the day-type and
 /// "what follows" counts of its usage state); a blend saved in an earlier
 /// version is refused (the engine refits it), profile and logistic states still load.
+/// Version 9 adds the parts byte. 0: the payload is version 8's, in one piece. 1: a
+/// split model (`encodeParts`): what scoring a moment after the newest learned event
+/// does not read (the blend's training rows, each log's records) is a second byte
+/// string, the heavy part, whose length and checksum the light part holds; in the
+/// light payload each log is its count, its newest record and its per-target and
+/// per-context-value counts, and the rows and records are read from the heavy part
+/// in the order they were written.
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     package static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 8
+    public static let formatVersion = 9
     package static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {
@@ -82,22 +95,43 @@ public enum ModelArchive {
 
     /// The bytes of `model`, ready to be written to a file.
     static func encode<Model: ArchivedModel>(_ model: Model, version: Int = formatVersion) -> [UInt8] {
+        encodeParts(model, version: version, split: false).light
+    }
+
+    /// The bytes of `model`, in one piece or (`split`, version 9 on) as a light and a heavy part.
+    static func encodeParts<Model: ArchivedModel>(_ model: Model, version: Int = formatVersion, split: Bool) -> (light: [UInt8], heavy: [UInt8]) {
+        precondition(!split || version >= 9, "split models need format 9")
         var payload = ByteWriter()
         payload.version = version
+        payload.split = split
         model.encodePayload(into: &payload)
         var writer = ByteWriter()
         writer.append(magic)
         writer.write(UInt16(version))
         writer.write(Model.kind)
+        if version >= 9 { writer.write(split) }
         writer.write(UInt64(payload.bytes.count))
         writer.append(payload.bytes)
+        if split {
+            writer.write(UInt64(payload.heavy.count))
+            writer.write(checksum(payload.heavy[...], version: version))
+        }
         writer.write(checksum(writer.bytes[...], version: version))
-        return writer.bytes
+        return (writer.bytes, payload.heavy)
     }
 
-    /// Checks the envelope. - Returns: the kind and a reader positioned on the payload.
-    /// - Throws: `ModelFormatError` for a foreign, truncated or corrupt file.
-    static func open(_ bytes: [UInt8]) throws(ModelFormatError) -> (kind: String, payload: ByteReader) {
+    /// What reading a light part without its heavy part is allowed to give.
+    enum Reading {
+        /// A whole model: the archive is in one piece, or `heavy` is its heavy part.
+        case whole(heavy: [UInt8]?)
+        /// A split archive's light part alone, for scoring only (a whole archive reads whole).
+        case lightAlone
+    }
+
+    /// Checks the envelope (and a heavy part against the light part's length and checksum).
+    /// - Returns: the kind and a reader positioned on the payload.
+    /// - Throws: `ModelFormatError` for a foreign, truncated or corrupt file, or parts of different saves.
+    static func open(_ bytes: [UInt8], _ reading: Reading = .whole(heavy: nil)) throws(ModelFormatError) -> (kind: String, payload: ByteReader) {
         guard bytes.count >= magic.count, Array(bytes[0 ..< magic.count]) == magic else { throw .notAModel }
         var reader = ByteReader(bytes, offset: magic.count)
         let version = Int(try reader.read(UInt16.self, "format version"))
@@ -105,34 +139,90 @@ public enum ModelArchive {
             throw .unsupportedVersion(found: version, supported: formatVersion)
         }
         let kind = try reader.readString("kind")
+        let split = version >= 9 ? try reader.readBool("parts") : false
         let length = try reader.read(UInt64.self, "payload length")
-        guard length <= UInt64(reader.remaining), reader.remaining - Int(length) >= 8 else {
+        let trailerSize = split ? 24 : 8
+        guard length <= UInt64(reader.remaining), reader.remaining - Int(length) >= trailerSize else {
             throw .truncated(field: "payload", offset: reader.offset)
         }
         let payloadStart = reader.offset
         let payloadEnd = payloadStart + Int(length)
         var trailer = ByteReader(bytes, offset: payloadEnd)
+        let heavyLength = split ? try trailer.read(UInt64.self, "heavy part length") : 0
+        let heavyChecksum = split ? try trailer.read(UInt64.self, "heavy part checksum") : 0
+        let checked = trailer.offset
         let stored = try trailer.read(UInt64.self, "checksum")
-        let computed = checksum(bytes[0 ..< payloadEnd], version: version)
+        let computed = checksum(bytes[0 ..< checked], version: version)
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
         guard trailer.remaining == 0 else { throw .invalid(field: "file", reason: "\(trailer.remaining) bytes after the checksum") }
         var payload = ByteReader(bytes, offset: payloadStart, end: payloadEnd)
         payload.version = version
+        switch (split, reading) {
+        case (false, .lightAlone), (false, .whole(heavy: nil)):
+            break
+        case (false, .whole(heavy: .some)):
+            throw .invalid(field: "heavy part", reason: "given for a model saved in one piece")
+        case (true, .lightAlone):
+            payload.parts = .lightOnly
+        case (true, .whole(heavy: nil)):
+            throw .invalid(field: "heavy part", reason: "missing: this is the light part of a model saved in two")
+        case let (true, .whole(heavy: .some(heavy))):
+            guard UInt64(heavy.count) == heavyLength, checksum(heavy[...], version: version) == heavyChecksum else {
+                throw .invalid(field: "heavy part", reason: "not the one saved with this light part (\(heavy.count) bytes, \(heavyLength) expected, or another checksum)")
+            }
+            var heavyReader = ByteReader(heavy)
+            heavyReader.version = version
+            payload.parts = .heavy(ByteReader.HeavyReader(heavyReader))
+        }
         return (kind, payload)
     }
 
+    /// Throws unless every byte of the payload and of a heavy part was read.
+    static func checkFullyRead(_ payload: ByteReader) throws(ModelFormatError) {
+        guard payload.remaining == 0 else { throw .invalid(field: "payload", reason: "\(payload.remaining) unread bytes") }
+        if case let .heavy(box) = payload.parts, box.reader.remaining > 0 {
+            throw .invalid(field: "heavy part", reason: "\(box.reader.remaining) unread bytes")
+        }
+    }
+
     /// Reads a model of a known type. - Throws: `ModelFormatError` (also `.wrongKind`).
-    static func decode<Model: ArchivedModel>(_: Model.Type, from bytes: [UInt8]) throws(ModelFormatError) -> Model {
-        var (kind, payload) = try open(bytes)
+    static func decode<Model: ArchivedModel>(_: Model.Type, from bytes: [UInt8], heavy: [UInt8]? = nil) throws(ModelFormatError) -> Model {
+        var (kind, payload) = try open(bytes, .whole(heavy: heavy))
         guard kind == Model.kind else { throw .wrongKind(expected: Model.kind, found: kind) }
         let model = try Model(payload: &payload)
-        guard payload.remaining == 0 else { throw .invalid(field: "payload", reason: "\(payload.remaining) unread bytes") }
+        try checkFullyRead(payload)
         return model
     }
 
-    /// Reads any model this build knows, by the kind in its header.
-    public static func decodeAny(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
-        var (kind, payload) = try open(bytes)  // the checksum is computed once
+    /// Reads any model this build knows, by the kind in its header: in one piece, or `bytes` the light
+    /// part of a split model (`PersistentModel.serializedParts()`) and `heavy` its heavy part.
+    /// - Throws: `ModelFormatError`, also for a split model without its heavy part or with another save's.
+    ///
+    /// ```swift
+    /// let (light, heavy) = model.serializedParts()
+    /// let same = try ModelArchive.decodeAny(light, heavy: heavy)
+    /// ```
+    public static func decodeAny(_ bytes: [UInt8], heavy: [UInt8]? = nil) throws(ModelFormatError) -> any PersistentModel {
+        try decodeAny(bytes, .whole(heavy: heavy))
+    }
+
+    /// The light part of a split model read alone: a model for scoring moments at or after its newest
+    /// learned event, and nothing else. Its blend has no training rows and its log no records: it must
+    /// not learn, unlearn, refit, explain, score an earlier moment or be saved (reading its events
+    /// stops the process). A model in one piece reads whole.
+    /// - Throws: `ModelFormatError` as `decodeAny`.
+    public static func decodeForScoring(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
+        try decodeAny(bytes, .lightAlone)
+    }
+
+    /// Whether `bytes` are the light part of a split model (false for anything else, a foreign file included).
+    public static func isLightPart(_ bytes: [UInt8]) -> Bool {
+        guard let (_, payload) = try? open(bytes, .lightAlone) else { return false }
+        return payload.parts.isSplit
+    }
+
+    static func decodeAny(_ bytes: [UInt8], _ reading: Reading) throws(ModelFormatError) -> any PersistentModel {
+        var (kind, payload) = try open(bytes, reading)  // the checksum is computed once
         let model: any PersistentModel
         switch kind {
         case ProfileModel.kind: model = try ProfileModel(payload: &payload)
@@ -140,7 +230,7 @@ public enum ModelArchive {
         case BlendModel.kind: model = try BlendModel(payload: &payload)
         default: throw .unknownKind(kind)
         }
-        guard payload.remaining == 0 else { throw .invalid(field: "payload", reason: "\(payload.remaining) unread bytes") }
+        try checkFullyRead(payload)
         return model
     }
 }
@@ -148,15 +238,18 @@ public enum ModelArchive {
 // The public coding entry points of each saved model (the witnesses of `PersistentModel`).
 extension ProfileModel {
     public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+    public func serializedParts() -> (light: [UInt8], heavy: [UInt8]) { ModelArchive.encodeParts(self, split: true) }
     public init(serialized bytes: [UInt8]) throws(ModelFormatError) { self = try ModelArchive.decode(Self.self, from: bytes) }
 }
 
 extension LogisticModel {
     public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+    public func serializedParts() -> (light: [UInt8], heavy: [UInt8]) { ModelArchive.encodeParts(self, split: true) }
     public init(serialized bytes: [UInt8]) throws(ModelFormatError) { self = try ModelArchive.decode(Self.self, from: bytes) }
 }
 
 extension BlendModel {
     public func serialized() -> [UInt8] { ModelArchive.encode(self) }
+    public func serializedParts() -> (light: [UInt8], heavy: [UInt8]) { ModelArchive.encodeParts(self, split: true) }
     public init(serialized bytes: [UInt8]) throws(ModelFormatError) { self = try ModelArchive.decode(Self.self, from: bytes) }
 }

@@ -8,7 +8,7 @@ extension ProfileModel: ArchivedModel {
     func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         space.encode(into: &writer)
-        log.encode(into: &writer)
+        log.encode(into: &writer, space: space)
         writer.write(anchor)
         counts.encode(into: &writer)
     }
@@ -34,7 +34,7 @@ extension LogisticModel: ArchivedModel {
     func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         space.encode(into: &writer)
-        log.encode(into: &writer)
+        log.encode(into: &writer, space: space)
         encodeFit(into: &writer)
     }
 
@@ -73,9 +73,11 @@ extension BlendModel: ArchivedModel {
     func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         writer.write(weights)
-        writer.write(rows.values)
-        writer.write(rows.candidateCounts)
-        writer.write(rows.labels)
+        writer.writeHeavy { heavy in
+            heavy.write(rows.values)
+            heavy.write(rows.candidateCounts)
+            heavy.write(rows.labels)
+        }
         writer.write(eventsSinceWeightFit)
         writer.write(eventsSinceGuard)
         profile.encodePayload(into: &writer)
@@ -105,9 +107,10 @@ extension BlendModel: ArchivedModel {
         guard weights.count == BlendFeature.count, weights.allSatisfy(\.isFinite) else {
             throw .invalid(field: "blend.weights", reason: "expected \(BlendFeature.count) finite weights, found \(weights.count)")
         }
-        let values = try reader.readFloats("blend.rows.values")
-        let candidateCounts = try reader.readInts("blend.rows.candidates")
-        let labels = try reader.readInts("blend.rows.labels")
+        // A light part read alone has no rows: the model scores, it does not refit.
+        let (values, candidateCounts, labels) = try reader.readHeavy { heavy throws(ModelFormatError) in
+            (try heavy.readFloats("blend.rows.values"), try heavy.readInts("blend.rows.candidates"), try heavy.readInts("blend.rows.labels"))
+        } ?? ([], [], [])
         guard candidateCounts.count == labels.count,
               zip(candidateCounts, labels).allSatisfy({ $0 > 0 && $0 <= 1 << 24 && (0 ..< $0).contains($1) }),
               candidateCounts.reduce(0, +) * BlendFeature.count == values.count

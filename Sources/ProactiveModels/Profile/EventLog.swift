@@ -234,10 +234,12 @@ public struct EventLog: Sendable, Equatable {
 /// which then replace the records (a held model does not keep both).
 /// Shared by every copy of the log (a reference), so it is decoded at most once.
 final class SavedEvents: @unchecked Sendable {
-    /// The records (`EventLog` coding, without the leading count), or the events decoded from them.
+    /// The records (`EventLog` coding, without the leading count), or the events decoded from them,
+    /// or neither: a model's light part read alone (`ModelArchive.decodeForScoring`) has only the counts.
     enum Form {
         case records([UInt8])
         case events([LoggedEvent])
+        case absent
     }
 
     let count: Int
@@ -256,6 +258,16 @@ final class SavedEvents: @unchecked Sendable {
         self.targetCounts = targetCounts
         self.columnUses = columnUses
         self.decode = decode
+    }
+
+    /// A log whose records were not read: its counts and newest event only.
+    init(absent count: Int, last: LoggedEvent, targetCounts: [Int], columnUses: [Int]) {
+        held = .absent
+        self.count = count
+        self.last = last
+        self.targetCounts = targetCounts
+        self.columnUses = columnUses
+        decode = { _, _ in [] }
     }
 
     var form: Form {
@@ -280,6 +292,8 @@ final class SavedEvents: @unchecked Sendable {
             let events = decode(records, count)
             held = .events(events)
             return events
+        case .absent:
+            preconditionFailure("a model read for scoring only (without its log records) was asked for its events")
         }
     }
 }

@@ -57,6 +57,7 @@ public struct ProactiveDatabase: Sendable {
         PrivacySchema.v8RetentionOptIn,
         DonationSchema.v9ContentKey,
         LiveModelSchema.v10LiveModels,
+        LiveModelSchema.v11ModelStateHeavyPart,
     ]
 
     /// Whether opening may create a missing file.
@@ -64,6 +65,11 @@ public struct ProactiveDatabase: Sendable {
         case createIfMissing
         /// A missing file is an error.
         case mustExist
+        /// As `mustExist`, on one read-write connection instead of a pool of a writer and readers: for a
+        /// command that reads and writes one step after another (a query). Opening a pool writes to the
+        /// file to set up its write-ahead log (which closing the last connection removes again); one
+        /// connection uses the file's journal mode as it is, and other processes keep reading and writing.
+        case oneConnection
         /// For commands that only read (`export`, `stats`): a missing file is an
         /// error, and the file is opened read-only, so a store the user may only
         /// read can be read. A store written by an older version (not yet
@@ -86,10 +92,11 @@ public struct ProactiveDatabase: Sendable {
             self.init(current: reader, path: path)
             return
         }
-        let pool = try StoreError.wrap("opening the store \(path)") {
-            try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
+        let writer = try StoreError.wrap("opening the store \(path)") { () throws -> any DatabaseWriter in
+            if mode == .oneConnection { return try BusyRetry.run { try DatabaseQueue(path: path, configuration: Self.configuration()) } }
+            return try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
         }
-        try self.init(writer: pool, path: path)
+        try self.init(writer: writer, path: path)
     }
 
     /// Refuses, with the path, a store path that names a directory or lies in a folder that does

@@ -89,4 +89,13 @@ enum LiveModelSchema {
         try db.execute(sql: "ALTER TABLE donation_v10 RENAME TO donation")
         for statement in dependents { try db.execute(sql: statement) }
     }
+
+    /// `model_state.heavy`: the heavy part of a model saved in two (training rows and log records, which a
+    /// query at the newest moment does not read), so reading a state for a query no longer reads and copies
+    /// them. NULL for a state saved in one piece (`bytes` holds all of it), as every state saved before this
+    /// migration; the next save of such a state writes it in two. The last column of the row, so SQLite
+    /// reads its pages only when it is selected.
+    static let v11ModelStateHeavyPart = SchemaMigration(name: "v11_model_state_heavy_part") { db in
+        try db.execute(sql: "ALTER TABLE model_state ADD COLUMN heavy BLOB")
+    }
 }

@@ -39,7 +39,13 @@ public struct ModelStateKey: Sendable, Hashable {
 public struct SavedModelState: Sendable, Equatable {
     public var user: String
     public var name: String
+    /// The model in one piece, or the light part of a model saved in two (`PersistentModel.serializedParts()`).
     public var bytes: [UInt8]
+    /// The heavy part of a model saved in two; nil for one saved in one piece, or read without it
+    /// (`SQLiteModelStateStore.load(user:name:withHeavyPart:)`, then `hasHeavyPart` says whether it has one).
+    public var heavy: [UInt8]?
+    /// Whether the stored row has a heavy part (true also when it was not read).
+    public var hasHeavyPart: Bool
     /// What ranking needs per target (the engine's target catalogue, text).
     public var catalogue: String
     public var key: ModelStateKey
@@ -47,10 +53,13 @@ public struct SavedModelState: Sendable, Equatable {
     public var trainedAt: Date
     public var savedAt: Date
 
-    public init(user: String, name: String, bytes: [UInt8], catalogue: String, key: ModelStateKey, trainedAt: Date, savedAt: Date) {
+    public init(user: String, name: String, bytes: [UInt8], heavy: [UInt8]? = nil, catalogue: String, key: ModelStateKey, trainedAt: Date,
+                savedAt: Date) {
         self.user = user
         self.name = name
         self.bytes = bytes
+        self.heavy = heavy
+        hasHeavyPart = heavy != nil
         self.catalogue = catalogue
         self.key = key
         self.trainedAt = trainedAt
@@ -98,23 +107,30 @@ public struct SQLiteModelStateStore: Sendable {
 
     // MARK: States
 
-    /// The saved state, or nil.
-    public func load(user: String, name: String) throws(StoreError) -> SavedModelState? {
+    /// The saved state, or nil. Both parts of a model saved in two come from one read of one row, so they are
+    /// always of the same save; without `withHeavyPart` only the light part is read (`hasHeavyPart` then says
+    /// whether the row has another part, which the caller must read again with the light one, never alone).
+    public func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
         try StoreError.wrap("reading the \(name) model state of user \(user)") {
             try database.writer.read { db in
                 // A cursor's row reads SQLite's own buffer: the state (megabytes for a heavy user) is copied
-                // once, into the array, where a fetched row would copy it first into a `Data`.
+                // once, into the array, where a fetched row would copy it first into a `Data`. Without the heavy
+                // part, SQLite does not read its pages either: it is the row's last column, and `length` of a
+                // blob reads only the record's header.
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT bytes, high_water, erasure_mark, donation_count, definitions_digest, focus_digest, options,
-                           trained_at_ms, saved_at_ms, catalogue
+                           trained_at_ms, saved_at_ms, catalogue, length(heavy)\(withHeavyPart ? ", heavy" : "")
                     FROM model_state WHERE user = ? AND name = ?
                     """, arguments: [user, name])
                 guard let row = try rows.next() else { return nil }
                 let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
+                let heavy = withHeavyPart ? try row.withUnsafeData(atIndex: 11) { data in data.map { [UInt8]($0) } } : nil
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
-                return SavedModelState(user: user, name: name, bytes: bytes, catalogue: row[9], key: key, trainedAt: Date(millisecondsSince1970: row[7]),
-                                       savedAt: Date(millisecondsSince1970: row[8]))
+                var state = SavedModelState(user: user, name: name, bytes: bytes, heavy: heavy, catalogue: row[9], key: key,
+                                            trainedAt: Date(millisecondsSince1970: row[7]), savedAt: Date(millisecondsSince1970: row[8]))
+                state.hasHeavyPart = (row[10] as Int?) != nil
+                return state
             }
         }
     }
@@ -141,6 +157,9 @@ public struct SQLiteModelStateStore: Sendable {
     }
 
     static func save(_ state: SavedModelState, _ db: Database) throws -> Bool {
+        guard state.heavy != nil || !state.hasHeavyPart else {
+            throw DatabaseError(message: "the \(state.name) model state of user \(state.user) was read without its heavy part; it cannot be saved")
+        }
         if try !hasUnlearnedEveryErasure(state, db) { return false }
         if let row = try Row.fetchOne(db, sql: """
             SELECT high_water, erasure_mark, definitions_digest, focus_digest, options FROM model_state WHERE user = ? AND name = ?
@@ -152,11 +171,11 @@ public struct SQLiteModelStateStore: Sendable {
         }
         try db.execute(sql: """
             INSERT OR REPLACE INTO model_state (user, name, bytes, catalogue, high_water, erasure_mark, donation_count, definitions_digest,
-                                                focus_digest, options, trained_at_ms, saved_at_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                focus_digest, options, trained_at_ms, saved_at_ms, heavy)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [state.user, state.name, Data(state.bytes), state.catalogue, state.key.highWater, state.key.erasureMark,
                              state.key.donationCount, state.key.definitionsDigest, state.key.focusDigest, state.key.options,
-                             state.trainedAt.millisecondsSince1970, state.savedAt.millisecondsSince1970])
+                             state.trainedAt.millisecondsSince1970, state.savedAt.millisecondsSince1970, state.heavy.map { Data($0) }])
         // Journal rows every saved state of the user has passed are no longer needed.
         try db.execute(sql: """
             DELETE FROM model_erasure WHERE user = ? AND seq <= (SELECT min(erasure_mark) FROM model_state WHERE user = ?)
@@ -185,7 +204,8 @@ public struct SQLiteModelStateStore: Sendable {
         try StoreError.wrap("listing saved models") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT user, name, length(bytes), donation_count, trained_at_ms, saved_at_ms FROM model_state ORDER BY user, name
+                    SELECT user, name, length(bytes) + ifnull(length(heavy), 0), donation_count, trained_at_ms, saved_at_ms FROM model_state
+                    ORDER BY user, name
                     """).map {
                     ModelStateSummary(user: $0[0], name: $0[1], bytes: $0[2], donationCount: $0[3], trainedAt: Date(millisecondsSince1970: $0[4]),
                                       savedAt: Date(millisecondsSince1970: $0[5]))
