@@ -105,7 +105,7 @@ struct PrivacyTests {
                                             trainedAt: day, savedAt: day))
         }
         let erased = try fixture.privacy.forget(user: "gone")
-        #expect(erased == ["model_state": 1, "donation": 300, "feedback": 1, "relevant_shortcut_set": 1, "widget_timeline": 1, "user_setting": 1])
+        #expect(erased == ["model_state": 1, "model_state_heavy": 1, "donation": 300, "feedback": 1, "relevant_shortcut_set": 1, "widget_timeline": 1, "user_setting": 1])
         #expect(try models.list().map(\.user) == ["kept"])
         #expect(try fixture.donations.users() == ["kept"])
         #expect(try declarations.shortcutSets(user: "gone").isEmpty && declarations.timelines(user: "gone").isEmpty)

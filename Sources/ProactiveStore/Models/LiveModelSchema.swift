@@ -90,12 +90,19 @@ enum LiveModelSchema {
         for statement in dependents { try db.execute(sql: statement) }
     }
 
-    /// `model_state.heavy`: the heavy part of a model saved in two (training rows and log records, which a
-    /// query at the newest moment does not read), so reading a state for a query no longer reads and copies
-    /// them. NULL for a state saved in one piece (`bytes` holds all of it), as every state saved before this
-    /// migration; the next save of such a state writes it in two. The last column of the row, so SQLite
-    /// reads its pages only when it is selected.
+    /// `model_state_heavy`: per saved state, the heavy part of a model saved in two (training rows and log
+    /// records, which a query at the newest moment does not read); `model_state.bytes` then holds the light
+    /// part. A state saved in one piece (every state saved before this migration) has no row here; its next
+    /// save writes it in two. A table of its own, not a column: `model_state` is a WITHOUT ROWID table,
+    /// whose lookups read a row's whole record, so a column there would still be read by every query.
     static let v11ModelStateHeavyPart = SchemaMigration(name: "v11_model_state_heavy_part") { db in
-        try db.execute(sql: "ALTER TABLE model_state ADD COLUMN heavy BLOB")
+        try db.execute(sql: """
+            CREATE TABLE model_state_heavy (
+                user TEXT NOT NULL,
+                name TEXT NOT NULL,
+                heavy BLOB NOT NULL,
+                PRIMARY KEY (user, name)
+            ) STRICT
+            """)
     }
 }

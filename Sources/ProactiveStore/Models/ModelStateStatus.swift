@@ -43,7 +43,7 @@ extension SQLiteModelStateStore {
                            (SELECT count(*) FROM model_erasure e WHERE e.user = s.user AND e.seq > s.erasure_mark
                                                                  AND e.donation_id <= s.high_water),
                            (SELECT count(*) FROM donation d WHERE d.user = s.user),
-                           s.high_water, s.erasure_mark, length(s.bytes) + ifnull(length(s.heavy), 0), s.trained_at_ms, s.saved_at_ms
+                           s.high_water, s.erasure_mark, length(s.bytes) + \(SQLiteModelStateStore.heavyLengthSQL), s.trained_at_ms, s.saved_at_ms
                     FROM model_state s WHERE ?1 IS NULL OR s.user = ?1 ORDER BY s.user, s.name
                     """, arguments: [user]).map { row in
                     ModelStateStatus(user: row[0], name: row[1], learned: row[2], pendingNew: row[3], pendingDeleted: row[4], stored: row[5],

@@ -41,8 +41,8 @@ public struct SavedModelState: Sendable, Equatable {
     public var name: String
     /// The model in one piece, or the light part of a model saved in two (`PersistentModel.serializedParts()`).
     public var bytes: [UInt8]
-    /// The heavy part of a model saved in two; nil for one saved in one piece, or read without it
-    /// (`SQLiteModelStateStore.load(user:name:withHeavyPart:)`, then `hasHeavyPart` says whether it has one).
+    /// The heavy part of a model saved in two (`model_state_heavy`); nil for one saved in one piece, or read
+    /// without it (`SQLiteModelStateStore.load(user:name:withHeavyPart:)`, then `hasHeavyPart` says whether it has one).
     public var heavy: [UInt8]?
     /// Whether the stored row has a heavy part (true also when it was not read).
     public var hasHeavyPart: Bool
@@ -107,29 +107,33 @@ public struct SQLiteModelStateStore: Sendable {
 
     // MARK: States
 
-    /// The saved state, or nil. Both parts of a model saved in two come from one read of one row, so they are
-    /// always of the same save; without `withHeavyPart` only the light part is read (`hasHeavyPart` then says
-    /// whether the row has another part, which the caller must read again with the light one, never alone).
+    /// The saved state, or nil. Both parts of a model saved in two are read in one transaction (and written in
+    /// one), so they are always of the same save; without `withHeavyPart` only the light part is read
+    /// (`hasHeavyPart` then says whether there is another part, which the caller must read again together with
+    /// the light one, never alone).
     public func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
         try StoreError.wrap("reading the \(name) model state of user \(user)") {
             try database.writer.read { db in
                 // A cursor's row reads SQLite's own buffer: the state (megabytes for a heavy user) is copied
-                // once, into the array, where a fetched row would copy it first into a `Data`. Without the heavy
-                // part, SQLite does not read its pages either: it is the row's last column, and `length` of a
-                // blob reads only the record's header.
+                // once, into the array, where a fetched row would copy it first into a `Data`.
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT bytes, high_water, erasure_mark, donation_count, definitions_digest, focus_digest, options,
-                           trained_at_ms, saved_at_ms, catalogue, length(heavy)\(withHeavyPart ? ", heavy" : "")
-                    FROM model_state WHERE user = ? AND name = ?
+                           trained_at_ms, saved_at_ms, catalogue,
+                           EXISTS (SELECT 1 FROM model_state_heavy h WHERE h.user = s.user AND h.name = s.name)
+                    FROM model_state s WHERE user = ? AND name = ?
                     """, arguments: [user, name])
                 guard let row = try rows.next() else { return nil }
                 let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
-                let heavy = withHeavyPart ? try row.withUnsafeData(atIndex: 11) { data in data.map { [UInt8]($0) } } : nil
+                var heavy: [UInt8]?
+                if withHeavyPart, row[10] as Bool {
+                    let parts = try Row.fetchCursor(db, sql: "SELECT heavy FROM model_state_heavy WHERE user = ? AND name = ?", arguments: [user, name])
+                    heavy = try parts.next()?.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
+                }
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
                 var state = SavedModelState(user: user, name: name, bytes: bytes, heavy: heavy, catalogue: row[9], key: key,
                                             trainedAt: Date(millisecondsSince1970: row[7]), savedAt: Date(millisecondsSince1970: row[8]))
-                state.hasHeavyPart = (row[10] as Int?) != nil
+                state.hasHeavyPart = row[10]
                 return state
             }
         }
@@ -171,11 +175,17 @@ public struct SQLiteModelStateStore: Sendable {
         }
         try db.execute(sql: """
             INSERT OR REPLACE INTO model_state (user, name, bytes, catalogue, high_water, erasure_mark, donation_count, definitions_digest,
-                                                focus_digest, options, trained_at_ms, saved_at_ms, heavy)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                focus_digest, options, trained_at_ms, saved_at_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [state.user, state.name, Data(state.bytes), state.catalogue, state.key.highWater, state.key.erasureMark,
                              state.key.donationCount, state.key.definitionsDigest, state.key.focusDigest, state.key.options,
-                             state.trainedAt.millisecondsSince1970, state.savedAt.millisecondsSince1970, state.heavy.map { Data($0) }])
+                             state.trainedAt.millisecondsSince1970, state.savedAt.millisecondsSince1970])
+        if let heavy = state.heavy {
+            try db.execute(sql: "INSERT OR REPLACE INTO model_state_heavy (user, name, heavy) VALUES (?, ?, ?)",
+                           arguments: [state.user, state.name, Data(heavy)])
+        } else {
+            try db.execute(sql: "DELETE FROM model_state_heavy WHERE user = ? AND name = ?", arguments: [state.user, state.name])
+        }
         // Journal rows every saved state of the user has passed are no longer needed.
         try db.execute(sql: """
             DELETE FROM model_erasure WHERE user = ? AND seq <= (SELECT min(erasure_mark) FROM model_state WHERE user = ?)
@@ -199,12 +209,15 @@ public struct SQLiteModelStateStore: Sendable {
         return held == state.key.donationCount
     }
 
+    /// The size of the heavy part of the state `s` (0 for a state in one piece), as SQL.
+    static let heavyLengthSQL = "ifnull((SELECT length(h.heavy) FROM model_state_heavy h WHERE h.user = s.user AND h.name = s.name), 0)"
+
     /// Every saved state, one line each, sorted by user and name.
     public func list() throws(StoreError) -> [ModelStateSummary] {
         try StoreError.wrap("listing saved models") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT user, name, length(bytes) + ifnull(length(heavy), 0), donation_count, trained_at_ms, saved_at_ms FROM model_state
+                    SELECT user, name, length(bytes) + \(Self.heavyLengthSQL), donation_count, trained_at_ms, saved_at_ms FROM model_state s
                     ORDER BY user, name
                     """).map {
                     ModelStateSummary(user: $0[0], name: $0[1], bytes: $0[2], donationCount: $0[3], trainedAt: Date(millisecondsSince1970: $0[4]),
@@ -232,12 +245,16 @@ public struct SQLiteModelStateStore: Sendable {
     public func delete(user: String, name: String? = nil) throws(StoreError) -> Int {
         try StoreError.wrap("deleting saved models of user \(user)") {
             try database.writer.write { db in
+                let count: Int
                 if let name {
                     try db.execute(sql: "DELETE FROM model_state WHERE user = ? AND name = ?", arguments: [user, name])
+                    count = db.changesCount
+                    try db.execute(sql: "DELETE FROM model_state_heavy WHERE user = ? AND name = ?", arguments: [user, name])
                 } else {
                     try db.execute(sql: "DELETE FROM model_state WHERE user = ?", arguments: [user])
+                    count = db.changesCount
+                    try db.execute(sql: "DELETE FROM model_state_heavy WHERE user = ?", arguments: [user])
                 }
-                let count = db.changesCount
                 try db.execute(sql: "DELETE FROM model_erasure WHERE user = ? AND NOT EXISTS (SELECT 1 FROM model_state WHERE user = ?)",
                                arguments: [user, user])
                 return count

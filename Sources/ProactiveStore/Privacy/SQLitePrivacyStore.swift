@@ -152,7 +152,7 @@ public struct SQLitePrivacyStore: Sendable {
     /// Every table that holds a user's own data, by its `user` column.
     /// A new per-user table must be added here (a test checks that every
     /// table with a `user` column is listed).
-    public static let userTables = ["model_state", "model_erasure", "donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
+    public static let userTables = ["model_state", "model_state_heavy", "model_erasure", "donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
 
     /// Erases everything the store holds about `user` in one transaction:
     /// donations, feedback, relevant shortcuts, widget timelines, settings
