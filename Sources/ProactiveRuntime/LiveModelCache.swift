@@ -170,7 +170,9 @@ public actor LiveModelCache {
             var live = try engine.liveModel(user: user, now: now)
             let refitted = live.refitted
             live.acknowledgeLoad()  // held from now on: `refitted` says what a later refresh did
-            return (live, live.model.serialized().count, refitted)
+            // Sized as a save writes it (both parts), as `installSaved` sizes it after each save.
+            let parts = live.model.serializedParts()
+            return (live, parts.light.count + parts.heavy.count, refitted)
         }, generation: generation)
         loading[user] = pending
         defer { if loading[user]?.generation == pending.generation { loading[user] = nil } }

@@ -49,6 +49,18 @@ struct RuntimeTests {
         return Set(result.suggestions.map(\.app))
     }
 
+    @Test("a held model counts against the memory budget as its saved parts do, read or just saved")
+    func heldBytesAreTheSavedParts() async throws {
+        let store = try Store()
+        let engine = try Engine(path: store.path)
+        _ = try engine.donate(batch: Self.mornings())
+        _ = try engine.train(users: ["u"])
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        _ = try await Self.apps(runtime)  // read from the store and held
+        let saved = try #require(try runtime.engine.savedModels().first { $0.user == "u" })
+        #expect(await runtime.models.bytesInMemory == saved.bytes, "held as read: not the size of the saved light and heavy parts")
+    }
+
     @Test("donate, ask, delete, ask again: the deleted app is gone from the next answer")
     func deleteThenAsk() async throws {
         let store = try Store()
