@@ -138,11 +138,13 @@ public struct BlendTrainer: ModelTrainer {
         public var weights: [Double]
         public var name: String
         /// The fixed defaults (a user alone), which the user's own fit replaces; a population
-        /// prior holds unless the user's held-out rows show better.
-        package var isFixed: Bool { self == BlendTrainer.fixedPrior }
+        /// prior holds unless the user's held-out rows show better. Told by name, so a state saved
+        /// with earlier fixed defaults (before the routine signal left them) keeps its weights and
+        /// is still treated as the fixed prior when it is refitted.
+        package var isFixed: Bool { name == BlendTrainer.fixedPrior.name }
     }
 
-    public static let fixedPrior = Prior(weights: BlendFeature.defaultWeights, name: "fixed")
+    public static let fixedPrior = Prior(weights: BlendFeature.plainProfileWeights, name: "fixed")
 
     /// Rows of one user that enter the population fit (the most recent ones).
     public static let populationRowsPerUser = 200

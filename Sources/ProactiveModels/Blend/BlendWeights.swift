@@ -42,8 +42,8 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
 
     public static let count = allCases.count
 
-    /// Starting weights, and what the fitted weights are pulled toward: the
-    /// plain naive-Bayes profile, plus the habit-change signal.
+    /// Starting weights of every fit, and what the population's pooled fit is pulled toward: the
+    /// plain naive-Bayes profile, plus the habit-change and routine signals.
     package static var defaultWeights: [Double] {
         allCases.map { feature in
             switch feature {
@@ -53,6 +53,19 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
             default: return 0
             }
         }
+    }
+
+    /// The fixed prior of a user alone, and the guard's "profile" simple model: the plain naive-Bayes
+    /// profile plus the habit-change signal (`defaultWeights` without the routine signal). A user with
+    /// too few rows to fit uses it as it is (or the simple model that scores its rows better), so it
+    /// must not count one piece of evidence twice: the routine signal estimates the profile's
+    /// frequency, day and time of day again from the same uses, and with both, a launch a second after
+    /// X ranked X itself first (its own use of a second ago counted twice) above what followed X. The
+    /// guard still compares the routine signal alone, and a user's fit weighs it as the rows say.
+    package static var plainProfileWeights: [Double] {
+        var weights = defaultWeights
+        weights[routine.rawValue] = 0
+        return weights
     }
 
     /// The repeat bucket of a gap in seconds.

@@ -114,7 +114,7 @@ public struct WeightGuard: Sendable, Equatable {
             ("markov", only([(.transitionRecent, 1), (.transitionStale, 1), (.transitionOvernight, 1), (.frequencyUses, 0.25)])),
             ("mru", mostRecentlyUsed),
             ("routine", only([(.routine, 1)])),
-            ("profile", BlendFeature.defaultWeights),
+            ("profile", BlendFeature.plainProfileWeights),
         ]
         if center != BlendFeature.defaultWeights { models.append((centerName, center)) }
         return models

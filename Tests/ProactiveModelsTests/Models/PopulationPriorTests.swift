@@ -117,6 +117,37 @@ struct SmallSampleGuardTests {
         #expect(Self.choose(Self.rows(Array(repeating: true, count: 8)), population: true).anchorName == "markov")
     }
 
+    /// A user of ten launches (knowledgeC 10.13's shape): an installer, its password prompt one second
+    /// later, then a terminal and the finder alternating seconds apart. Twelve days later the installer
+    /// runs again; a second after it, a person expects the prompt that followed it last time, not the
+    /// installer they are already in. The fixed prior is the plain naive-Bayes profile (plus the
+    /// habit-change signal): with the routine signal added to it, the installer's own use of a second
+    /// ago counted as frequency, day and time of day twice over, the prior scored best on the user's
+    /// five rows and ranked the installer first.
+    @Test func aLaunchASecondAfterXIsWhatFollowedX() throws {
+        let start = Fixtures.date(day: 6, hour: 0).timeIntervalSince1970  // a Sunday
+        func launch(_ name: String, day: Int, seconds: Double) -> Event {
+            Event(target: Fixtures.target(name), date: Date(timeIntervalSince1970: start + Double(day) * 86_400 + seconds),
+                  utcOffset: 0, context: [:], weight: 1)
+        }
+        let sunday = [("installer", 61_197.0), ("prompt", 61_198), ("terminal", 64_714), ("finder", 64_718), ("terminal", 64_720),
+                      ("finder", 64_782), ("terminal", 64_785), ("login", 64_838), ("terminal", 64_840), ("finder", 64_841)]
+        var model = try BlendTrainer().fit(TrainingSet(events: sunday.map { launch($0.0, day: 0, seconds: $0.1) }))
+        #expect(model.weightGuard.rowsAtChoice < BlendConfiguration().guardMinimumRows && model.weightGuard.anchorName != "fixed")
+        let installer = launch("installer", day: 13, seconds: 2270)  // the Saturday twelve days later, 00:37:50
+        model.update(with: installer)
+        let moment = Moment(date: installer.date.addingTimeInterval(1), utcOffset: 0, context: [:], recent: [])
+        #expect(model.distribution(at: moment).top(1).first?.target == Fixtures.target("prompt"))
+        #expect(BlendTrainer.fixedPrior.weights[BlendFeature.routine.rawValue] == 0)
+    }
+
+    @Test func aStateSavedWithEarlierFixedDefaultsKeepsTheFixedPriorsRule() {
+        // Saved before the routine signal left the fixed prior: its weights held it.
+        #expect(BlendTrainer.fixedPrior.weights != BlendFeature.defaultWeights)
+        #expect(BlendTrainer.Prior(weights: BlendFeature.defaultWeights, name: "fixed").isFixed)
+        #expect(!BlendTrainer.Prior(weights: BlendFeature.defaultWeights, name: "population (2 users)").isFixed)
+    }
+
     @Test func oneRowKeepsThePrior() {
         let chosen = Self.choose(Self.rows([true]), population: false)
         #expect(chosen.anchorName == "fixed" && chosen.heldOutRows == 0 && chosen.anchor == BlendFeature.defaultWeights)
