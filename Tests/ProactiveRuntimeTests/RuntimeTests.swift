@@ -54,9 +54,10 @@ struct RuntimeTests {
         let store = try Store()
         let engine = try Engine(path: store.path)
         _ = try engine.donate(batch: Self.mornings())
-        _ = try engine.train(users: ["u"])
+        let now = Date(timeIntervalSince1970: 1_793_546_100 + 14 * 86_400)  // the morning after, for training and reading
+        _ = try engine.train(users: ["u"], now: now)
         let runtime = Runtime(engine: try Engine(path: store.path))
-        _ = try await Self.apps(runtime)  // read from the store and held
+        _ = try await runtime.session(user: "u", now: now)  // read from the store and held
         let saved = try #require(try runtime.engine.savedModels().first { $0.user == "u" })
         #expect(await runtime.models.bytesInMemory == saved.bytes, "held as read: not the size of the saved light and heavy parts")
     }
