@@ -118,9 +118,11 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
         .testTarget(name: "ProactiveCoreTests", dependencies: ["ProactiveCore"], exclude: ["HostileInput"]),
+        // The `DonationStore` contract as checks any store's tests run (SQLite and in-memory here, PostgreSQL below).
+        .target(name: "StoreConformance", dependencies: ["ProactiveStore", "ProactiveCore"], path: "Tests/StoreConformance"),
         .testTarget(
             name: "ProactiveStoreTests",
-            dependencies: ["ProactiveStore", "ProactiveCore"],
+            dependencies: ["ProactiveStore", "ProactiveCore", "StoreConformance"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra", "ProactiveLab"]),
