@@ -29,8 +29,6 @@ let package = Package(
         // Already Hummingbird's; named here for the service tests' HTTP/1.1 client (NIOPosix, NIOHTTP1, HTTPTypes).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        // The PostgreSQL store (`ProactivePostgres`); brings swift-nio-ssl and swift-crypto (no trait drops them).
-        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
     ],
     targets: [
         // MARK: C libraries (one thin module each)
@@ -42,6 +40,12 @@ let package = Package(
         .systemLibrary(
             name: "CLAPACKE",
             providers: [.apt(["liblapacke-dev"])]
+        ),
+        // PostgreSQL's client library (the system's: TLS and authentication come with it).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
         ),
 
         // MARK: Numerics
@@ -74,18 +78,9 @@ let package = Package(
             dependencies: ["ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra"]
         ),
 
-        // The same stores on PostgreSQL (postgres-nio), for several instances on one database; not in the `Proactive`
-        // product, so an app and the benchmarks build no TLS stack.
-        .target(
-            name: "ProactivePostgres",
-            dependencies: [
-                "ProactiveCore", "ProactiveStore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
+        // The same stores on PostgreSQL (through libpq), for several instances on one database; not in the `Proactive`
+        // product, so an app and the benchmarks link no PostgreSQL client.
+        .target(name: "ProactivePostgres", dependencies: ["ProactiveCore", "ProactiveStore", "CLibPQ"]),
 
         // `import Proactive`: the one module an app imports (it re-exports the engine and its value types).
         .target(name: "Proactive", dependencies: ["ProactiveCore", "ProactiveEngine", "ProactiveRanking", "ProactiveStore"]),
@@ -158,11 +153,7 @@ let package = Package(
         // Against a real server: the private cluster scripts/test.sh starts (PROACTIVE_TEST_DATABASE_URL); skipped, saying why, without one.
         .testTarget(
             name: "ProactivePostgresTests",
-            dependencies: [
-                "ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance",
-                .product(name: "PostgresNIO", package: "postgres-nio"),  // a database per test (CREATE DATABASE)
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: ["ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance"]
         ),
         .testTarget(
             name: "ProactiveRuntimeTests",

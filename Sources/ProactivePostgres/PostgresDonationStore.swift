@@ -1,5 +1,4 @@
 import Foundation
-import PostgresNIO
 import ProactiveCore
 import ProactiveStore
 
@@ -120,7 +119,7 @@ public struct PostgresDonationStore: DonationStore {
         }
         return try PostgresErrors.wrap("deleting \(deletion)") {
             try database.inTransaction(writing: true) { session in
-                PostgresSession.changed(try session.query(PostgresQuery(unsafeSQL: "DELETE FROM donation" + clause.sql, binds: clause.binds)))
+                try session.query(PostgresQuery(unsafeSQL: "DELETE FROM donation" + clause.sql, binds: clause.binds)).changed
             }
         }
     }
@@ -163,11 +162,9 @@ public struct PostgresDonationStore: DonationStore {
             let sql = "SELECT \(columns), COUNT(*), SUM(count) FROM donation\(clause.sql) GROUP BY \(columns)"
             return try session.query(PostgresQuery(unsafeSQL: sql, binds: clause.binds)).rows.map { row in
                 if app {
-                    let (app, name, rows, donations) = try row.decode((String, String, Int, Int).self)
-                    return .init(app: app, name: name, rows: rows, donations: donations)
+                    return .init(app: try row.decode(0), name: try row.decode(1), rows: try row.decode(2), donations: try row.decode(3))
                 }
-                let (name, rows, donations) = try row.decode((String, Int, Int).self)
-                return .init(name: name, rows: rows, donations: donations)
+                return .init(name: try row.decode(0), rows: try row.decode(1), donations: try row.decode(2))
             }
         }
         return try PostgresErrors.wrap("counting donations") {
@@ -175,7 +172,8 @@ public struct PostgresDonationStore: DonationStore {
                 let totals = try session.query(PostgresQuery(unsafeSQL: """
                     SELECT COUNT(*), COALESCE(SUM(count), 0)::bigint, MIN(date_ms), MAX(date_ms) FROM donation\(clause.sql)
                     """, binds: clause.binds)).rows.first!
-                let (rows, donations, first, last) = try totals.decode((Int, Int, Int64?, Int64?).self)
+                let (rows, donations): (Int, Int) = (try totals.decode(0), try totals.decode(1))
+                let (first, last): (Int64?, Int64?) = (try totals.decode(2), try totals.decode(3))
                 return DonationStatistics(
                     rows: rows, donations: donations,
                     firstDate: first.map(Date.init(millisecondsSince1970:)), lastDate: last.map(Date.init(millisecondsSince1970:)),
@@ -220,14 +218,13 @@ public struct PostgresDonationStore: DonationStore {
 
     /// A row selected as `columns`, optionally followed by the id.
     static func record(_ row: PostgresRow) throws -> (record: DonationRecord, id: Int64?) {
-        let cells = row.makeRandomAccess()
         let record = DonationRecord(
-            user: try cells[0].decode(String.self), app: try cells[1].decode(String.self), intent: try cells[2].decode(String.self),
-            parametersJSON: try cells[3].decode(String.self), dateMilliseconds: try cells[4].decode(Int64.self),
-            utcOffset: try cells[5].decode(Int32?.self).map(Int.init), identifier: try cells[6].decode(String?.self),
-            group: try cells[7].decode(String?.self), contextJSON: try cells[8].decode(String.self), count: Int(try cells[9].decode(Int32.self)),
-            contentHash: try cells[10].decode(Int64?.self))
-        return (record, cells.count > 11 ? try cells[11].decode(Int64.self) : nil)
+            user: try row.decode(0, as: String.self), app: try row.decode(1, as: String.self), intent: try row.decode(2, as: String.self),
+            parametersJSON: try row.decode(3, as: String.self), dateMilliseconds: try row.decode(4, as: Int64.self),
+            utcOffset: try row.decode(5, as: Int32?.self).map(Int.init), identifier: try row.decode(6, as: String?.self),
+            group: try row.decode(7, as: String?.self), contextJSON: try row.decode(8, as: String.self), count: Int(try row.decode(9, as: Int32.self)),
+            contentHash: try row.decode(10, as: Int64?.self))
+        return (record, row.count > 11 ? try row.decode(11, as: Int64.self) : nil)
     }
 }
 
@@ -248,7 +245,7 @@ struct PostgresWhereClause {
         if let end = filter.dates.endMilliseconds { add("date_ms < $", end) }
     }
 
-    mutating func add(_ condition: String, _ values: any PostgresDynamicTypeEncodable...) {
+    mutating func add(_ condition: String, _ values: any PostgresBindable...) {
         var numbered = ""
         var next = values.makeIterator()
         for character in condition {

@@ -1,5 +1,4 @@
 import Foundation
-import PostgresNIO
 import ProactiveStore
 
 // MARK: - Where the database is
@@ -19,6 +18,10 @@ public struct PostgresLocation: Sendable, Equatable {
     public var database: String?
     /// The socket file, for a Unix-socket connection.
     public var socketPath: String?
+    /// The folder holding the socket (what libpq takes as `host`), for a Unix-socket connection.
+    public var socketFolder: String?
+    /// `sslmode` as given (only `disable` is accepted so far).
+    public var sslMode: String?
     /// Host and port, for a TCP connection.
     public var host: String?
     public var port: Int
@@ -42,31 +45,24 @@ public struct PostgresLocation: Sendable, Equatable {
         guard (1...65535).contains(port) else { throw invalid("port \(port) is out of range") }
         let items = components.queryItems ?? []
         let socketFolder = items.last { $0.name == "host" }?.value
-        let sslMode = items.last { $0.name == "sslmode" }?.value
+        sslMode = items.last { $0.name == "sslmode" }?.value
         if let sslMode, sslMode != "disable" {
             throw invalid("sslmode=\(sslMode) is not supported yet (use a Unix socket, or sslmode=disable on a trusted network)")
         }
         if let socketFolder, socketFolder.hasPrefix("/") {
             socketPath = socketFolder + "/.s.PGSQL.\(port)"
+            self.socketFolder = socketFolder
             host = nil
         } else if let name = socketFolder ?? components.host, !name.isEmpty {
             guard sslMode == "disable" else {
                 throw invalid("a TCP connection needs sslmode=disable (TLS is not supported yet)")
             }
             socketPath = nil
+            self.socketFolder = nil
             host = name
         } else {
             throw invalid("no host: give one, or a socket folder as ?host=/path")
         }
-    }
-
-    /// The connection settings postgres-nio takes.
-    var configuration: PostgresConnection.Configuration {
-        if let socketPath {
-            return PostgresConnection.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
-        }
-        return PostgresConnection.Configuration(host: host ?? "localhost", port: port, username: username, password: password,
-                                                database: database, tls: .disable)
     }
 
     /// The URL with its password replaced by `***`, for messages and logs.

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import PostgresNIO
 import ProactiveCore
 import ProactiveStore
 
@@ -37,14 +35,13 @@ public struct PostgresModelStateStore: Sendable {
                            trained_at_ms, saved_at_ms, catalogue
                     FROM model_state WHERE "user" = \(user) AND name = \(name)
                     """).rows.first else { return nil }
-                let cells = row.makeRandomAccess()
-                let bytes = try cells[0].decode(ByteBuffer.self)
-                let key = ModelStateKey(highWater: try cells[1].decode(Int64.self), erasureMark: try cells[2].decode(Int64.self),
-                                        donationCount: try cells[3].decode(Int.self), definitionsDigest: try cells[4].decode(String.self),
-                                        focusDigest: try cells[5].decode(String.self), options: try cells[6].decode(String.self))
-                return SavedModelState(user: user, name: name, bytes: Array(bytes.readableBytesView), catalogue: try cells[9].decode(String.self),
-                                       key: key, trainedAt: Date(millisecondsSince1970: try cells[7].decode(Int64.self)),
-                                       savedAt: Date(millisecondsSince1970: try cells[8].decode(Int64.self)))
+                        let bytes = try row.decode(0, as: PostgresBytes.self)
+                let key = ModelStateKey(highWater: try row.decode(1, as: Int64.self), erasureMark: try row.decode(2, as: Int64.self),
+                                        donationCount: try row.decode(3, as: Int.self), definitionsDigest: try row.decode(4, as: String.self),
+                                        focusDigest: try row.decode(5, as: String.self), options: try row.decode(6, as: String.self))
+                return SavedModelState(user: user, name: name, bytes: bytes.bytes, catalogue: try row.decode(9, as: String.self),
+                                       key: key, trainedAt: Date(millisecondsSince1970: try row.decode(7, as: Int64.self)),
+                                       savedAt: Date(millisecondsSince1970: try row.decode(8, as: Int64.self)))
             }
         }
     }
@@ -76,14 +73,15 @@ public struct PostgresModelStateStore: Sendable {
             SELECT high_water, erasure_mark, definitions_digest, focus_digest, options
             FROM model_state WHERE "user" = \(state.user) AND name = \(state.name)
             """).rows.first {
-            let (high, erased, definitions, focus, options) = try row.decode((Int64, Int64, String, String, String).self)
+            let (high, erased): (Int64, Int64) = (try row.decode(0), try row.decode(1))
+            let (definitions, focus, options): (String, String, String) = (try row.decode(2), try row.decode(3), try row.decode(4))
             let sameInputs = definitions == state.key.definitionsDigest && focus == state.key.focusDigest && options == state.key.options
             if sameInputs, high > state.key.highWater || erased > state.key.erasureMark { return false }
         }
         try session.query("""
             INSERT INTO model_state ("user", name, bytes, catalogue, high_water, erasure_mark, donation_count, definitions_digest,
                                      focus_digest, options, trained_at_ms, saved_at_ms)
-            VALUES (\(state.user), \(state.name), \(ByteBuffer(bytes: state.bytes)), \(state.catalogue), \(state.key.highWater),
+            VALUES (\(state.user), \(state.name), \(PostgresBytes(bytes: state.bytes)), \(state.catalogue), \(state.key.highWater),
                     \(state.key.erasureMark), \(Int64(state.key.donationCount)), \(state.key.definitionsDigest), \(state.key.focusDigest),
                     \(state.key.options), \(state.trainedAt.millisecondsSince1970), \(state.savedAt.millisecondsSince1970))
             ON CONFLICT ("user", name) DO UPDATE SET
@@ -129,7 +127,8 @@ public struct PostgresModelStateStore: Sendable {
                 try session.query("""
                     SELECT "user", name, length(bytes), donation_count, trained_at_ms, saved_at_ms FROM model_state ORDER BY "user", name
                     """).rows.map { row in
-                    let (user, name, bytes, count, trained, saved) = try row.decode((String, String, Int32, Int64, Int64, Int64).self)
+                    let (user, name, bytes, count): (String, String, Int32, Int64) = (try row.decode(0), try row.decode(1), try row.decode(2), try row.decode(3))
+                    let (trained, saved): (Int64, Int64) = (try row.decode(4), try row.decode(5))
                     return ModelStateSummary(user: user, name: name, byteCount: Int(bytes), donationCount: Int(count),
                                              trainedAt: Date(millisecondsSince1970: trained), savedAt: Date(millisecondsSince1970: saved))
                 }
@@ -148,7 +147,7 @@ public struct PostgresModelStateStore: Sendable {
                 try session.query("""
                     DELETE FROM model_erasure WHERE "user" = \(user) AND NOT EXISTS (SELECT 1 FROM model_state WHERE "user" = \(user))
                     """)
-                return PostgresSession.changed(deleted)
+                return deleted.changed
             }
         }
     }
@@ -183,7 +182,7 @@ public struct PostgresModelStateStore: Sendable {
                     SELECT \(unescaped: PostgresDonationStore.columns), donation_id, seq FROM model_erasure
                     WHERE "user" = \(user) AND seq > \(erasureMark) ORDER BY seq
                     """).rows.map { row in
-                    (entry: try PostgresDonationStore.record(row), seq: try row.makeRandomAccess()[12].decode(Int64.self))
+                    (entry: try PostgresDonationStore.record(row), seq: try row.decode(12, as: Int64.self))
                 }
                 return (added, erased, max(try Self.donationMark(session), highWater, added.last?.id ?? 0),
                         max(try Self.erasureMark(session), erasureMark))

@@ -1,13 +1,9 @@
 import Foundation
-import Logging
-import NIOCore
-import NIOPosix
-import PostgresNIO
 import ProactiveStore
 
 // MARK: - One open database
 
-/// A PostgreSQL database holding Proactive's tables: one connection, migrated on open.
+/// A PostgreSQL database holding Proactive's tables: one libpq connection, migrated on open.
 ///
 /// ```swift
 /// let database = try PostgresStoreDatabase(url: "postgres://proactive@/proactive?host=/tmp/cluster")
@@ -15,16 +11,14 @@ import ProactiveStore
 /// try donations.append([donation], duplicates: .skip)
 /// ```
 ///
-/// The stores' protocols are synchronous, so every call blocks its thread until the server
-/// answers (never call it on a NIO event loop). Calls through one `PostgresStoreDatabase` run
-/// one at a time on its connection; each write transaction also takes the database-wide
-/// writer lock (`pg_advisory_xact_lock`), so writers from every process commit in the order
-/// they were given ids, as SQLite's single writer does: a reader's high-water mark never
-/// passes a donation that commits later.
+/// The stores' protocols are synchronous, as SQLite's are: every call blocks its thread until the
+/// server answers. Calls through one `PostgresStoreDatabase` run one at a time on its connection;
+/// each write transaction also takes the database-wide writer lock (`pg_advisory_xact_lock`), so
+/// writers from every process commit in the order they were given ids, as SQLite's single writer
+/// does: a reader's high-water mark never passes a donation that commits later.
 public final class PostgresStoreDatabase: @unchecked Sendable {  // the connection only under `lock`
     private let lock = NSLock()
     private let connection: PostgresConnection
-    private let logger: Logger
     /// The URL it was opened with, password hidden.
     public let displayURL: String
 
@@ -35,19 +29,9 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the connecti
     public init(url: String) throws(StoreError) {
         let location = try PostgresLocation(url: url)
         displayURL = PostgresLocation.redacted(url)
-        var logger = Logger(label: "proactive.postgres")
-        logger.logLevel = .critical
-        self.logger = logger
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
-        do {
-            connection = try PostgresConnection.connect(on: eventLoop, configuration: location.configuration, id: 1, logger: logger).wait()
-        } catch {
-            throw PostgresErrors.wrapping(error, while: "connecting to \(displayURL)")
-        }
+        connection = try PostgresErrors.wrap("connecting to \(displayURL)") { try PostgresConnection(location) }
         try PostgresSchema.migrate(self)
     }
-
-    deinit { try? connection.close().wait() }
 
     // MARK: Running statements
 
@@ -55,7 +39,7 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the connecti
     func withSession<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return try body(PostgresSession(connection: connection, logger: logger))
+        return try body(PostgresSession(connection: connection))
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws
@@ -81,21 +65,16 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the connecti
 
 // MARK: - Statements on the connection
 
-/// The connection inside `withSession`/`inTransaction`: blocking calls, errors as thrown by postgres-nio.
+/// The connection inside `withSession`/`inTransaction`: blocking calls, errors as `PostgresServerError`.
 struct PostgresSession {
     let connection: PostgresConnection
-    let logger: Logger
 
     /// Runs a statement and returns its rows.
     @discardableResult
-    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).wait()
-    }
+    func query(_ query: PostgresQuery) throws -> PostgresResult { try connection.run(query) }
 
     /// Runs SQL text without parameters (DDL, transaction control).
-    func execute(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
-    }
+    func execute(_ sql: String) throws { _ = try connection.run(PostgresQuery(unsafeSQL: sql)) }
 
     /// Runs `body` in a savepoint: rolled back alone when it throws, so the enclosing transaction goes on.
     func inSavepoint<Result>(_ body: () throws -> Result) throws -> Result {
@@ -110,9 +89,6 @@ struct PostgresSession {
             throw error
         }
     }
-
-    /// How many rows the statement changed (the command tag's count).
-    static func changed(_ result: PostgresQueryResult) -> Int { result.metadata.rows ?? 0 }
 }
 
 // MARK: - Errors
@@ -122,14 +98,11 @@ enum PostgresErrors {
     /// the server's message, its SQLSTATE and the constraint when it names one.
     static func wrapping(_ error: any Error, while operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
-        if let error = error as? PSQLError {
-            if let info = error.serverInfo {
-                var detail = info[.message] ?? "error"
-                if let constraint = info[.constraintName] { detail += " (constraint \(constraint))" }
-                let state = info[.sqlState] ?? "?"
-                return StoreError(.database, "\(operation): PostgreSQL error \(state): \(detail)")
-            }
-            return StoreError(.database, "\(operation): \(String(reflecting: error.code)) \(error.underlying.map { "\($0)" } ?? "")")
+        if let error = error as? PostgresServerError {
+            var detail = error.message
+            if let constraint = error.constraint { detail += " (constraint \(constraint))" }
+            guard let state = error.sqlState else { return StoreError(.database, "\(operation): \(detail)") }
+            return StoreError(.database, "\(operation): PostgreSQL error \(state): \(detail)")
         }
         return StoreError(.database, "\(operation): \(error)")
     }

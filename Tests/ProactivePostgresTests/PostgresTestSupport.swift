@@ -1,7 +1,4 @@
 import Foundation
-import Logging
-import NIOPosix
-import PostgresNIO
 @testable import ProactivePostgres
 import ProactiveStore
 import Testing
@@ -43,11 +40,7 @@ final class TestDatabase {
 
     /// Runs one statement on a connection of its own to the server's own database.
     static func onServer(_ server: PostgresLocation, _ sql: String) throws {
-        let logger = Logger(label: "proactive.postgres.tests")
-        let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: server.configuration,
-                                                        id: 1, logger: logger).wait()
-        defer { try? connection.close().wait() }
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        _ = try PostgresConnection(server).run(PostgresQuery(unsafeSQL: sql))
     }
 }
 
