@@ -23,12 +23,13 @@ final class PostgresConnection {
             Self.withCStrings(settings.map(\.1)) { values in PQconnectdbParams(keywords, values, 0) }
         }
         guard let opened else { throw PostgresServerError(message: "out of memory opening a connection") }
-        connection = opened
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.trimmed(PQerrorMessage(connection))
-            PQfinish(connection)
+        // Checked before `connection` is set: an initializer that throws after that runs `deinit`.
+        guard PQstatus(opened) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(opened))
+            PQfinish(opened)
             throw PostgresServerError(message: message)
         }
+        connection = opened
         // Notices (such as "already exists, skipping") are not errors: not printed to stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }

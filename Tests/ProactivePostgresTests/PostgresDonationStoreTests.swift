@@ -70,6 +70,20 @@ struct PostgresDonationStoreTests {
         #expect(error?.message.contains("v99_from_the_future") == true)
     }
 
+    /// Texts that need quoting in a PostgreSQL array literal (quotes, backslashes, commas, braces, NULL,
+    /// non-ASCII) are stored, read back and deleted by identifier exactly.
+    @Test func identifiersNeedingQuotesAreDeletedExactly() throws {
+        let database = try TestDatabase()
+        let store = PostgresDonationStore(database: try database.open())
+        let awkward = ["a\"b", "c\\d", "e,f", "{g}", "NULL", " h ", "é ü 中"]
+        let kept = ["a", "b", "c"]
+        let donations = (awkward + kept).enumerated().map { sample(minutes: Double($0), identifier: $1) }
+        #expect(try store.append(donations, duplicates: .fail) == AppendResult(inserted: 10, duplicates: 0))
+        #expect(try store.all() == donations)
+        #expect(try store.delete(.identifiers(awkward, app: "com.example.weather")) == awkward.count)
+        #expect(try store.identifiers() == kept)
+    }
+
     /// Recording paused (the privacy setting) refuses donations, as in SQLite.
     @Test func pausedRecordingRefusesDonations() throws {
         let database = try TestDatabase()
@@ -89,6 +103,15 @@ struct PostgresLocationTests {
         #expect(socket.database == "proactive" && socket.username == "proactive")
         let tcp = try PostgresLocation(url: "postgresql://app:s%40cret@db.example.com:5433/store?sslmode=disable")
         #expect(tcp.host == "db.example.com" && tcp.port == 5433 && tcp.password == "s@cret" && tcp.socketPath == nil)
+    }
+
+    /// A server that cannot be reached is a `.database` error naming the URL, its password hidden.
+    @Test func anUnreachableServerIsNamedWithoutThePassword() {
+        let error = storeError { _ = try PostgresStoreDatabase(url: "postgres://u:secret@/db?host=/nonexistent/proactive-test") }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("postgres://u:***@/db?host=/nonexistent/proactive-test") == true, "\(error?.message ?? "no error")")
+        #expect(error?.message.contains("/nonexistent/proactive-test/.s.PGSQL.5432") == true, "\(error?.message ?? "no error")")
+        #expect(error?.message.contains("secret") == false)
     }
 
     @Test func badURLsAreRefusedWithTheReasonAndNoPassword() {
