@@ -41,6 +41,12 @@ let package = Package(
             name: "CLAPACKE",
             providers: [.apt(["liblapacke-dev"])]
         ),
+        // PostgreSQL's client library (the system's: TLS and authentication come with it).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
@@ -71,6 +77,10 @@ let package = Package(
             name: "ProactiveEngine",
             dependencies: ["ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "LinearAlgebra"]
         ),
+
+        // The same stores on PostgreSQL (through libpq), for several instances on one database; not in the `Proactive`
+        // product, so an app and the benchmarks link no PostgreSQL client.
+        .target(name: "ProactivePostgres", dependencies: ["ProactiveCore", "ProactiveStore", "CLibPQ"]),
 
         // `import Proactive`: the one module an app imports (it re-exports the engine and its value types).
         .target(name: "Proactive", dependencies: ["ProactiveCore", "ProactiveEngine", "ProactiveRanking", "ProactiveStore"]),
@@ -117,9 +127,11 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
         .testTarget(name: "ProactiveCoreTests", dependencies: ["ProactiveCore"], exclude: ["HostileInput"]),
+        // The `DonationStore` contract as checks any store's tests run (SQLite and in-memory here, PostgreSQL below).
+        .target(name: "StoreConformance", dependencies: ["ProactiveStore", "ProactiveCore"], path: "Tests/StoreConformance"),
         .testTarget(
             name: "ProactiveStoreTests",
-            dependencies: ["ProactiveStore", "ProactiveCore"],
+            dependencies: ["ProactiveStore", "ProactiveCore", "StoreConformance"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "ProactiveModelsTests", dependencies: ["ProactiveModels", "ProactiveCore", "LinearAlgebra", "ProactiveLab"]),
@@ -136,6 +148,11 @@ let package = Package(
         .testTarget(
             name: "ProactiveCLITests",
             dependencies: ["ProactiveCLI", "ProactiveEngine", "ProactiveStore", "ProactiveCore"]
+        ),
+        // Against a real server: the private cluster scripts/test.sh starts (PROACTIVE_TEST_DATABASE_URL); skipped, saying why, without one.
+        .testTarget(
+            name: "ProactivePostgresTests",
+            dependencies: ["ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance"]
         ),
         .testTarget(
             name: "ProactiveRuntimeTests",

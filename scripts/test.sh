@@ -5,6 +5,16 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 swift build --build-tests
+# A private PostgreSQL cluster (scripts/postgres-cluster.sh) for the suites that run against PostgreSQL;
+# without one (it cannot be installed here) those tests are skipped and say why.
+if reason="$(bash scripts/postgres-cluster.sh available)"; then
+  PG_CLUSTER="$(mktemp -d)"
+  trap 'bash scripts/postgres-cluster.sh stop "$PG_CLUSTER"' EXIT
+  PROACTIVE_TEST_DATABASE_URL="$(bash scripts/postgres-cluster.sh start "$PG_CLUSTER")"
+  export PROACTIVE_TEST_DATABASE_URL
+else
+  echo "PostgreSQL tests will be skipped: $reason" >&2
+fi
 swift test --skip-build
 # The benchmark package (Benchmarks/, its own scratch directory) must keep compiling against the
 # library: scripts/benchmarks.sh is the only other place that builds it. Debug, no run.

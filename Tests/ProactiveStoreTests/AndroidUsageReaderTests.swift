@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// The bundled device logs (datasets/device-logs, plaso test data).

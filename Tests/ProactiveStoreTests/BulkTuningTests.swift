@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// The write connection's bulk tuning during imports, and the encoded-append path.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Relevant shortcuts, widget timelines and feedback in the store file.

@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Deletion as apps do it: always scoped to the acting app for identifiers and groups.

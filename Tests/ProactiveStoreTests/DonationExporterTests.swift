@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Export writes canonical lines in (user, date, insertion) order; canonical input round-trips byte for byte.

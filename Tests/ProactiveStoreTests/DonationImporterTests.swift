@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Streaming JSON Lines import: good lines kept, bad lines named, strict mode, re-import.

@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Issue 16, item 9: deleting donations deletes the feedback that names

@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// The core's hostile-input corpus through the importer: every good line

@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Issue 16 (items 1-4): what names a donation is stored exactly as it is

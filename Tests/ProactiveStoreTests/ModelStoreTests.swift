@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// Saved live model states: read back exactly, saved monotonically, and the

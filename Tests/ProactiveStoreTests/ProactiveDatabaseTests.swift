@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ProactiveCore
 @testable import ProactiveStore
+import StoreConformance
 import Testing
 
 /// The store file: migrations, identity checks, pragmas and SQL constraints.

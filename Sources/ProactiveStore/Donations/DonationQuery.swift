@@ -25,8 +25,8 @@ public struct DateSpan: Sendable, Hashable {
 
     public var isUnbounded: Bool { start == nil && end == nil }
 
-    var startMilliseconds: Int64? { start.map(\.millisecondsSince1970) }
-    var endMilliseconds: Int64? { end.map(\.millisecondsSince1970) }
+    package var startMilliseconds: Int64? { start.map(\.millisecondsSince1970) }
+    package var endMilliseconds: Int64? { end.map(\.millisecondsSince1970) }
 
     /// Whether a stored time key (milliseconds since 1970) lies in the span.
     func contains(milliseconds: Int64) -> Bool {
@@ -121,9 +121,15 @@ public struct AppendResult: Sendable, Hashable {
 /// A position in the export order `(user, date, insertion order)`.
 /// Opaque: take it from a page and hand it back for the next one.
 public struct DonationCursor: Sendable, Hashable {
-    let user: String
-    let dateMilliseconds: Int64
-    let rowID: Int64
+    package let user: String
+    package let dateMilliseconds: Int64
+    package let rowID: Int64
+
+    package init(user: String, dateMilliseconds: Int64, rowID: Int64) {
+        self.user = user
+        self.dateMilliseconds = dateMilliseconds
+        self.rowID = rowID
+    }
 }
 
 /// One page of donations in export order.

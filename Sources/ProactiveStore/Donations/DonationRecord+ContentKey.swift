@@ -22,7 +22,7 @@ import Foundation
 /// bytes, in column order; the offset is always present (a missing one is 0).
 extension DonationRecord {
     /// `content_hash` of this record (see the extension's documentation).
-    static func contentHash(user: String, app: String, intent: String, parametersJSON: String, dateMilliseconds: Int64,
+    package static func contentHash(user: String, app: String, intent: String, parametersJSON: String, dateMilliseconds: Int64,
                             utcOffset: Int?, identifier: String?, group: String?, contextJSON: String, count: Int) -> Int64 {
         var hash = ContentHasher()
         hash.text(user)

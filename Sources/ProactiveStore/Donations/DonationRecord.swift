@@ -18,25 +18,25 @@ import ProactiveCore
 /// `validate` applies the same rules as the `v1_donations` CHECK
 /// constraints, so both stores reject the same donations with the same
 /// messages; SQLite's constraints remain the last line of defence.
-struct DonationRecord: Sendable, Hashable {
-    var user: String
-    var app: String
-    var intent: String
-    var parametersJSON: String
-    var dateMilliseconds: Int64
-    var utcOffset: Int?
-    var identifier: String?
-    var group: String?
-    var contextJSON: String
-    var count: Int
+package struct DonationRecord: Sendable, Hashable {
+    package var user: String
+    package var app: String
+    package var intent: String
+    package var parametersJSON: String
+    package var dateMilliseconds: Int64
+    package var utcOffset: Int?
+    package var identifier: String?
+    package var group: String?
+    package var contextJSON: String
+    package var count: Int
     /// What makes two donations the same donation (`DonationRecord+ContentKey.swift`).
-    var contentHash: Int64
+    package var contentHash: Int64
 
     // MARK: Donation -> record
 
     /// Encodes and validates a donation.
     /// - Throws: `StoreError.invalidDonation` naming the field at fault.
-    init(_ donation: Donation) throws(StoreError) {
+    package init(_ donation: Donation) throws(StoreError) {
         func invalid(_ field: String, _ reason: String) -> StoreError {
             StoreError(.invalidDonation, "invalid donation (app \"\(donation.app)\", intent \"\(donation.intent)\"): \(field): \(reason)")
         }
@@ -116,7 +116,7 @@ struct DonationRecord: Sendable, Hashable {
     /// Decodes the stored JSON columns.
     /// - Throws: `StoreError.corrupt` when a column does not hold what the
     ///   store wrote (the file was edited by hand).
-    func donation() throws(StoreError) -> Donation {
+    package func donation() throws(StoreError) -> Donation {
         var parameters: [String: ParameterValue] = [:]
         for (name, value) in try Self.members(parametersJSON, column: "parameters", of: self) {
             do { parameters[name] = try ParameterValue(json: value) } catch {
@@ -205,5 +205,28 @@ struct DonationRecord: Sendable, Hashable {
         contentHash = row[10] ?? Self.contentHash(user: user, app: app, intent: intent, parametersJSON: parametersJSON,
                                                   dateMilliseconds: dateMilliseconds, utcOffset: utcOffset, identifier: identifier,
                                                   group: group, contextJSON: contextJSON, count: count)
+    }
+}
+
+// MARK: Stored columns (other stores)
+
+extension DonationRecord {
+    /// A record from the columns another store read back (PostgreSQL): no validation, as for `init(row:)`;
+    /// `donation()` reports what does not decode. A missing content hash is computed.
+    package init(user: String, app: String, intent: String, parametersJSON: String, dateMilliseconds: Int64, utcOffset: Int?,
+                 identifier: String?, group: String?, contextJSON: String, count: Int, contentHash: Int64?) {
+        self.user = user
+        self.app = app
+        self.intent = intent
+        self.parametersJSON = parametersJSON
+        self.dateMilliseconds = dateMilliseconds
+        self.utcOffset = utcOffset
+        self.identifier = identifier
+        self.group = group
+        self.contextJSON = contextJSON
+        self.count = count
+        self.contentHash = contentHash ?? Self.contentHash(user: user, app: app, intent: intent, parametersJSON: parametersJSON,
+                                                           dateMilliseconds: dateMilliseconds, utcOffset: utcOffset, identifier: identifier,
+                                                           group: group, contextJSON: contextJSON, count: count)
     }
 }

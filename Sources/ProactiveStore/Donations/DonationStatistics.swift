@@ -48,7 +48,7 @@ public struct DonationStatistics: Sendable, Hashable {
     }
 
     /// The deterministic order of every tally list.
-    static func sorted(_ tallies: [Tally]) -> [Tally] {
+    package static func sorted(_ tallies: [Tally]) -> [Tally] {
         tallies.sorted {
             if $0.donations != $1.donations { return $0.donations > $1.donations }
             if $0.app != $1.app { return ($0.app ?? "") < ($1.app ?? "") }

@@ -169,23 +169,23 @@ extension DonationStore {
 
 // MARK: - Shared checks
 
-enum DonationStoreChecks {
-    static func validatePageLimit(_ limit: Int) throws(StoreError) {
+package enum DonationStoreChecks {
+    package static func validatePageLimit(_ limit: Int) throws(StoreError) {
         guard limit >= 1 else { throw StoreError(.invalidRequest, "a page needs a limit >= 1, found \(limit)") }
     }
 
-    static func validateTimeZone(_ identifier: String?, user: String) throws(StoreError) {
+    package static func validateTimeZone(_ identifier: String?, user: String) throws(StoreError) {
         guard !user.isEmpty else { throw StoreError(.invalidRequest, "a time zone needs a non-empty user") }
         if let identifier, TimeZone(identifier: identifier) == nil {
             throw StoreError(.invalidRequest, "unknown time zone \"\(identifier)\" (use an IANA name such as America/New_York)")
         }
     }
 
-    static func duplicate(_ record: DonationRecord) -> StoreError {
+    package static func duplicate(_ record: DonationRecord) -> StoreError {
         StoreError(.duplicateIdentifier, "app \(record.app) already has a donation with identifier \"\(record.identifier ?? "")\"")
     }
 
-    static func sameDonation(_ record: DonationRecord) -> StoreError {
+    package static func sameDonation(_ record: DonationRecord) -> StoreError {
         let date = Timestamp.format(secondsSince1970: Double(record.dateMilliseconds) / 1000, utcOffsetSeconds: record.utcOffset ?? 0)
         return StoreError(.duplicateDonation, "user \(record.user) already has this donation (\(record.app) \(record.intent) at \(date), "
                           + "every field equal); a repeat needs its own identifier, another date, or a count")
