@@ -26,22 +26,35 @@ public struct PostgresModelStateStore: Sendable {
 
     // MARK: States
 
-    /// The saved state, or nil.
-    public func load(user: String, name: String) throws(StoreError) -> SavedModelState? {
+    /// The saved state, or nil. Both parts of a model saved in two are read in one snapshot (and written in
+    /// one transaction), so they are always of the same save; without `withHeavyPart` only the light part is
+    /// read (`hasHeavyPart` then says whether there is another part, which the caller must read again
+    /// together with the light one, never alone), as `SQLiteModelStateStore.load` does.
+    public func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
         try PostgresErrors.wrap("reading the \(name) model state of user \(user)") {
-            try database.withSession { session in
+            try database.inTransaction(writing: false) { session in
                 guard let row = try session.query("""
                     SELECT bytes, high_water, erasure_mark, donation_count, definitions_digest, focus_digest, options,
-                           trained_at_ms, saved_at_ms, catalogue
-                    FROM model_state WHERE "user" = \(user) AND name = \(name)
+                           trained_at_ms, saved_at_ms, catalogue,
+                           EXISTS (SELECT 1 FROM model_state_heavy h WHERE h."user" = s."user" AND h.name = s.name)
+                    FROM model_state s WHERE "user" = \(user) AND name = \(name)
                     """).rows.first else { return nil }
-                        let bytes = try row.decode(0, as: PostgresBytes.self)
+                let bytes = try row.decode(0, as: PostgresBytes.self)
+                let hasHeavyPart = try row.decode(10, as: Bool.self)
+                var heavy: [UInt8]?
+                if withHeavyPart, hasHeavyPart {
+                    heavy = try session.query("""
+                        SELECT heavy FROM model_state_heavy WHERE "user" = \(user) AND name = \(name)
+                        """).rows.first?.decode(0, as: PostgresBytes.self).bytes
+                }
                 let key = ModelStateKey(highWater: try row.decode(1, as: Int64.self), erasureMark: try row.decode(2, as: Int64.self),
                                         donationCount: try row.decode(3, as: Int.self), definitionsDigest: try row.decode(4, as: String.self),
                                         focusDigest: try row.decode(5, as: String.self), options: try row.decode(6, as: String.self))
-                return SavedModelState(user: user, name: name, bytes: bytes.bytes, catalogue: try row.decode(9, as: String.self),
-                                       key: key, trainedAt: Date(millisecondsSince1970: try row.decode(7, as: Int64.self)),
-                                       savedAt: Date(millisecondsSince1970: try row.decode(8, as: Int64.self)))
+                var state = SavedModelState(user: user, name: name, bytes: bytes.bytes, heavy: heavy, catalogue: try row.decode(9, as: String.self),
+                                            key: key, trainedAt: Date(millisecondsSince1970: try row.decode(7, as: Int64.self)),
+                                            savedAt: Date(millisecondsSince1970: try row.decode(8, as: Int64.self)))
+                state.hasHeavyPart = hasHeavyPart
+                return state
             }
         }
     }
@@ -68,6 +81,9 @@ public struct PostgresModelStateStore: Sendable {
     }
 
     static func save(_ state: SavedModelState, _ session: PostgresSession) throws -> Bool {
+        guard state.heavy != nil || !state.hasHeavyPart else {
+            throw StoreError(.invalidRequest, "the \(state.name) model state of user \(state.user) was read without its heavy part; it cannot be saved")
+        }
         if try !hasUnlearnedEveryErasure(state, session) { return false }
         if let row = try session.query("""
             SELECT high_water, erasure_mark, definitions_digest, focus_digest, options
@@ -90,6 +106,14 @@ public struct PostgresModelStateStore: Sendable {
                 definitions_digest = excluded.definitions_digest, focus_digest = excluded.focus_digest, options = excluded.options,
                 trained_at_ms = excluded.trained_at_ms, saved_at_ms = excluded.saved_at_ms
             """)
+        if let heavy = state.heavy {
+            try session.query("""
+                INSERT INTO model_state_heavy ("user", name, heavy) VALUES (\(state.user), \(state.name), \(PostgresBytes(bytes: heavy)))
+                ON CONFLICT ("user", name) DO UPDATE SET heavy = excluded.heavy
+                """)
+        } else {
+            try session.query("DELETE FROM model_state_heavy WHERE \"user\" = \(state.user) AND name = \(state.name)")
+        }
         // Journal rows every saved state of the user has passed are no longer needed.
         try session.query("""
             DELETE FROM model_erasure
@@ -125,7 +149,10 @@ public struct PostgresModelStateStore: Sendable {
         try PostgresErrors.wrap("listing saved models") {
             try database.withSession { session in
                 try session.query("""
-                    SELECT "user", name, length(bytes), donation_count, trained_at_ms, saved_at_ms FROM model_state ORDER BY "user", name
+                    SELECT "user", name,
+                           length(bytes) + coalesce((SELECT length(h.heavy) FROM model_state_heavy h WHERE h."user" = s."user" AND h.name = s.name), 0),
+                           donation_count, trained_at_ms, saved_at_ms
+                    FROM model_state s ORDER BY "user", name
                     """).rows.map { row in
                     let (user, name, bytes, count): (String, String, Int32, Int64) = (try row.decode(0), try row.decode(1), try row.decode(2), try row.decode(3))
                     let (trained, saved): (Int64, Int64) = (try row.decode(4), try row.decode(5))

@@ -22,7 +22,7 @@ enum PostgresSchema {
         var statements: [String]
     }
 
-    static let migrations: [Migration] = [v1]
+    static let migrations: [Migration] = [v1, v2]
 
     /// Applies the migrations `database` lacks, in one transaction holding the writer lock.
     /// - Throws: `StoreError.newerSchema` when it holds migrations this version does not know.
@@ -270,6 +270,23 @@ enum PostgresSchema {
         """
         CREATE TRIGGER donation_delete_journals AFTER DELETE ON donation
         REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION donation_deleted()
+        """,
+    ])
+
+    // MARK: v2
+
+    /// `model_state_heavy` (LiveModelSchema v11): the heavy part of a model saved in two (training rows,
+    /// log records), read only when learning needs it; `model_state.bytes` then holds the light part. It
+    /// goes with its state: deleting the state deletes it.
+    static let v2 = Migration(name: "v2_model_state_heavy_part", statements: [
+        """
+        CREATE TABLE model_state_heavy (
+            "user" TEXT COLLATE "C" NOT NULL,
+            name TEXT NOT NULL,
+            heavy BYTEA NOT NULL,
+            PRIMARY KEY ("user", name),
+            CONSTRAINT model_state_heavy_state FOREIGN KEY ("user", name) REFERENCES model_state ("user", name) ON DELETE CASCADE
+        )
         """,
     ])
 }

@@ -10,7 +10,7 @@ import Testing
 /// What these tests ask of a model-state store, met by the SQLite and the PostgreSQL one alike.
 protocol ModelStates {
     var donations: any DonationStore { get }
-    func load(user: String, name: String) throws(StoreError) -> SavedModelState?
+    func load(user: String, name: String, withHeavyPart: Bool) throws(StoreError) -> SavedModelState?
     @discardableResult func save(_ state: SavedModelState) throws(StoreError) -> Bool
     func list() throws(StoreError) -> [ModelStateSummary]
     @discardableResult func delete(user: String, name: String?) throws(StoreError) -> Int
@@ -18,6 +18,10 @@ protocol ModelStates {
     func changes(ofUser user: String, after highWater: Int64, erasuresAfter erasureMark: Int64) throws(StoreError)
         -> (added: [StoredDonation], erased: [ErasedDonation], highWater: Int64, erasureMark: Int64)
     func usersWithPendingErasures() throws(StoreError) -> [String]
+}
+
+extension ModelStates {
+    func load(user: String, name: String) throws(StoreError) -> SavedModelState? { try load(user: user, name: name, withHeavyPart: true) }
 }
 
 extension SQLiteModelStateStore: ModelStates {
@@ -71,6 +75,30 @@ struct PostgresModelStateStoreTests {
         #expect(storeError { try states.save(state("u2", [])) } != nil, "empty bytes break a CHECK")
         #expect(try states.delete(user: "u1", name: nil) == 1)
         #expect(try states.list().isEmpty)
+    }
+
+    /// A state saved in two parts reads back whole, or light alone (saying another part exists), and a
+    /// light part read alone cannot be saved; a later save in one piece drops the heavy part, and the
+    /// listed size counts both parts.
+    @Test(arguments: ModelStoreKind.allCases)
+    func aStateInTwoParts(kind: ModelStoreKind) throws {
+        let (states, keep) = try kind.make()
+        defer { withExtendedLifetime(keep) {} }
+        var split = state("u1", [1, 2, 3], high: 3)
+        split.heavy = Array(repeating: 7, count: 5_000)
+        split.hasHeavyPart = true
+        #expect(try states.save(split))
+        #expect(try states.load(user: "u1", name: "blend") == split)
+        let light = try #require(try states.load(user: "u1", name: "blend", withHeavyPart: false))
+        #expect(light.heavy == nil && light.hasHeavyPart && light.bytes == [1, 2, 3])
+        #expect(try states.list().map(\.bytes) == [5_003])
+        var lightLater = light
+        lightLater.key.highWater = 4
+        #expect(storeError { try states.save(lightLater) } != nil, "a light part read alone was saved")
+        #expect(try states.save(state("u1", [4], high: 5)))
+        #expect(try states.load(user: "u1", name: "blend", withHeavyPart: false)?.hasHeavyPart == false)
+        #expect(try states.list().map(\.bytes) == [1])
+        #expect(try states.delete(user: "u1", name: nil) == 1)
     }
 
     /// A stale write is refused: an older state (lower marks, same inputs) never replaces a newer one;
