@@ -1,4 +1,5 @@
 import Foundation
+import ProactiveStore
 
 // MARK: - Where the commands write
 
@@ -25,13 +26,8 @@ public enum Output {
         if let capture { capture.append(text, error: false); return }
         // What `print` buffered goes first; the block itself is written past the buffer, so that
         // a failed write is seen here and not lost in the stream's error flag.
-        var failed = fflush(nil) != 0
-        var bytes = Array(text.utf8)[...]
-        while !failed, !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if count >= 0 { bytes = bytes.dropFirst(count) } else if errno != EINTR { failed = true }
-        }
-        if failed { throw CommandFailure(description: "cannot write to standard output: \(String(cString: strerror(errno)))") }
+        let failure = fflush(nil) != 0 ? errno : Array(text.utf8).withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
+        if let failure { throw CommandFailure(description: "cannot write to standard output: \(String(cString: strerror(failure)))") }
     }
 
     /// Writes to standard error (unbuffered).

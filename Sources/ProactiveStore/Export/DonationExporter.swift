@@ -242,14 +242,8 @@ struct OutputBuffer {
     /// Blocks written to `descriptor` (`name` in errors).
     init(descriptor: Int32, name: String) {
         self.init(name: name) { buffer throws(StoreError) in
-            var written = 0
-            while written < buffer.count {
-                let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError(.io, "cannot write to \(name): \(String(cString: strerror(errno)))")
-                }
-                written += count
+            if let failure = writeAll(descriptor, buffer) {
+                throw StoreError(.io, "cannot write to \(name): \(String(cString: strerror(failure)))")
             }
         }
     }
@@ -268,4 +262,19 @@ struct OutputBuffer {
         if let failure { throw failure }
         bytes.removeAll(keepingCapacity: true)
     }
+}
+
+/// Writes all of `buffer` to `descriptor`, again after an interrupted or partial write.
+/// - Returns: nil when everything was written, else the `errno` of the failed write.
+package func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32? {
+    var written = 0
+    while written < buffer.count {
+        let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+        if count < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        written += count
+    }
+    return nil
 }
