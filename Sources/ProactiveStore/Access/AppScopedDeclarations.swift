@@ -3,15 +3,15 @@ import ProactiveCore
 
 // MARK: - Relevant shortcuts, timelines and feedback seen by one app
 
-/// `SQLiteDeclarationStore` for one acting app: it may replace and list only
+/// A `DeclarationStore` for one acting app: it may replace and list only
 /// its own relevant-shortcut sets and widget timelines. Feedback is what the
 /// user did with suggestions; recording or reading it is for the device
 /// owner only. In administrative mode every call passes through.
 public struct AppScopedDeclarationStore: Sendable {
-    public let base: SQLiteDeclarationStore
+    public let base: any DeclarationStore
     public let access: StoreAccess
 
-    public init(_ base: SQLiteDeclarationStore, access: StoreAccess) {
+    public init(_ base: any DeclarationStore, access: StoreAccess) {
         self.base = base
         self.access = access
     }
@@ -49,14 +49,14 @@ public struct AppScopedDeclarationStore: Sendable {
 
 // MARK: - Focus filters seen by one app
 
-/// `SQLiteFocusStore` for one acting app: it may declare, remove, configure
+/// A `FocusStore` for one acting app: it may declare, remove, configure
 /// and read only its own Focus filter and app contexts. Schedules and Focus
 /// changes are the device owner's (an app can neither read nor change them).
 public struct AppScopedFocusStore: Sendable {
-    public let base: SQLiteFocusStore
+    public let base: any FocusStore
     public let access: StoreAccess
 
-    public init(_ base: SQLiteFocusStore, access: StoreAccess) {
+    public init(_ base: any FocusStore, access: StoreAccess) {
         self.base = base
         self.access = access
     }

@@ -182,16 +182,7 @@ public struct SQLitePrivacyStore: Sendable {
     // MARK: Physical erasure
 
     /// How a checkpoint or compaction went.
-    public struct CompactionReport: Sendable, Hashable {
-        /// Store file and write-ahead log sizes before and after (bytes; 0 for in-memory stores).
-        public var fileBytesBefore: Int64 = 0
-        public var fileBytesAfter: Int64 = 0
-        public var walBytesBefore: Int64 = 0
-        public var walBytesAfter: Int64 = 0
-        /// False when another connection kept the log from being truncated
-        /// (its old pages stay until the next checkpoint).
-        public var logTruncated = true
-    }
+    public typealias CompactionReport = StoreCompactionReport
 
     /// Copies the write-ahead log into the file and truncates the log to zero
     /// bytes, so that page versions from before a deletion are gone.
