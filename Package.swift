@@ -33,7 +33,9 @@ let package = Package(
     targets: [
         // MARK: C libraries (one thin module each)
         // OpenBLAS's CBLAS and LAPACKE (Debian's libopenblas-dev, liblapacke-dev), opened at first use.
-        .target(name: "CBLAS"),
+        .target(name: "CBLAS", dependencies: ["CDynamicLibrary"]),
+        // dlopen at first use, shared by CBLAS and CLibPQ.
+        .target(name: "CDynamicLibrary"),
         // PostgreSQL's client library (the system's: TLS and authentication come with it).
         .systemLibrary(
             name: "CLibPQ",

@@ -1,40 +1,13 @@
 // Forwarders to OpenBLAS's CBLAS and LAPACKE, opened at first use (include/CBLAS.h says why).
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include "CBLAS.h"
+#include "CDynamicLibrary.h"
 
-static const char *const sonames[2] = {"libopenblas.so.0", "liblapacke.so.3"};
+static void *openblas, *lapacke;
 
-// Opening twice in a race is harmless: dlopen counts references and returns the same handle.
-static void *library(int which) {
-    static void *handles[2];
-    void *handle = __atomic_load_n(&handles[which], __ATOMIC_ACQUIRE);
-    if (handle != NULL) return handle;
-    handle = dlopen(sonames[which], RTLD_NOW | RTLD_GLOBAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        fprintf(stderr, "proactive: cannot load %s (%s); install libopenblas-dev and liblapacke-dev\n",
-                sonames[which], reason ? reason : "not found");
-        abort();
-    }
-    __atomic_store_n(&handles[which], handle, __ATOMIC_RELEASE);
-    return handle;
-}
-
-static void *resolve(void **slot, const char *name, int which) {
-    void *function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (function != NULL) return function;
-    function = dlsym(library(which), name);
-    if (function == NULL) {
-        fprintf(stderr, "proactive: %s has no %s; install libopenblas-dev and liblapacke-dev\n", sonames[which], name);
-        abort();
-    }
-    __atomic_store_n(slot, function, __ATOMIC_RELEASE);
-    return function;
-}
-
-#define TARGET(which, NAME) ((__typeof__(NAME) *)resolve(&slot_##NAME, #NAME, which))
+// OpenBLAS is opened RTLD_GLOBAL: LAPACKE's LAPACK, opened after it, resolves its BLAS there.
+#define TARGET(which, NAME) ((__typeof__(NAME) *)dynamic_library_function( \
+    (which) ? &lapacke : &openblas, (which) ? "liblapacke.so.3" : "libopenblas.so.0", !(which), \
+    "libopenblas-dev and liblapacke-dev", &slot_##NAME, #NAME))
 #define SLOT(NAME) static void *slot_##NAME;
 
 // One precision's routines: T is float or double, p is s or d.

@@ -1,0 +1,31 @@
+// Shared libraries opened at first use (include/CDynamicLibrary.h).
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "CDynamicLibrary.h"
+
+static void *open_library(void **library, const char *soname, int global, const char *packages) {
+    void *handle = __atomic_load_n(library, __ATOMIC_ACQUIRE);
+    if (handle != NULL) return handle;
+    handle = dlopen(soname, RTLD_LAZY | (global ? RTLD_GLOBAL : RTLD_LOCAL));  // counted: opening twice is harmless
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        fprintf(stderr, "proactive: cannot load %s (%s); install %s\n", soname, reason ? reason : "not found", packages);
+        abort();
+    }
+    __atomic_store_n(library, handle, __ATOMIC_RELEASE);
+    return handle;
+}
+
+void *dynamic_library_function(void **library, const char *soname, int global, const char *packages,
+                               void **slot, const char *name) {
+    void *function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (function != NULL) return function;
+    function = dlsym(open_library(library, soname, global, packages), name);
+    if (function == NULL) {
+        fprintf(stderr, "proactive: %s has no %s; install %s\n", soname, name, packages);
+        abort();
+    }
+    __atomic_store_n(slot, function, __ATOMIC_RELEASE);
+    return function;
+}
