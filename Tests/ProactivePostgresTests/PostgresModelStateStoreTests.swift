@@ -63,6 +63,13 @@ func state(_ user: String, _ bytes: [UInt8], high: Int64 = 1, erased: Int64 = 0,
 /// and the erasure journal that lets a state unlearn deleted donations.
 @Suite("Saved model states on SQLite and PostgreSQL", PostgresTestServer.available)
 struct PostgresModelStateStoreTests {
+    @Test(arguments: ModelStateStoreConformance.checks)
+    func conformance(check: ModelStateStoreConformance.Check) throws {
+        let database = try TestDatabase()
+        let opened = try database.open()
+        try check.run(.init(states: PostgresModelStateStore(database: opened), donations: PostgresDonationStore(database: opened)))
+    }
+
     @Test(arguments: ModelStoreKind.allCases)
     func savesLoadsExactlyAndLists(kind: ModelStoreKind) throws {
         let (states, keep) = try kind.make()
