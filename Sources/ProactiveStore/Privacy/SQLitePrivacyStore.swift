@@ -62,10 +62,11 @@ public struct SQLitePrivacyStore: Sendable {
     /// donation and feedback write transaction, so a pause takes effect for the next batch
     /// of an import already running.
     static func requireRecording(_ db: Database) throws {
-        if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true {
-            throw StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
-        }
+        if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true { throw pausedError }
     }
+
+    /// The error a donation or feedback write gets while recording is paused.
+    package static let pausedError = StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
 
     // MARK: Retention
 
