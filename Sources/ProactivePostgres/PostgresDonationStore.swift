@@ -16,7 +16,6 @@ import ProactiveStore
 /// `(app, identifier)` already stored, or the same donation: `DonationRecord+ContentKey`) is
 /// skipped by the statement (`ON CONFLICT DO NOTHING`), so only the UNIQUE indexes cause a
 /// skip; under `.fail` it fails the batch, and any other constraint violation is an error.
-/// Not yet here: deleting the feedback that names deleted donations (`FeedbackScrubbing`).
 public struct PostgresDonationStore: DonationStore {
     public let database: PostgresStoreDatabase
 
@@ -101,6 +100,8 @@ public struct PostgresDonationStore: DonationStore {
 
     // MARK: Deleting
 
+    /// Deletes donations and, in the same transaction, the feedback that names targets only they
+    /// made (`FeedbackScrubbing`, as `SQLiteDonationStore.delete` does).
     public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
         var clause = PostgresWhereClause()
         switch deletion {
@@ -116,7 +117,10 @@ public struct PostgresDonationStore: DonationStore {
         }
         return try PostgresErrors.wrap("deleting \(deletion)") {
             try database.inTransaction(writing: true) { session in
-                try session.query(PostgresQuery(unsafeSQL: "DELETE FROM donation" + clause.sql, binds: clause.binds)).changed
+                let made = try session.madeByDonations(clause)
+                let deleted = try session.query(PostgresQuery(unsafeSQL: "DELETE FROM donation" + clause.sql, binds: clause.binds)).changed
+                try session.scrubFeedback(deleted: made)
+                return deleted
             }
         }
     }

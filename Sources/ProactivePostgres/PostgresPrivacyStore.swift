@@ -102,8 +102,9 @@ public struct PostgresPrivacyStore: PrivacyStore {
         }
     }
 
-    /// Erases donations and feedback older than their app's window at `now`, in one transaction (the
-    /// erasure journal records the donations for users with saved states). A policy that keeps
+    /// Erases donations and feedback older than their app's window at `now`, in one transaction, as a
+    /// deletion does (the feedback naming targets only the erased donations made is scrubbed and counted in `feedback`, and
+    /// the erasure journal records the donations for users with saved states). A policy that keeps
     /// everything writes nothing. `bulk` changes nothing here (SQLite tunes its connection with it).
     /// The journal's copies and the dead rows stay until saved states unlearn them and
     /// `eraseTraces()` runs: `Engine.applyRetention` settles both in that order.
@@ -113,7 +114,9 @@ public struct PostgresPrivacyStore: PrivacyStore {
                 let policy = try Self.policy(session)
                 var report = RetentionReport()
                 if policy.keepsEverything { return report }
+                var made: [FeedbackScrubbing.UserApp: Set<FeedbackScrubbing.Made>] = [:]
                 func erase(_ clause: PostgresWhereClause) throws -> (donations: [String: Int], feedback: Int) {
+                    made.merge(try session.madeByDonations(clause)) { $0.union($1) }
                     let rows = try session.query(PostgresQuery(
                         unsafeSQL: "WITH erased AS (DELETE FROM donation\(clause.sql) RETURNING app) SELECT app, count(*) FROM erased GROUP BY app",
                         binds: clause.binds)).rows
@@ -139,6 +142,7 @@ public struct PostgresPrivacyStore: PrivacyStore {
                     report.donationsByApp.merge(erased.donations) { $0 + $1 }
                     report.feedback += erased.feedback
                 }
+                report.feedback += try session.scrubFeedback(deleted: made)
                 return report
             }
         }

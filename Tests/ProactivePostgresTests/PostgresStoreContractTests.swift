@@ -7,7 +7,7 @@ import Testing
 /// The contracts of the store's parts (StoreProtocols.swift), as the checks SQLite passes, on PostgreSQL.
 @Suite("Store contracts on PostgreSQL", PostgresTestServer.available)
 struct PostgresStoreContractTests {
-    @Test(arguments: StoreContractConformance.checks)
+    @Test(arguments: StoreContractConformance.checks + FeedbackScrubbingConformance.checks)
     func storeParts(check: StoreContractConformance.Check) throws {
         let server = try TestDatabase()
         let database = try server.open()

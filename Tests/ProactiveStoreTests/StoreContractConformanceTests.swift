@@ -16,7 +16,7 @@ struct StoreContractConformanceTests {
 }
 
 extension StoreContractConformanceTests {
-    @Test(arguments: StoreContractConformance.checks)
+    @Test(arguments: StoreContractConformance.checks + FeedbackScrubbingConformance.checks)
     func storeParts(check: StoreContractConformance.Check) throws {
         let directory = try TemporaryDirectory()
         let database = try ProactiveDatabase(path: directory.file("store.sqlite"))

@@ -81,7 +81,7 @@ public struct RetentionPolicy: Sendable, Hashable {
 public struct RetentionReport: Sendable, Hashable {
     /// Donation rows erased, per app.
     public var donationsByApp: [String: Int] = [:]
-    /// Feedback events erased.
+    /// Feedback events erased: older than the window, or naming targets only erased donations made.
     public var feedback = 0
 
     public init() {}

@@ -112,7 +112,9 @@ public struct SQLitePrivacyStore: Sendable {
         }
     }
 
-    /// Erases donations and feedback older than their app's window at `now`
+    /// Erases donations and feedback older than their app's window at `now`,
+    /// and the feedback naming targets only the erased donations made, as a
+    /// deletion does (`FeedbackScrubbing`; counted in `feedback`)
     /// (one transaction, with the write connection tuned for bulk work: an
     /// import of old logs may leave a million rows to erase). A policy that
     /// keeps everything writes nothing. `bulk` false skips the tuning: for a
@@ -126,8 +128,10 @@ public struct SQLitePrivacyStore: Sendable {
         let erase = { () throws -> RetentionReport in
             try writer.write { db in
                 var report = RetentionReport()
+                var made: [FeedbackScrubbing.UserApp: Set<FeedbackScrubbing.Made>] = [:]
                 for (app, window) in policy.byApp {
                     guard let cutoff = window.cutoff(now: now).map(\.millisecondsSince1970) else { continue }
+                    made.merge(try FeedbackScrubbing.made(db, where: " WHERE app = ? AND date_ms < ?", [app, cutoff])) { $0.union($1) }
                     try db.execute(sql: "DELETE FROM donation WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
                     if db.changesCount > 0 { report.donationsByApp[app] = db.changesCount }
                     try db.execute(sql: "DELETE FROM feedback WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
@@ -135,6 +139,7 @@ public struct SQLitePrivacyStore: Sendable {
                 }
                 if let cutoff = policy.defaultWindow.cutoff(now: now).map(\.millisecondsSince1970) {
                     let others = "date_ms < ? AND app NOT IN (SELECT app FROM app_retention)"
+                    made.merge(try FeedbackScrubbing.made(db, where: " WHERE " + others, [cutoff])) { $0.union($1) }
                     for row in try Row.fetchAll(db, sql: "SELECT app, COUNT(*) FROM donation WHERE \(others) GROUP BY app", arguments: [cutoff]) {
                         report.donationsByApp[row[0]] = row[1]
                     }
@@ -142,6 +147,7 @@ public struct SQLitePrivacyStore: Sendable {
                     try db.execute(sql: "DELETE FROM feedback WHERE \(others)", arguments: [cutoff])
                     report.feedback += db.changesCount
                 }
+                report.feedback += try FeedbackScrubbing.scrub(db, deleted: made)
                 return report
             }
         }
