@@ -13,13 +13,16 @@ import ProactiveStore
 /// let erased = try privacy.forget(user: "u1")     // every row of the user, in one transaction
 /// ```
 ///
-/// **Physical erasure.** PostgreSQL never rewrites a row in place: a deleted row stays in its
-/// table's pages as a dead tuple until `VACUUM` prunes it. `eraseTraces()` vacuums the tables that
-/// hold users' data (`userTables`), which prunes the dead tuples no open transaction can still see;
-/// `compact()` runs `VACUUM FULL`, which rewrites each table into a new file and deletes the old
-/// one. What the database keeps beyond its tables: the write-ahead log (WAL segments, and their
-/// archive or replicas when configured) holds the inserted rows until the segments are recycled
-/// after a checkpoint, and a file deleted by `VACUUM FULL` is only unlinked, not overwritten.
+/// **Physical erasure.** PostgreSQL never overwrites a row in place: a deleted row stays in its
+/// table's pages, and its keys in the indexes' pages, until `VACUUM` prunes them, and pruning frees
+/// the space without zeroing it. So `eraseTraces()` (a plain `VACUUM` of `userTables`, with
+/// `ANALYZE` so the planner's statistics sample only rows still stored) does not make the bytes
+/// unreadable: a deleted row can stay in its page's free space and in the indexes, and it returns
+/// false. `compact()` runs `VACUUM FULL`, which writes each table and its indexes into new files and
+/// unlinks the old ones: afterwards no relation file of the database holds a deleted row (tested by
+/// `PostgresErasureTests`). Beyond the tables, the server keeps the write-ahead log: its segments
+/// (and their archive or replicas when configured) hold the inserted rows until they are recycled
+/// after later checkpoints, and an unlinked file's blocks stay on the disk until reused.
 /// docs/ARCHITECTURE.md records what was measured.
 public struct PostgresPrivacyStore: PrivacyStore {
     public let database: PostgresStoreDatabase
@@ -181,19 +184,21 @@ public struct PostgresPrivacyStore: PrivacyStore {
 
     // MARK: Physical erasure
 
-    /// Vacuums the tables that hold users' data (`userTables`), pruning their dead rows.
-    /// - Returns: false: PostgreSQL's write-ahead log keeps the rows until its segments are recycled,
-    ///   and a transaction open elsewhere keeps the dead rows it can still see.
+    /// Vacuums and analyzes the tables that hold users' data (`userTables`), pruning their dead rows.
+    /// - Returns: false: pruned space is not zeroed (a deleted row can stay readable in its page and
+    ///   its index entries until `compact()`), the write-ahead log keeps rows until its segments are
+    ///   recycled, and a transaction open elsewhere keeps the dead rows it can still see.
     @discardableResult
     public func eraseTraces() throws(StoreError) -> Bool {
         try PostgresErrors.wrap("vacuuming \(database.displayURL)") {
-            try database.withSession { session in try session.execute("VACUUM " + Self.userTables.joined(separator: ", ")) }
+            try database.withSession { session in try session.execute("VACUUM (ANALYZE) " + Self.userTables.joined(separator: ", ")) }
         }
         return false
     }
 
-    /// Rewrites the tables that hold users' data into new files (`VACUUM FULL`), so no free space in them
-    /// keeps history. Sizes are the database's (`pg_database_size`); the write-ahead log is the server's,
+    /// Rewrites the tables that hold users' data and their indexes into new files (`VACUUM FULL`, then
+    /// `ANALYZE`), so no relation file of the database keeps a deleted row. It locks each table
+    /// against every other use while it is rewritten. Sizes are the database's (`pg_database_size`); the write-ahead log is the server's,
     /// shared by its databases and never truncated here (its sizes stay 0 and `logTruncated` false).
     public func compact() throws(StoreError) -> StoreCompactionReport {
         try PostgresErrors.wrap("compacting \(database.displayURL)") {
@@ -203,7 +208,7 @@ public struct PostgresPrivacyStore: PrivacyStore {
                 }
                 var report = StoreCompactionReport()
                 report.fileBytesBefore = try size()
-                try session.execute("VACUUM FULL " + Self.userTables.joined(separator: ", "))
+                try session.execute("VACUUM (FULL, ANALYZE) " + Self.userTables.joined(separator: ", "))
                 report.fileBytesAfter = try size()
                 report.logTruncated = false
                 return report
