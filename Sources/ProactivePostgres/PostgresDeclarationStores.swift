@@ -154,10 +154,14 @@ public struct PostgresDeclarationStore: DeclarationStore {
 // MARK: - Feedback naming deleted donations
 
 extension PostgresSession {
-    /// What the donations selected by `clause` make (`FeedbackScrubbing`), read before deleting them.
+    /// What the donations selected by `clause` make (`FeedbackScrubbing`), read before deleting them
+    /// (only for users and apps with feedback naming a target: the others have nothing to scrub).
     func madeByDonations(_ clause: PostgresWhereClause) throws -> [FeedbackScrubbing.UserApp: Set<FeedbackScrubbing.Made>] {
-        let rows = try query(PostgresQuery(unsafeSQL: "SELECT DISTINCT \"user\", app, intent, parameters FROM donation" + clause.sql,
-                                           binds: clause.binds)).rows
+        if try !query("SELECT EXISTS (SELECT 1 FROM feedback WHERE scope NOT LIKE 'app:%')").rows[0].decode(Bool.self) { return [:] }
+        var selected = clause
+        selected.add(FeedbackScrubbing.hasTargetFeedback)
+        let rows = try query(PostgresQuery(unsafeSQL: "SELECT DISTINCT \"user\", app, intent, parameters FROM donation" + selected.sql,
+                                           binds: selected.binds)).rows
         return FeedbackScrubbing.made(try rows.map { row in
             (user: try row.decode(0, as: String.self), app: try row.decode(1, as: String.self), intent: try row.decode(2, as: String.self),
              parametersJSON: try row.decode(3, as: String.self))

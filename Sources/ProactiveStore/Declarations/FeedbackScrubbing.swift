@@ -43,10 +43,21 @@ package enum FeedbackScrubbing {
         }
     }
 
-    /// What the donations selected by `condition` make, by user and app (read before deleting them).
+    /// The condition on `donation` rows whose user and app have feedback naming a target: only
+    /// those can have feedback to scrub, so the others are not read (SQL for SQLite and PostgreSQL).
+    package static let hasTargetFeedback = """
+        EXISTS (SELECT 1 FROM feedback f WHERE f."user" = donation."user" AND f.app = donation.app AND f.scope NOT LIKE 'app:%')
+        """
+
+    /// What the donations selected by `condition` (empty, or ` WHERE ...`) make, by user and app
+    /// (read before deleting them; only for users and apps with feedback naming a target).
     static func made(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> [UserApp: Set<Made>] {
         var made: [UserApp: Set<Made>] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT user, app, intent, parameters FROM donation" + condition, arguments: arguments)
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM feedback WHERE scope NOT LIKE 'app:%')") != true { return made }
+        let selected = condition.isEmpty ? " WHERE " + hasTargetFeedback
+            : " WHERE (" + condition.dropFirst(" WHERE ".count) + ") AND " + hasTargetFeedback
+        precondition(condition.isEmpty || condition.hasPrefix(" WHERE "), "a condition starts with WHERE")
+        let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT user, app, intent, parameters FROM donation" + selected, arguments: arguments)
         while let row = try rows.next() {
             made[UserApp(user: row[0], app: row[1]), default: []].insert(Made(intent: row[2], parametersJSON: row[3]))
         }
