@@ -32,15 +32,8 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries (one thin module each)
-        .systemLibrary(
-            name: "CBLAS",
-            pkgConfig: "openblas",
-            providers: [.apt(["libopenblas-dev"])]
-        ),
-        .systemLibrary(
-            name: "CLAPACKE",
-            providers: [.apt(["liblapacke-dev"])]
-        ),
+        // OpenBLAS's CBLAS and LAPACKE (Debian's libopenblas-dev, liblapacke-dev), opened at first use.
+        .target(name: "CBLAS"),
         // PostgreSQL's client library (the system's: TLS and authentication come with it).
         .systemLibrary(
             name: "CLibPQ",
@@ -49,7 +42,7 @@ let package = Package(
         ),
 
         // MARK: Numerics
-        .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"]),
+        .target(name: "LinearAlgebra", dependencies: ["CBLAS"]),
         // The scoring hot path's loops over every target (the profile's weighted columns, the softmax), eight or four
         // lanes at a time where the CPU has AVX-512 or AVX2, the same bits on every path.
         .target(name: "CKernels"),
@@ -120,9 +113,8 @@ let package = Package(
             ]
         ),
         // The `proactive` executable: one file that runs the command line.
-        .executableTarget(name: "ProactiveMain", dependencies: ["ProactiveCLI", "CStartup"]),
+        .executableTarget(name: "ProactiveMain", dependencies: ["ProactiveCLI"]),
         // The executable's first step: OpenBLAS on one thread, its idle workers stopped, unless the environment says otherwise.
-        .target(name: "CStartup", dependencies: ["CBLAS"]),
 
         // MARK: Tests
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),

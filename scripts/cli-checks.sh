@@ -23,6 +23,13 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 # A scratch store (a new store keeps everything: the sample has fixed dates).
 fresh() { rm -f "$PROACTIVE_STORE"*; }
 
+echo "== issue 29: OpenBLAS is opened by a command that computes, not by one that does not"
+LD_DEBUG=files "$P" --version 2>"$WORK/ld.txt" >/dev/null || fail "--version failed"
+if grep -q 'libopenblas' "$WORK/ld.txt"; then fail "--version loads OpenBLAS"; fi
+"$P" import datasets/sample/donations.jsonl --store "$WORK/blas.sqlite" --progress none >/dev/null 2>&1
+LD_DEBUG=files "$P" train --store "$WORK/blas.sqlite" 2>"$WORK/ld.txt" >/dev/null || fail "train on the sample failed"
+grep -q 'libopenblas' "$WORK/ld.txt" || fail "train did not load OpenBLAS (LD_DEBUG=files shows no libopenblas)"
+
 echo "== issue 16: a store file the user may only read can be read (stats, export)"
 mkdir "$WORK/ro" && chmod 755 "$WORK" && chmod 777 "$WORK/ro"
 "$P" import datasets/sample/donations.jsonl --store "$WORK/ro/store.sqlite" --progress none >/dev/null 2>&1

@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
-swift build --build-tests
+# Each step says how long it took (standard error), so a slow run shows where its time went.
+timed() { local start=$SECONDS; "$@"; echo "== test.sh: '$*' took $((SECONDS - start)) s" >&2; }
+timed swift build --build-tests
 # A private PostgreSQL cluster (scripts/postgres-cluster.sh) for the suites that run against PostgreSQL;
 # without one (it cannot be installed here) those tests are skipped and say why.
 if reason="$(bash scripts/postgres-cluster.sh available)"; then
@@ -15,17 +17,22 @@ if reason="$(bash scripts/postgres-cluster.sh available)"; then
 else
   echo "PostgreSQL tests will be skipped: $reason" >&2
 fi
-swift test --skip-build
-# The benchmark package (Benchmarks/, its own scratch directory) must keep compiling against the
-# library: scripts/benchmarks.sh is the only other place that builds it. Debug, no run.
-swift build --package-path Benchmarks --scratch-path Benchmarks/.build
+timed swift test --skip-build
+# The benchmark package (Benchmarks/) must keep compiling against the library: scripts/benchmarks.sh
+# is the only other place that builds it (release, in Benchmarks/.build). Debug, no run, in this
+# build's scratch directory, so the library and its dependencies compiled above are reused and only
+# package-benchmark's own modules are compiled. SwiftPM would take the plan it last wrote
+# (.build/debug.yaml) for either package's, so the plan is dropped before and after.
+rm -f .build/debug.yaml
+timed swift build --package-path Benchmarks --scratch-path .build
+rm -f .build/debug.yaml
 # End-to-end checks of the CLI (import/export round trip, bad lines, strict,
 # app-scoped deletes, predict on the sample, Focus filters and migration).
-bash scripts/cli-checks.sh
+timed bash scripts/cli-checks.sh
 # End-to-end checks of `proactive serve` (socket, credentials, donate, suggest, SIGTERM, SIGKILL),
 # and a short schemathesis run against openapi.yaml (installs schemathesis from PyPI into .venv-fuzz/).
-bash scripts/serve-checks.sh
+timed bash scripts/serve-checks.sh
 # A Python client generated from openapi.yaml (openapi-python-client from PyPI, into .venv-client/):
 # no generator warning, and a scripted session through it against a live server (docs/API.md).
-bash scripts/client-check.sh
-bash scripts/api-fuzz.sh --short
+timed bash scripts/client-check.sh
+timed bash scripts/api-fuzz.sh --short

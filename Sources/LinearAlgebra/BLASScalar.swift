@@ -1,5 +1,4 @@
 internal import CBLAS
-internal import CLAPACKE
 
 // MARK: - BLASScalar
 
@@ -18,9 +17,9 @@ extension Float: BLASScalar {
     /// The single-precision (`s*`) routines.
     public static let blasRoutines = BLASRoutineTable<Float>(
         prefix: "s",
-        blasDot: cblas_sdot, blasAxpy: cblas_saxpy, blasScal: cblas_sscal, blasNrm2: cblas_snrm2,
-        blasGemv: cblas_sgemv, blasGemm: cblas_sgemm, blasGer: cblas_sger, blasSyr: cblas_ssyr,
-        lapackPotrf: LAPACKE_spotrf, lapackPotrs: LAPACKE_spotrs, lapackPosv: LAPACKE_sposv, lapackSyevd: LAPACKE_ssyevd
+        blasDot: proactive_cblas_sdot, blasAxpy: proactive_cblas_saxpy, blasScal: proactive_cblas_sscal, blasNrm2: proactive_cblas_snrm2,
+        blasGemv: proactive_cblas_sgemv, blasGemm: proactive_cblas_sgemm, blasGer: proactive_cblas_sger, blasSyr: proactive_cblas_ssyr,
+        lapackPotrf: proactive_LAPACKE_spotrf, lapackPotrs: proactive_LAPACKE_spotrs, lapackPosv: proactive_LAPACKE_sposv, lapackSyevd: proactive_LAPACKE_ssyevd
     )
 }
 
@@ -28,9 +27,9 @@ extension Double: BLASScalar {
     /// The double-precision (`d*`) routines.
     public static let blasRoutines = BLASRoutineTable<Double>(
         prefix: "d",
-        blasDot: cblas_ddot, blasAxpy: cblas_daxpy, blasScal: cblas_dscal, blasNrm2: cblas_dnrm2,
-        blasGemv: cblas_dgemv, blasGemm: cblas_dgemm, blasGer: cblas_dger, blasSyr: cblas_dsyr,
-        lapackPotrf: LAPACKE_dpotrf, lapackPotrs: LAPACKE_dpotrs, lapackPosv: LAPACKE_dposv, lapackSyevd: LAPACKE_dsyevd
+        blasDot: proactive_cblas_ddot, blasAxpy: proactive_cblas_daxpy, blasScal: proactive_cblas_dscal, blasNrm2: proactive_cblas_dnrm2,
+        blasGemv: proactive_cblas_dgemv, blasGemm: proactive_cblas_dgemm, blasGer: proactive_cblas_dger, blasSyr: proactive_cblas_dsyr,
+        lapackPotrf: proactive_LAPACKE_dpotrf, lapackPotrs: proactive_LAPACKE_dpotrs, lapackPosv: proactive_LAPACKE_dposv, lapackSyevd: proactive_LAPACKE_dsyevd
     )
 }
 

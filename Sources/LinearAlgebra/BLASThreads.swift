@@ -5,13 +5,21 @@ internal import CBLAS
 /// The OpenBLAS library behind this module: threading and build information.
 ///
 /// The state lives inside OpenBLAS (process-wide); these are thin wrappers.
+/// OpenBLAS is opened at the first call into it (any routine, or one of
+/// these); it starts `OPENBLAS_NUM_THREADS` threads then (default: one per
+/// core), so a program that wants one thread and no idle workers sets that
+/// variable before its first computation, as `proactive` does:
+///
+/// ```swift
+/// setenv("OPENBLAS_NUM_THREADS", "1", 0)   // before anything computes; keeps a value already set
+/// ```
 public enum BLAS {
     // MARK: Threads
 
     /// The number of threads OpenBLAS uses for level-2/3 routines
     /// (`openblas_get_num_threads`).
     public static var threadCount: Int {
-        Int(openblas_get_num_threads())
+        Int(proactive_openblas_get_num_threads())
     }
 
     /// Sets the number of threads OpenBLAS uses (`openblas_set_num_threads`).
@@ -23,19 +31,19 @@ public enum BLAS {
     ///
     /// - Parameter n: The requested thread count.
     public static func setThreadCount(_ n: Int) {
-        openblas_set_num_threads(Int32(clamping: max(1, n)))
+        proactive_openblas_set_num_threads(Int32(clamping: max(1, n)))
     }
 
     // MARK: Build information
 
     /// The CPU kernel OpenBLAS selected, e.g. `"Haswell"` (`openblas_get_corename`).
     public static var coreType: String {
-        openblas_get_corename().map { String(cString: $0) } ?? ""
+        proactive_openblas_get_corename().map { String(cString: $0) } ?? ""
     }
 
     /// The OpenBLAS build configuration string (`openblas_get_config`), e.g.
     /// `"OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"`.
     public static var configuration: String {
-        openblas_get_config().map { String(cString: $0) } ?? ""
+        proactive_openblas_get_config().map { String(cString: $0) } ?? ""
     }
 }

@@ -13,7 +13,7 @@ struct FocusSession {
     let engine: Engine
 
     /// - Parameter appMode: `.scoped` for commands that limit themselves to the acting app's filter.
-    init(_ options: StoreOptions, mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: StoreOptions.AppMode = .refused) throws {
+    init(_ options: StoreOptions, mode: StoreOpenMode = .createIfMissing, appMode: StoreOptions.AppMode = .refused) throws {
         engine = try options.openEngine(mode, appMode: appMode)
     }
 

@@ -12,7 +12,7 @@ public struct Proactive: AsyncParsableCommand {
 
     /// `proactive --version`: the release, and the file formats this build reads and writes.
     static var version: String {
-        "\(release) (store schema \(ProactiveDatabase.migrations.last!.name), model format \(ModelArchive.formatVersion))"
+        "\(release) (store schema \(SQLiteBackend.currentSchema), model format \(ModelArchive.formatVersion))"
     }
 
     public static let configuration = CommandConfiguration(

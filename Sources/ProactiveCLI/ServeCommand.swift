@@ -88,13 +88,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "proactive.serve")
         umask(0o077)  // the socket, credential files and the store are the owner's alone
-        let database = try storeOptions.openDatabase()
+        let storage = try storeOptions.openStorage()
         var settings = ServeSettings(address: try port.map { .tcp(host: host, port: $0) } ?? .socket(path: try socket ?? Listening.defaultSocketPath()))
         settings.service.maxBody = try Self.size(maxBody, option: "--max-body")
         settings.service.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
         settings.saveEvery = .seconds(saveEvery)
         settings.shutdownSave = .seconds(shutdownSave)
-        try await ProactiveService.serve(database: database, storePath: storeOptions.path, settings: settings, logger: logger)
+        try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)
     }
 
     /// `16M` -> 16,777,216.
@@ -135,7 +135,7 @@ struct AppsCommand: ParsableCommand {
         func run() throws {
             try storeOptions.access.requireAdministrator(to: "manage credentials")
             umask(0o077)
-            print(try CredentialStore(storePath: storeOptions.path).add(app: app, replacing: replace))
+            print(try storeOptions.credentials.add(app: app, replacing: replace))
         }
     }
 
@@ -145,7 +145,7 @@ struct AppsCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.access.requireAdministrator(to: "manage credentials")
-            for entry in try CredentialStore(storePath: storeOptions.path).apps() {
+            for entry in try storeOptions.credentials.apps() {
                 print("\(entry.app)  created \(DateFormatting.utc(entry.created))")
             }
         }
@@ -159,7 +159,7 @@ struct AppsCommand: ParsableCommand {
         func run() throws {
             try storeOptions.access.requireAdministrator(to: "manage credentials")
             umask(0o077)
-            guard try CredentialStore(storePath: storeOptions.path).revoke(app: app) else {
+            guard try storeOptions.credentials.revoke(app: app) else {
                 throw CommandFailure(description: "\(app) has no credential")
             }
             print("revoked \(app)")

@@ -30,7 +30,7 @@ struct StoreOptions: ParsableArguments {
         "Act as this app: see and change only its own data (default: the device owner, every app).", valueName: "bundle-id"))
     var asApp: String?
 
-    /// The store file this invocation uses.
+    /// The store this invocation uses, as given: a file path (SQLite).
     var path: String {
         if let store { return store }
         if let fromEnvironment = ProcessInfo.processInfo.environment[Self.environmentVariable], !fromEnvironment.isEmpty {
@@ -39,12 +39,31 @@ struct StoreOptions: ParsableArguments {
         return Self.defaultPath
     }
 
+    /// What kind of store `path` names. The one place a location becomes a backend: another
+    /// database (a `postgres://` URL) is a case here and a branch in `openStorage`.
+    enum Location {
+        /// A SQLite file.
+        case file(String)
+    }
+
+    var location: Location { .file(path) }
+
     /// Every file the store owns, named after its path: the store, its SQLite `-wal`, `-shm` and
     /// `-journal` files, and the service's credential files (`CredentialStore`). Commands that write
     /// a file the user names refuse these.
     var ownedFiles: [String] {
-        let credentials = CredentialStore(storePath: path)
-        return [path, path + "-wal", path + "-shm", path + "-journal", credentials.appsPath, credentials.ownerPath]
+        switch location {
+        case let .file(path):
+            let credentials = CredentialStore(storePath: path)
+            return [path, path + "-wal", path + "-shm", path + "-journal", credentials.appsPath, credentials.ownerPath]
+        }
+    }
+
+    /// The service's credentials: the files beside the store file.
+    var credentials: CredentialStore {
+        switch location {
+        case let .file(path): CredentialStore(storePath: path)
+        }
     }
 
     /// The acting party: the device owner, or the app given with `--as-app`.
@@ -63,19 +82,21 @@ struct StoreOptions: ParsableArguments {
         if let asApp, let problem = IdentifierRules.bundleIdentifierProblem(asApp) { throw ValidationError("--as-app: \(problem)") }
     }
 
-    /// Opens the database, creating and migrating it unless `mode` says it must exist: the
-    /// path → store step for `serve`, which hands it to the service.
-    /// - Throws: `.accessDenied` in app mode unless the command declares `appMode: .scoped`.
-    func openDatabase(_ mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> ProactiveDatabase {
+    /// Opens the store, creating and migrating it unless `mode` says it must exist: the location →
+    /// store step every command goes through (`serve` hands the store to the service).
+    /// - Throws: `.accessDenied` in app mode unless the command declares `appMode: .scoped`; what
+    ///   opening the store throws, naming it.
+    func openStorage(_ mode: StoreOpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> any StoreBackend {
         try check(appMode)
-        return try ProactiveDatabase(path: path, mode: mode)
+        switch location {
+        case let .file(path): return try SQLiteBackend(path: path, mode: mode)
+        }
     }
 
-    /// The engine on the store, acting as the acting party (see `openDatabase` for `appMode`): the
+    /// The engine on the store, acting as the acting party (see `openStorage` for `appMode`): the
     /// way every command but `serve` reaches the store.
-    func openEngine(_ mode: ProactiveDatabase.OpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> Engine {
-        try check(appMode)
-        return try Engine(path: path, mode: mode, access: access)
+    func openEngine(_ mode: StoreOpenMode = .createIfMissing, appMode: AppMode = .refused) throws -> Engine {
+        Engine(storage: try openStorage(mode, appMode: appMode), access: access)
     }
 
     /// Refuses `--as-app` to a command that works on every app's data.

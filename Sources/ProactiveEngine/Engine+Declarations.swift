@@ -42,7 +42,7 @@ extension Engine {
         _ = try IntentDefinitionSet(definitions)
         let apps = Set(definitions.map(\.app))
         guard !apps.isEmpty else { throw EngineError(.invalidRequest, "no intent definition to store") }
-        try SQLiteIntentDefinitionStore(database: database).replace(with: definitions, apps: apps)
+        try storage.definitions.replace(with: definitions, apps: apps)
         return apps
     }
 
@@ -51,7 +51,7 @@ extension Engine {
     @discardableResult
     public func removeDefinitions(app: String) throws -> Int {
         try access.requireAdministrator(to: "remove intent definitions")
-        let store = SQLiteIntentDefinitionStore(database: database)
+        let store = storage.definitions
         let before = try store.all().filter { $0.app == app }.count
         try store.replace(with: [], apps: [app])
         return before
@@ -72,7 +72,7 @@ extension Engine {
     public func applyMigration(_ plan: MigrationPlan) throws -> [Int] {
         try access.requireAdministrator(to: "migrate intent definitions")
         if let refusal = plan.refusal { throw EngineError(.invalidRequest, "migration refused: \(refusal)") }
-        let store = SQLiteIntentDefinitionStore(database: database)
+        let store = storage.definitions
         let apps = Set(plan.new.map(\.app))
         try store.replace(with: try plan.apply(to: try store.all().filter { apps.contains($0.app) }), apps: apps)
         let statistics = try donations.statistics(matching: .everything)
@@ -83,7 +83,7 @@ extension Engine {
 
     /// The stored intent definitions, without `definitionsOverlay` (see `definitions()` for both).
     public func storedDefinitions() throws -> [IntentDefinition] {
-        try SQLiteIntentDefinitionStore(database: database).all()
+        try storage.definitions.all()
     }
 
     // MARK: Relevant shortcuts
@@ -92,7 +92,7 @@ extension Engine {
     /// decoded. A stored row that no longer decodes is skipped and told to `skippedStoredData`.
     /// - Throws: store failures.
     public func visibleDeclarations(user: String) throws -> Declarations {
-        try Self.declarations(AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: access), user: user,
+        try Self.declarations(AppScopedDeclarationStore(storage.declarations, access: access), user: user,
                               skipped: skippedStoredData)
     }
 
@@ -103,7 +103,7 @@ extension Engine {
     @discardableResult
     public func declareShortcuts(_ set: RelevantShortcutSet, user: String, utcOffset: Int = 0) throws -> Int? {
         try access.require(app: set.app, to: "declare relevant shortcuts for")
-        let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: access)
+        let store = AppScopedDeclarationStore(storage.declarations, access: access)
         let previous = try store.shortcutSets(user: user).first { $0.app == set.app }.map { stored in
             if case let .array(items)? = try? JSONParser.parse(stored.shortcutsJSON) { items.count } else { 0 }
         }
@@ -120,7 +120,7 @@ extension Engine {
     ///   for a widget whose app is not a bundle identifier.
     public func replaceTimelines(_ timelines: [WidgetTimeline], user: String) throws {
         for timeline in timelines { try access.require(app: timeline.widget.app, to: "replace the widget timelines of") }
-        let store = AppScopedDeclarationStore(SQLiteDeclarationStore(database: database), access: access)
+        let store = AppScopedDeclarationStore(storage.declarations, access: access)
         for timeline in timelines {
             try store.replaceTimeline(StoredTimeline(user: user, widget: timeline.widget.key, app: timeline.widget.app,
                                                      timelineJSON: WidgetTimelineCodec.encode(timeline)))

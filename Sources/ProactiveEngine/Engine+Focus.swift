@@ -156,7 +156,7 @@ extension Engine {
         return (user, analysis.associations(history).filter { (wanted == nil || $0.focus == wanted) && (all || $0.isSuggested) })
     }
 
-    var focusStore: AppScopedFocusStore { AppScopedFocusStore(SQLiteFocusStore(database: database), access: access) }
+    var focusStore: AppScopedFocusStore { AppScopedFocusStore(storage.focus, access: access) }
 }
 
 extension PersonFocusAssociation {

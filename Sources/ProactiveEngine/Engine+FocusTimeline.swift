@@ -6,7 +6,7 @@ import ProactiveStore
 // MARK: - The Focus timeline and app contexts
 
 extension Engine {
-    var focusRows: SQLiteFocusStore { SQLiteFocusStore(database: database) }
+    var focusRows: any FocusStore { storage.focus }
 
     /// Adds a weekly Focus schedule. Owner only.
     /// - Returns: the schedule's id (what `removeFocusSchedule(id:)` takes).

@@ -5,7 +5,7 @@ import ProactiveStore
 // MARK: - Pausing, retention, forgetting, compaction
 
 extension Engine {
-    var privacy: SQLitePrivacyStore { SQLitePrivacyStore(database: database) }
+    var privacy: any PrivacyStore { storage.privacy }
 
     /// Whether recording is paused (every donation and feedback write is then refused).
     /// - Throws: `StoreError` when the store cannot be read.
@@ -79,7 +79,7 @@ extension Engine {
     /// rebuilds the store file without free pages and truncates its write-ahead log. Device owner only.
     /// - Returns: the file and log sizes before and after, and whether the log could be truncated.
     /// - Throws: `StoreError(.accessDenied)` under an app's access; store failures.
-    public func compact(now: Date = Date()) throws -> SQLitePrivacyStore.CompactionReport {
+    public func compact(now: Date = Date()) throws -> StoreCompactionReport {
         try access.requireAdministrator(to: "compact the store")
         try settleDeletions(now: now)
         return try privacy.compact()

@@ -209,7 +209,7 @@ extension Engine {
     /// The user's relevant shortcuts and timelines the acting party may see, and the user's feedback.
     /// A row that no longer decodes is skipped and told to `skippedStoredData`.
     public func declarations(user: String) throws -> (Declarations, [FeedbackEvent]) {
-        let base = SQLiteDeclarationStore(database: database)
+        let base = storage.declarations
         let declarations = try Self.declarations(AppScopedDeclarationStore(base, access: .administrator), user: user, skipped: skippedStoredData)
         var feedback: [FeedbackEvent] = []
         for stored in try base.feedback(user: user) {
@@ -246,7 +246,7 @@ extension Engine {
     /// (only the acting app's in app mode).
     public func focusFilters() throws -> FocusFilterEngine {
         var engine = FocusFilterEngine()
-        for stored in try AppScopedFocusStore(SQLiteFocusStore(database: database), access: access).visibleFilters() {
+        for stored in try AppScopedFocusStore(storage.focus, access: access).visibleFilters() {
             let filter: FocusFilter
             do { filter = try FocusFilter.parse(stored.declaration, app: stored.app) } catch {
                 throw EngineError(.unreadableStoredData, "the stored Focus filter of \(stored.app) is unreadable: \(error)")
@@ -295,7 +295,7 @@ extension Engine {
     @discardableResult
     public func finishErasure(now: Date = Date()) throws -> Bool {
         try settleDeletions(now: now)
-        return try SQLitePrivacyStore(database: database).eraseTraces()
+        return try storage.privacy.eraseTraces()
     }
 
     /// Erases the donations and feedback the retention policy no longer keeps at `now`, then finishes
@@ -304,7 +304,7 @@ extension Engine {
     /// - Returns: what was erased (empty when the policy keeps everything or nothing had expired).
     @discardableResult
     public func applyRetention(now: Date, bulk: Bool = true) throws -> RetentionReport {
-        let report = try SQLitePrivacyStore(database: database).applyRetention(now: now, bulk: bulk)
+        let report = try storage.privacy.applyRetention(now: now, bulk: bulk)
         if !report.isEmpty { try finishErasure(now: now) }
         return report
     }

@@ -112,7 +112,7 @@ extension Engine {
 
     /// A batch checked and encoded for storing, as `donate(batch:)` does before its write
     /// (the acting party's right to donate for every app, Focus filled from the timeline),
-    /// for a writer that commits several batches at once (`SQLiteDonationStore.appendEach(batches:)`).
+    /// for a writer that commits several batches at once (`DonationStore.appendEach(batches:)`).
     /// - Throws: `StoreError(.accessDenied)` when any donation is for an app the acting party may not donate for.
     public func prepare(batch: [Donation]) throws -> PreparedDonations {
         for donation in batch { try access.require(app: donation.app, to: "donate for") }
@@ -121,7 +121,7 @@ extension Engine {
     }
 
     /// Stores prepared batches in one write transaction (each donation on its own, a failing batch
-    /// alone refused: `SQLiteDonationStore.appendEach(batches:)`), for a writer that groups the
+    /// alone refused: `DonationStore.appendEach(batches:)`), for a writer that groups the
     /// batches of concurrent callers (`DonationCommitter`).
     /// - Returns: per batch, per donation: true when stored, false when a duplicate, or why it was refused;
     ///   or why the whole batch was refused.
@@ -133,7 +133,7 @@ extension Engine {
     /// How a holder of models and inputs read from this store sees other connections' commits and
     /// deletions (a connection of its own); nil for an in-memory store, which no other process writes.
     public func changeWatch() -> (any StoreChangeWatch)? {
-        database.path.flatMap(StoreErasureWatch.init(path:))
+        storage.changeWatch()
     }
 
     /// Per donation of a prepared batch, how storing it went (`appendEach`'s answers).
@@ -172,7 +172,7 @@ extension Engine {
     @discardableResult
     public func recordFeedback(_ events: [FeedbackEvent], user: String, utcOffset: Int) throws -> [RecordedFeedback] {
         try access.requireAdministrator(to: "record feedback")
-        try SQLiteDeclarationStore(database: database).appendFeedback(events.map { event in
+        try storage.declarations.appendFeedback(events.map { event in
             StoredFeedback(user: user, date: event.date, kind: event.kind.rawValue, scope: event.scope.description, app: event.app,
                            eventJSON: FeedbackCodec.encode(event, utcOffset: utcOffset))
         })

@@ -12,7 +12,7 @@ public struct StoreReport: Sendable {
     public var schema: String
     /// The zone set for each user in `statistics.byUser` that has one.
     public var timeZones: [String: String]
-    /// What `PRAGMA integrity_check` reported (empty: ok, or not checked).
+    /// What the store's own consistency check reported (`StoreBackend.integrityProblems`; empty: ok, or not checked).
     public var integrityProblems: [String]
 }
 
@@ -64,7 +64,7 @@ extension Engine {
     }
 
     /// The donations `filter` matches that the acting party may see, with the store's schema, the users'
-    /// zones and, when `checkIntegrity`, what SQLite's integrity check finds.
+    /// zones and, when `checkIntegrity`, what the store's own consistency check finds (SQLite: `integrity_check`).
     /// - Throws: `StoreError(.accessDenied)` for another app's donations under an app's access; store failures.
     ///
     /// ```swift
@@ -75,8 +75,8 @@ extension Engine {
         let statistics = try scopedDonations.statistics(matching: filter)
         var timeZones: [String: String] = [:]
         for tally in statistics.byUser { timeZones[tally.name] = try scopedDonations.timeZone(forUser: tally.name) }
-        return StoreReport(statistics: statistics, schema: try database.appliedMigrations().last ?? "none", timeZones: timeZones,
-                           integrityProblems: checkIntegrity ? try database.integrityProblems() : [])
+        return StoreReport(statistics: statistics, schema: try storage.schemaVersion(), timeZones: timeZones,
+                           integrityProblems: checkIntegrity ? try storage.integrityProblems() : [])
     }
 
     /// One page of the donations `filter` matches that the acting party may see, in id order after `cursor`.
@@ -96,6 +96,6 @@ extension Engine {
     /// - Throws: `StoreError(.accessDenied)` under an app's access; store failures.
     public func storedFeedbackJSON(user: String) throws -> [String] {
         try access.requireAdministrator(to: "list feedback")
-        return try SQLiteDeclarationStore(database: database).feedback(user: user).map(\.eventJSON)
+        return try storage.declarations.feedback(user: user).map(\.eventJSON)
     }
 }

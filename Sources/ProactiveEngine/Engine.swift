@@ -30,7 +30,7 @@ import ProactiveStore
 /// folding did work the next reader would repeat (see `catchUp`).
 public struct Engine: Sendable {
     /// The store; adapters reach it through the Engine's methods, never directly.
-    package let database: ProactiveDatabase
+    package let storage: any StoreBackend
     /// Who acts: the device owner, or one app (which sees and changes only its own data).
     public let access: StoreAccess
     /// Intent definitions overlaying the stored ones (a definitions file the caller read), if any.
@@ -49,32 +49,42 @@ public struct Engine: Sendable {
     /// row must not take down every other app's suggestions.
     public var skippedStoredData: @Sendable (String) -> Void = { _ in }
 
-    public init(database: ProactiveDatabase, access: StoreAccess = .administrator, definitionsOverlay: [IntentDefinition] = []) {
-        self.database = database
+    /// The engine on `storage`, acting as `access`.
+    ///
+    /// ```swift
+    /// let engine = Engine(storage: try SQLiteBackend(path: "proactive.sqlite"), access: .app("com.example.coffee"))
+    /// ```
+    public init(storage: any StoreBackend, access: StoreAccess = .administrator, definitionsOverlay: [IntentDefinition] = []) {
+        self.storage = storage
         self.access = access
         self.definitionsOverlay = definitionsOverlay
     }
 
-    /// Opens the store file at `path` (see `ProactiveDatabase.init(path:mode:)`).
-    public init(path: String, mode: ProactiveDatabase.OpenMode = .createIfMissing, access: StoreAccess = .administrator) throws {
-        self.init(database: try ProactiveDatabase(path: path, mode: mode), access: access)
+    /// The engine on an open SQLite store (`SQLiteBackend`).
+    public init(database: ProactiveDatabase, access: StoreAccess = .administrator, definitionsOverlay: [IntentDefinition] = []) {
+        self.init(storage: SQLiteBackend(database), access: access, definitionsOverlay: definitionsOverlay)
     }
 
-    var states: SQLiteModelStateStore { SQLiteModelStateStore(database: database) }
-    var donations: SQLiteDonationStore { SQLiteDonationStore(database: database) }
+    /// Opens the SQLite store file at `path` (see `ProactiveDatabase.init(path:mode:)`).
+    public init(path: String, mode: StoreOpenMode = .createIfMissing, access: StoreAccess = .administrator) throws {
+        self.init(storage: try SQLiteBackend(path: path, mode: mode), access: access)
+    }
+
+    var states: any ModelStateStore { storage.states }
+    var donations: any DonationStore { storage.donations }
 
     // MARK: Inputs
 
     /// The stored intent definitions overlaid with `definitionsOverlay`.
     public func definitions() throws -> IntentDefinitionSet {
-        var set = try IntentDefinitionSet(SQLiteIntentDefinitionStore(database: database).all())
+        var set = try IntentDefinitionSet(storage.definitions.all())
         for definition in definitionsOverlay { try set.add(definition) }
         return set
     }
 
     /// The Focus schedules (with their row ids, same order) and manual changes as a timeline.
     public func focusTimeline() throws -> (timeline: FocusTimeline, ids: [Int64], digest: String) {
-        let store = SQLiteFocusStore(database: database)
+        let store = storage.focus
         let rows = try store.schedules()
         var schedules: [FocusSchedule] = []
         var text = ""

@@ -22,12 +22,12 @@ public enum EngineReplay {
         guard !FileManager.default.fileExists(atPath: storePath) else {
             throw EngineError(.invalidRequest, "\(storePath) exists; the replay needs a new store file")
         }
-        let database = try ProactiveDatabase(path: storePath)
-        try SQLitePrivacyStore(database: database).setRetention(.keepAll)
+        let storage = try SQLiteBackend(path: storePath)
+        try storage.privacy.setRetention(.keepAll)
         if !definitions.isEmpty {
-            try SQLiteIntentDefinitionStore(database: database).replace(with: definitions, apps: Set(definitions.map(\.app)))
+            try storage.definitions.replace(with: definitions, apps: Set(definitions.map(\.app)))
         }
-        let engine = Engine(database: database)
+        let engine = Engine(storage: storage)
         let choice = ModelChoice(name: model, timeZoneOverride: timeZone)
         // Every line is its own donation, as in the log (identical lines are not merged).
         func identified(_ donation: Donation, _ index: Int, _ log: String) -> Donation {
@@ -35,7 +35,7 @@ public enum EngineReplay {
             if copy.identifier == nil { copy.identifier = "replay-\(log)-\(index)" }
             return copy
         }
-        _ = try SQLiteDonationStore(database: database).append(train.enumerated().map { identified($1, $0, "train") }, duplicates: .skip)
+        _ = try storage.donations.append(train.enumerated().map { identified($1, $0, "train") }, duplicates: .skip)
         let resolver = TargetResolver(definitions: try engine.definitions())
         var models: [String: LiveModel] = [:]
         for user in Set(train.map(\.user)).sorted() { models[user] = try engine.train(user: user, choice) }

@@ -101,7 +101,7 @@ public struct LiveModel: Sendable {
 
     /// Unlearns one donation the store deleted (one with an id up to `key.highWater`). Its count leaves
     /// `key.donationCount` either way, so the count stays the number of the user's stored donations up to
-    /// the high-water mark (what `SQLiteModelStateStore.save` compares).
+    /// the high-water mark (what `ModelStateStore.save` compares).
     /// - Returns: false when the model never learned it.
     @discardableResult
     mutating func unlearn(_ prepared: Donation) -> Bool {

@@ -1,10 +1,11 @@
-import CStartup
 import Foundation
 import ProactiveCLI
 
 // The `proactive` executable: the commands live in the ProactiveCLI library (tested in process).
-// First, OpenBLAS's idle workers stop (BLAS on one thread) unless OPENBLAS_NUM_THREADS is set.
-_ = cstartup_quiet_openblas()
+// Every command runs BLAS on one thread (latency paths, and training parallel over users), and
+// OpenBLAS, opened at its first use (Sources/CBLAS), sizes its worker threads from this variable
+// when it loads: unless the environment sets it, no idle worker is ever started.
+setenv("OPENBLAS_NUM_THREADS", "1", 0)
 let status = await Proactive.run(arguments: Array(CommandLine.arguments.dropFirst()))
 // Output that could not be written (a full disk, `> /dev/full`) fails the run.
 if fflush(nil) != 0 {

@@ -50,6 +50,27 @@ public struct PostgresDonationStore: DonationStore {
         return result!
     }
 
+    /// Several prepared batches in one writing transaction, each in a savepoint of its own: a batch
+    /// whose write fails is rolled back alone and answered with its error, the others are stored
+    /// when this returns (one commit for the batches of concurrent callers). Per batch, in order:
+    /// what `appendEach(prepared:)` answers, or why the batch failed.
+    /// - Throws: when the transaction cannot be begun or committed (then nothing is stored).
+    public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
+        if batches.isEmpty { return [] }
+        return try PostgresErrors.wrap("committing \(batches.count) batches of donations") {
+            try database.inTransaction(writing: true) { session in
+                let appender = TransactionAppender(session: session)
+                return batches.map { batch in
+                    do {
+                        return .success(try session.inSavepoint { try appender.appendEach(prepared: batch) })
+                    } catch {
+                        return .failure(PostgresErrors.wrapping(error, while: "appending \(batch.donations.count) donations"))
+                    }
+                }
+            }
+        }
+    }
+
     /// Appends inside a transaction `inOneTransaction` opened; each batch in a savepoint (all or nothing).
     private struct TransactionAppender: DonationAppender {
         let session: PostgresSession

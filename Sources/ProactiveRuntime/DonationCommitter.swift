@@ -13,14 +13,13 @@ import Synchronization
 /// concurrency pool's threads (on 2 cores there are 2): those go on decoding
 /// other requests while this thread writes. The thread takes every batch
 /// waiting when it is free (up to `maximumDonations` donations) and writes them
-/// in one transaction (`Engine.commit(batches:)`: one after the
-/// other, and again each in a savepoint of its own only when one fails), so batches that arrived while
-/// the previous transaction committed share one commit. A request is answered
-/// only after the transaction holding its batch committed (stored in the WAL);
-/// a batch that fails is answered with its own error, the others are stored.
-/// Checkpoints stay SQLite's, inside the commit that takes the WAL past
-/// `wal_autocheckpoint` (`ProactiveDatabase.tuneForSustainedWrites`); this type
-/// never checkpoints (docs/PERFORMANCE.md says why).
+/// together (`Engine.commit(batches:)`, the store's `DonationStore.appendEach(batches:)`;
+/// on SQLite one transaction, the batches one after the other, and again each in a savepoint
+/// of its own only when one fails), so batches that arrived while the previous write
+/// committed share one commit. A request is answered only after the transaction holding
+/// its batch committed; a batch that fails is answered with its own error, the others are
+/// stored. This type never checkpoints or tunes the store: the store does
+/// (`StoreBackend.prepareForSustainedWrites`; docs/PERFORMANCE.md says why for SQLite).
 /// The thread ends when nothing is waiting and starts again with the next batch.
 public final class DonationCommitter: Sendable {
     typealias Answer = CheckedContinuation<[Result<Bool, StoreError>], any Error>

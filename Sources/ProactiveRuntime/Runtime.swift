@@ -91,7 +91,7 @@ public final class Runtime: Sendable {
     ///   - observer: called after every change (`didWrite`, and deletions by another process).
     public init(engine: Engine, configuration: Configuration = Configuration(), metrics: (any LiveModelMetrics)? = nil,
                 logger: Logger = Logger(label: "proactive.runtime"), observer: @escaping @Sendable (Change) -> Void = { _ in }) {
-        let owner = Engine(database: engine.database)
+        let owner = Engine(storage: engine.storage)
         self.engine = owner
         self.configuration = configuration
         self.observer = observer

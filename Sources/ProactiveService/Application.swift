@@ -83,14 +83,20 @@ extension ProactiveService {
     /// Runs the service until SIGTERM or SIGINT (then in-flight requests finish and held models are
     /// saved within `settings.shutdownSave`), as `proactive serve` does: tunes the store for sustained
     /// writes, creates the owner's credential on first use, makes way for the socket and removes it after.
-    /// - Throws: `StoreError` when the store, the credential file or the socket path cannot be set up.
-    public static func serve(database: ProactiveDatabase, storePath: String, settings: ServeSettings, logger: Logger) async throws {
-        try database.tuneForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
+    /// The credentials are the files beside the store's file (`CredentialStore(storePath:)`).
+    /// - Throws: `StoreError` when the store, the credential file or the socket path cannot be set up;
+    ///   `StoreError(.invalidRequest)` for a store that is not a file (no place for the credential files).
+    public static func serve(storage: any StoreBackend, settings: ServeSettings, logger: Logger) async throws {
+        guard let storePath = storage.filePath else {
+            throw StoreError(.invalidRequest, "\(storage.location): the service keeps its credentials in files beside a store file; "
+                             + "this store is not a file")
+        }
+        try storage.prepareForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
         let credentials = CredentialStore(storePath: storePath)
         if try credentials.ensureOwnerCredential().created {
             logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
         }
-        let service = ProactiveService(database: database, credentials: credentials, configuration: settings.service, logger: logger)
+        let service = ProactiveService(storage: storage, credentials: credentials, configuration: settings.service, logger: logger)
         if case let .socket(path) = settings.address { try Listening.prepareSocket(at: path) }
         try await buildApplication(service: service, settings: settings).runService()
         let committed = service.committer.committed

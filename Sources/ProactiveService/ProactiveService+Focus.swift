@@ -69,7 +69,7 @@ extension ProactiveService {
     }
 
     func focusStatus(at date: Date) throws -> FocusStatusAnswer {
-        let engine = Engine(database: database)
+        let engine = Engine(storage: storage)
         let state = try engine.focusTimeline().timeline.state(at: date)
         let filters = try engine.focusFilters()
         let apps = filters.filters.keys.sorted().map { app in

@@ -28,7 +28,8 @@ public struct ProactiveService: Sendable {
         public init() {}
     }
 
-    public let database: ProactiveDatabase
+    /// The store every request's engine works on.
+    public let storage: any StoreBackend
     public let credentials: CredentialStore
     /// Live models, ranking inputs, the donation writer and retention: every write is followed by `runtime.didWrite`.
     public let runtime: Runtime
@@ -45,9 +46,9 @@ public struct ProactiveService: Sendable {
     /// Where batches of donations are written (`runtime.committer`).
     public var committer: DonationCommitter { runtime.committer }
 
-    public init(database: ProactiveDatabase, credentials: CredentialStore, configuration: Configuration = Configuration(),
+    public init(storage: any StoreBackend, credentials: CredentialStore, configuration: Configuration = Configuration(),
                 metrics: ServiceMetrics = ServiceMetrics(), logger: Logger = Logger(label: "proactive.serve")) {
-        self.database = database
+        self.storage = storage
         self.credentials = credentials
         self.configuration = configuration
         self.metrics = metrics
@@ -59,13 +60,13 @@ public struct ProactiveService: Sendable {
         settings.inputsLifetime = configuration.inputsLifetime
         settings.retentionInterval = configuration.retentionInterval
         // Kept answers were computed from held models and inputs: a change drops those it made stale.
-        runtime = Runtime(engine: Engine(database: database), configuration: settings, metrics: metrics, logger: logger) { change in
+        runtime = Runtime(engine: Engine(storage: storage), configuration: settings, metrics: metrics, logger: logger) { change in
             if change.models { answers.removeAll() } else { answers.drop(users: change.donated) }
         }
     }
 
     /// The engine acting as the request's credential.
-    func engine(_ context: ServiceRequestContext) -> Engine { Engine(database: database, access: context.access) }
+    func engine(_ context: ServiceRequestContext) -> Engine { Engine(storage: storage, access: context.access) }
 
     // MARK: Donations
 

@@ -6,6 +6,11 @@ import ProactiveModels
 @testable import ProactiveEngine
 @testable import ProactiveStore
 
+extension Engine {
+    /// The SQLite database under an engine these tests opened on a file or in memory.
+    var database: ProactiveDatabase { (storage as! SQLiteBackend).database }
+}
+
 /// A store file in a fresh temporary directory (removed with the fixture).
 final class TemporaryStore: @unchecked Sendable {
     let directory: URL

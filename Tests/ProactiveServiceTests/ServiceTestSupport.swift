@@ -30,7 +30,7 @@ final class ServiceFixture: @unchecked Sendable {
         weather = try credentials.add(app: "com.example.weather")
         var configuration = ProactiveService.Configuration()
         configure(&configuration)
-        service = ProactiveService(database: database, credentials: credentials, configuration: configuration)
+        service = ProactiveService(storage: SQLiteBackend(database), credentials: credentials, configuration: configuration)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

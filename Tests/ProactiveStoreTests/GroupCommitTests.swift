@@ -26,6 +26,22 @@ struct GroupCommitTests {
         #expect(try store.appendEach(batches: []).isEmpty)
     }
 
+    /// A store without a group commit of its own (`DonationStore.appendEach(batches:)`'s default: a
+    /// transaction per batch) answers as the SQLite store does.
+    @Test func theDefaultGroupCommitAnswersAsTheSQLiteStoreDoes() throws {
+        let store = InMemoryDonationStore()
+        try store.append([sample(minutes: 0, identifier: "old")], duplicates: .fail)
+        let results = try store.appendEach(batches: [
+            PreparedDonations([sample(minutes: 1, identifier: "a"), sample(minutes: 2, identifier: "old"),
+                               sample(app: "", minutes: 3, identifier: "bad")]),
+            PreparedDonations([sample(minutes: 4, identifier: "a"), sample(minutes: 5, identifier: "b")]),
+        ])
+        let answers = try results.map { try $0.get() }
+        #expect(answers.map { $0.map(Self.describe) } == [["stored", "duplicate", "refused: invalidDonation"], ["duplicate", "stored"]])
+        #expect(try store.identifiers().sorted() == ["a", "b", "old"])
+        #expect(try store.appendEach(batches: []).isEmpty)
+    }
+
     @Test func aPausedStoreRefusesEveryBatchOfTheGroupAndStoresNothing() throws {
         let database = try ProactiveDatabase(path: directory.file("paused.sqlite"))
         try SQLitePrivacyStore(database: database).setRecordingPaused(true, at: Date(timeIntervalSince1970: sampleDay))

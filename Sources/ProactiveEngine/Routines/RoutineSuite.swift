@@ -59,9 +59,9 @@ public enum RoutineSuite {
     /// - Throws: `RoutineError` when the scenario is malformed (unknown user or zone, steps not in
     ///   time order); engine and store errors as thrown.
     public static func run(_ scenario: RoutineScenario) throws -> RoutineScenarioOutcome {
-        let engine = Engine(database: try ProactiveDatabase.inMemory())
-        try SQLitePrivacyStore(database: engine.database).setRetention(.keepAll)
-        let store = SQLiteDonationStore(database: engine.database)
+        let engine = Engine(storage: try SQLiteBackend.inMemory())
+        try engine.storage.privacy.setRetention(.keepAll)
+        let store = engine.storage.donations
         var clocks: [String: RoutineClock] = [:]
         for user in scenario.users {
             clocks[user.name] = try RoutineClock(user)

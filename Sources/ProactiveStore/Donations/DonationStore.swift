@@ -88,6 +88,14 @@ public protocol DonationStore: DonationAppender, Sendable {
     /// (`ProactiveDatabase.bulkTuned`). Errors of `body` pass unchanged.
     func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result
 
+    /// Stores several prepared batches, each donation on its own as `appendEach(prepared:)` does
+    /// (the group commit of concurrent callers' batches): a batch whose write fails is answered
+    /// with its error and stores nothing, the others are stored when this returns. Per batch, in
+    /// order: its per-donation answers, or why it failed. The default writes each batch in a
+    /// transaction of its own; a store that can commits them in one.
+    /// - Throws: when no batch could be written at all (then none is stored).
+    func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>]
+
     /// Deletes what `deletion` names and returns how many rows went.
     @discardableResult
     func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int
@@ -121,6 +129,16 @@ public protocol DonationStore: DonationAppender, Sendable {
 extension DonationStore {
     public func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result {
         try body()
+    }
+
+    public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
+        batches.map { batch in
+            do {
+                return .success(try inOneTransaction { appender in try appender.appendEach(prepared: batch) })
+            } catch {
+                return .failure(error as? StoreError ?? StoreError(.database, "appending \(batch.donations.count) donations: \(error)"))
+            }
+        }
     }
 
     /// Appends one donation.

@@ -1,0 +1,117 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - A whole store, whatever the database
+
+/// Everything the Engine, the Runtime, the service and the CLI take from a
+/// store: each part as its contract, and what concerns the database as a
+/// whole (where it is, its schema, its health, how other connections' writes
+/// are seen). `SQLiteBackend` is the embedded default; a backend on another
+/// database vends its own stores with the same meaning.
+///
+/// ```swift
+/// let storage = try SQLiteBackend(path: "proactive.sqlite")
+/// try storage.donations.append(donation)
+/// let engine = Engine(storage: storage)
+/// ```
+public protocol StoreBackend: Sendable {
+    /// Donations, per user.
+    var donations: any DonationStore { get }
+    /// Saved model states and the erasure journal.
+    var states: any ModelStateStore { get }
+    /// The stored intent definitions.
+    var definitions: any IntentDefinitionStore { get }
+    /// Relevant shortcuts, widget timelines and feedback.
+    var declarations: any DeclarationStore { get }
+    /// Focus schedules, changes and filters.
+    var focus: any FocusStore { get }
+    /// Pause, retention, forgetting and physical erasure.
+    var privacy: any PrivacyStore { get }
+
+    /// Where the store is, for messages: a file path, or a database URL without its password.
+    var location: String { get }
+
+    /// The store's file when it is one file on this machine (what files kept beside it, such as
+    /// the service's credentials, are named after); nil for a store that is not a file.
+    var filePath: String? { get }
+
+    /// The names of the schema migrations applied, oldest first.
+    func appliedMigrations() throws(StoreError) -> [String]
+
+    /// What the database's own consistency check finds (SQLite: `integrity_check` and
+    /// `foreign_key_check`); empty when sound.
+    /// - Throws: `StoreError(.invalidRequest)` from a backend that has no such check.
+    func integrityProblems() throws(StoreError) -> [String]
+
+    /// Every saved model state (or `user`'s), sorted by user and name, with the donations it has
+    /// not folded in yet (stored since, deleted since), read in one snapshot.
+    func modelStatuses(user: String?) throws(StoreError) -> [ModelStateStatus]
+
+    /// How a holder of models and inputs read from this store sees other connections' commits and
+    /// deletions; nil when no other connection can write to it (an in-memory store).
+    func changeWatch() -> (any StoreChangeWatch)?
+
+    /// Tunes the store for a long-running writer that stores batches many times a second
+    /// (`proactive serve`); durability and crash safety are as without it. The default does nothing.
+    func prepareForSustainedWrites() throws(StoreError)
+}
+
+extension StoreBackend {
+    public func prepareForSustainedWrites() throws(StoreError) {}
+
+    /// The last migration applied, or "none" for an empty store.
+    public func schemaVersion() throws(StoreError) -> String { try appliedMigrations().last ?? "none" }
+}
+
+/// How a store is opened, for any backend: `createIfMissing` creates and migrates an empty store;
+/// `mustExist` refuses a store that does not exist (for a database: one without the schema);
+/// `oneConnection` is `mustExist` on one connection; `readOnly` is `mustExist` and only reads.
+public typealias StoreOpenMode = ProactiveDatabase.OpenMode
+
+// MARK: - SQLite
+
+/// The embedded default: one SQLite file (or a private in-memory database) through `ProactiveDatabase`.
+///
+/// ```swift
+/// let storage = try SQLiteBackend(path: "proactive.sqlite", mode: .mustExist)
+/// print(try storage.schemaVersion())
+/// ```
+public struct SQLiteBackend: StoreBackend {
+    public let database: ProactiveDatabase
+
+    public init(_ database: ProactiveDatabase) { self.database = database }
+
+    /// Opens (creating and migrating unless `mode` says otherwise) the store file at `path`.
+    /// - Throws: what `ProactiveDatabase.init(path:mode:)` throws, naming the path.
+    public init(path: String, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws(StoreError) {
+        self.init(try ProactiveDatabase(path: path, mode: mode))
+    }
+
+    /// A private in-memory store with the full schema (tests, scratch work).
+    public static func inMemory() throws(StoreError) -> SQLiteBackend { SQLiteBackend(try ProactiveDatabase.inMemory()) }
+
+    /// The name of the newest migration this build knows (what `--version` reports).
+    public static var currentSchema: String { ProactiveDatabase.migrations.last!.name }
+
+    public var donations: any DonationStore { SQLiteDonationStore(database: database) }
+    public var states: any ModelStateStore { SQLiteModelStateStore(database: database) }
+    public var definitions: any IntentDefinitionStore { SQLiteIntentDefinitionStore(database: database) }
+    public var declarations: any DeclarationStore { SQLiteDeclarationStore(database: database) }
+    public var focus: any FocusStore { SQLiteFocusStore(database: database) }
+    public var privacy: any PrivacyStore { SQLitePrivacyStore(database: database) }
+
+    public var location: String { database.path ?? "in-memory store" }
+    public var filePath: String? { database.path }
+
+    public func appliedMigrations() throws(StoreError) -> [String] { try database.appliedMigrations() }
+    public func integrityProblems() throws(StoreError) -> [String] { try database.integrityProblems() }
+    public func modelStatuses(user: String?) throws(StoreError) -> [ModelStateStatus] {
+        try SQLiteModelStateStore(database: database).statuses(user: user)
+    }
+
+    /// A read-only connection of its own on the file (`StoreErasureWatch`); nil in memory.
+    public func changeWatch() -> (any StoreChangeWatch)? { database.path.flatMap(StoreErasureWatch.init(path:)) }
+
+    /// `ProactiveDatabase.tuneForSustainedWrites()`.
+    public func prepareForSustainedWrites() throws(StoreError) { try database.tuneForSustainedWrites() }
+}
