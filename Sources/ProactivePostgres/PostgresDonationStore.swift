@@ -16,8 +16,6 @@ import ProactiveStore
 /// `(app, identifier)` already stored, or the same donation: `DonationRecord+ContentKey`) is
 /// skipped by the statement (`ON CONFLICT DO NOTHING`), so only the UNIQUE indexes cause a
 /// skip; under `.fail` it fails the batch, and any other constraint violation is an error.
-/// Not yet here: deleting the feedback that names deleted donations (`FeedbackScrubbing`),
-/// which comes with the PostgreSQL feedback store.
 public struct PostgresDonationStore: DonationStore {
     public let database: PostgresStoreDatabase
 
@@ -90,9 +88,7 @@ public struct PostgresDonationStore: DonationStore {
     /// Inserts records one statement each; the caller owns the transaction.
     /// - Throws: `.recordingPaused` while recording is paused; under `.fail`, the error for the first duplicate.
     static func insert(_ records: [DonationRecord], _ session: PostgresSession, duplicates: DuplicatePolicy) throws -> AppendResult {
-        if try session.query("SELECT recording_paused FROM privacy_setting WHERE id = 1").rows.first?.decode(Bool.self) == true {
-            throw StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
-        }
+        try PostgresPrivacyStore.requireRecording(session)
         var result = AppendResult()
         for record in records {
             let offset = record.utcOffset.map(Int32.init)
@@ -125,6 +121,8 @@ public struct PostgresDonationStore: DonationStore {
 
     // MARK: Deleting
 
+    /// Deletes donations and, in the same transaction, the feedback that names targets only they
+    /// made (`FeedbackScrubbing`, as `SQLiteDonationStore.delete` does).
     public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
         var clause = PostgresWhereClause()
         switch deletion {
@@ -140,7 +138,10 @@ public struct PostgresDonationStore: DonationStore {
         }
         return try PostgresErrors.wrap("deleting \(deletion)") {
             try database.inTransaction(writing: true) { session in
-                try session.query(PostgresQuery(unsafeSQL: "DELETE FROM donation" + clause.sql, binds: clause.binds)).changed
+                let made = try session.madeByDonations(clause)
+                let deleted = try session.query(PostgresQuery(unsafeSQL: "DELETE FROM donation" + clause.sql, binds: clause.binds)).changed
+                try session.scrubFeedback(deleted: made)
+                return deleted
             }
         }
     }
@@ -226,7 +227,7 @@ public struct PostgresDonationStore: DonationStore {
     public func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
         try DonationStoreChecks.validateTimeZone(identifier, user: user)
         try PostgresErrors.wrap("setting the time zone of user \(user)") {
-            try database.withSession { session in
+            try database.inTransaction(writing: true) { session in
                 _ = try session.query("""
                     INSERT INTO user_setting ("user", time_zone) VALUES (\(user), \(identifier))
                     ON CONFLICT ("user") DO UPDATE SET time_zone = excluded.time_zone

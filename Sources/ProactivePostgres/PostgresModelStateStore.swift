@@ -19,7 +19,7 @@ import ProactiveStore
 /// // ... fit a model on `donations`, key it with `high` and `erased` ...
 /// if try !states.save(state) { /* stale: read the user's model again */ }
 /// ```
-public struct PostgresModelStateStore: Sendable {
+public struct PostgresModelStateStore: ModelStateStore {
     public let database: PostgresStoreDatabase
 
     public init(database: PostgresStoreDatabase) { self.database = database }
@@ -163,6 +163,22 @@ public struct PostgresModelStateStore: Sendable {
         }
     }
 
+    /// States whose high-water mark is behind the store, with the number of the user's donations stored
+    /// after it, by user and name (`SQLiteModelStateStore.behind`).
+    public func behind() throws(StoreError) -> [(user: String, name: String, pending: Int)] {
+        try PostgresErrors.wrap("listing saved models behind the store") {
+            try database.withSession { session in
+                try session.query("""
+                    SELECT "user", name, pending FROM (
+                        SELECT s."user", s.name, (SELECT count(*) FROM donation d WHERE d."user" = s."user" AND d.id > s.high_water) AS pending
+                        FROM model_state s) behind
+                    WHERE pending > 0 ORDER BY "user", name
+                    """).rows.map { row in (user: try row.decode(0, as: String.self), name: try row.decode(1, as: String.self),
+                                            pending: try row.decode(2, as: Int.self)) }
+            }
+        }
+    }
+
     /// Deletes a user's states (all names when nil) and, when none is left, their journal. - Returns: how many states.
     @discardableResult
     public func delete(user: String, name: String? = nil) throws(StoreError) -> Int {
@@ -220,6 +236,33 @@ public struct PostgresModelStateStore: Sendable {
                     ErasedDonation(journalSequence: row.seq, rowID: row.entry.id ?? 0, donation: try row.entry.record.donation())
                 },
                 high, mark)
+    }
+
+    /// The user's latest `limit` donations at or before `date`, oldest first (ties in id order).
+    public func recentDonations(ofUser user: String, atOrBefore date: Date, limit: Int) throws(StoreError) -> [Donation] {
+        let records = try PostgresErrors.wrap("reading the recent donations of user \(user)") {
+            try database.withSession { session in
+                try session.query("""
+                    SELECT \(unescaped: PostgresDonationStore.columns) FROM donation
+                    WHERE "user" = \(user) AND date_ms <= \(date.millisecondsSince1970) ORDER BY date_ms DESC, id DESC LIMIT \(limit)
+                    """).rows.map { try PostgresDonationStore.record($0).record }
+            }
+        }
+        return try records.reversed().map { record throws(StoreError) in try record.donation() }
+    }
+
+    /// The user's donations in `[start, end)`, in date order (ties in id order): a day's history.
+    public func donations(ofUser user: String, from start: Date, to end: Date) throws(StoreError) -> [Donation] {
+        let records = try PostgresErrors.wrap("reading the donations of user \(user)") {
+            try database.withSession { session in
+                try session.query("""
+                    SELECT \(unescaped: PostgresDonationStore.columns) FROM donation
+                    WHERE "user" = \(user) AND date_ms >= \(start.millisecondsSince1970) AND date_ms < \(end.millisecondsSince1970)
+                    ORDER BY date_ms, id
+                    """).rows.map { try PostgresDonationStore.record($0).record }
+            }
+        }
+        return try records.map { record throws(StoreError) in try record.donation() }
     }
 
     /// Users with journal entries not yet pruned (they need to unlearn).

@@ -7,21 +7,9 @@ import Testing
 
 // MARK: - Both model-state stores behind one face
 
-/// What these tests ask of a model-state store, met by the SQLite and the PostgreSQL one alike.
-protocol ModelStates {
+/// A model-state store (`ModelStateStore`) with the donation store of its database.
+protocol ModelStates: ModelStateStore {
     var donations: any DonationStore { get }
-    func load(user: String, name: String, withHeavyPart: Bool) throws(StoreError) -> SavedModelState?
-    @discardableResult func save(_ state: SavedModelState) throws(StoreError) -> Bool
-    func list() throws(StoreError) -> [ModelStateSummary]
-    @discardableResult func delete(user: String, name: String?) throws(StoreError) -> Int
-    func snapshot(ofUser user: String) throws(StoreError) -> (donations: [StoredDonation], highWater: Int64, erasureMark: Int64)
-    func changes(ofUser user: String, after highWater: Int64, erasuresAfter erasureMark: Int64) throws(StoreError)
-        -> (added: [StoredDonation], erased: [ErasedDonation], highWater: Int64, erasureMark: Int64)
-    func usersWithPendingErasures() throws(StoreError) -> [String]
-}
-
-extension ModelStates {
-    func load(user: String, name: String) throws(StoreError) -> SavedModelState? { try load(user: user, name: name, withHeavyPart: true) }
 }
 
 extension SQLiteModelStateStore: ModelStates {
@@ -63,6 +51,13 @@ func state(_ user: String, _ bytes: [UInt8], high: Int64 = 1, erased: Int64 = 0,
 /// and the erasure journal that lets a state unlearn deleted donations.
 @Suite("Saved model states on SQLite and PostgreSQL", PostgresTestServer.available)
 struct PostgresModelStateStoreTests {
+    @Test(arguments: ModelStateStoreConformance.checks)
+    func conformance(check: ModelStateStoreConformance.Check) throws {
+        let database = try TestDatabase()
+        let opened = try database.open()
+        try check.run(.init(states: PostgresModelStateStore(database: opened), donations: PostgresDonationStore(database: opened)))
+    }
+
     @Test(arguments: ModelStoreKind.allCases)
     func savesLoadsExactlyAndLists(kind: ModelStoreKind) throws {
         let (states, keep) = try kind.make()

@@ -102,27 +102,4 @@ struct FocusStoreTests {
         }
         #expect(leftovers == 0)
     }
-
-    // MARK: Intent definitions
-
-    @Test func definitionsAreReplacedPerApp() throws {
-        let definitions = SQLiteIntentDefinitionStore(database: try ProactiveDatabase.inMemory())
-        let legacy = IntentDefinition(app: "com.example.coffee", name: "LegacyOrderCoffeeIntent",
-                                      parameters: [ParameterDefinition(name: "item", type: .string)],
-                                      combinations: [ParameterCombination(parameters: ["item"], summary: "Order ${item}")])
-        let weather = IntentDefinition(app: "com.example.weather", name: "CheckWeatherIntent", widgetKind: "forecast")
-        try definitions.replace(with: [legacy, weather], apps: ["com.example.coffee", "com.example.weather"])
-        #expect(try definitions.all() == [legacy, weather])
-
-        var migrated = legacy
-        migrated.name = "OrderCoffeeIntent"
-        migrated.migratesFrom = "LegacyOrderCoffeeIntent"
-        try definitions.replace(with: [migrated], apps: ["com.example.coffee"])
-        #expect(try definitions.all() == [migrated, weather])
-        let resolver = TargetResolver(definitions: try IntentDefinitionSet(definitions.all()))
-        #expect(resolver.target(app: "com.example.coffee", intent: "LegacyOrderCoffeeIntent", parameters: ["item": .string("latte")]).intent == "OrderCoffeeIntent")
-
-        let error = #expect(throws: StoreError.self) { try definitions.replace(with: [migrated, migrated], apps: ["com.example.coffee"]) }
-        #expect(error?.code == .invalidRequest)
-    }
 }

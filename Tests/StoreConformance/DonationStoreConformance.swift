@@ -18,12 +18,7 @@ import Testing
 /// ```
 public enum DonationStoreConformance {
     /// One check, named for the test listing.
-    public struct Check: Sendable, CustomTestStringConvertible {
-        public let name: String
-        public let run: @Sendable (any DonationStore) throws -> Void
-
-        public var testDescription: String { name }
-    }
+    public typealias Check = ConformanceCheck<any DonationStore>
 
     /// Every check, in the order they are written below.
     public static let checks: [Check] = [

@@ -123,8 +123,9 @@ public protocol PrivacyStore: Sendable {
     func setRetention(_ window: RetentionWindow, app: String?) throws(StoreError)
     /// Removes one app's window; false when it had none.
     func clearRetention(app: String) throws(StoreError) -> Bool
-    /// Deletes what the policy no longer keeps at `now` (as a deletion does: feedback
-    /// scrubbed, held models told through the erasure journal), then erases its traces.
+    /// Deletes what the policy no longer keeps at `now` in one transaction (as a deletion does:
+    /// feedback scrubbed, held models told through the erasure journal). Traces stay until the
+    /// caller runs `eraseTraces()` once held models have unlearned them (`Engine.applyRetention`).
     func applyRetention(now: Date, bulk: Bool) throws(StoreError) -> RetentionReport
     /// Erases everything the store holds about `user` in one transaction, then its traces.
     /// - Returns: rows erased per table (tables with none are omitted).

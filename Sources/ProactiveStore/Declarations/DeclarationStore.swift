@@ -59,6 +59,26 @@ public struct StoredFeedback: Sendable, Hashable {
     }
 }
 
+extension StoredShortcutSet {
+    /// Whether the set is the empty JSON array (replacing with it deletes the app's set).
+    package var withdrawsEveryShortcut: Bool { (try? JSONParser.parse(shortcutsJSON)) == .array([]) }
+}
+
+extension StoredTimeline {
+    /// Whether the timeline has no entries (replacing with it deletes the widget's timeline).
+    /// - Throws: `.invalidRequest` unless the app is a bundle identifier (no `/`) and the widget
+    ///   key is that app's (`APP/KIND...`).
+    package func validatedIsEmpty() throws(StoreError) -> Bool {
+        if let problem = IdentifierRules.bundleIdentifierProblem(app) {
+            throw StoreError(.invalidRequest, "timeline of \(widget): app: \(problem)")
+        }
+        guard widget.utf8.starts(with: (app + "/").utf8), widget.utf8.count > app.utf8.count + 1 else {
+            throw StoreError(.invalidRequest, "timeline of \(widget): the widget key is not \(app)/KIND")
+        }
+        return (try? JSONParser.parse(timelineJSON))?["entries"] == .array([])
+    }
+}
+
 // MARK: - Store
 
 /// Relevant shortcuts, widget timelines and feedback on a `ProactiveDatabase`.
@@ -78,7 +98,7 @@ public struct SQLiteDeclarationStore: Sendable {
 
     /// Replaces the app's whole set; an empty JSON array deletes it (withdraws every shortcut).
     public func replaceShortcutSet(_ set: StoredShortcutSet) throws(StoreError) {
-        let isEmpty = (try? JSONParser.parse(set.shortcutsJSON)) == .array([])
+        let isEmpty = set.withdrawsEveryShortcut
         try StoreError.wrap("replacing the relevant shortcuts of \(set.app) for \(set.user)") {
             try writer.write { db in
                 try db.execute(sql: "DELETE FROM relevant_shortcut_set WHERE user = ? AND app = ?", arguments: [set.user, set.app])
@@ -108,14 +128,7 @@ public struct SQLiteDeclarationStore: Sendable {
     ///   `/`) and the widget key is that app's (`APP/KIND...`): the key then
     ///   names one (app, kind) pair, so one app cannot replace another's timeline.
     public func replaceTimeline(_ timeline: StoredTimeline) throws(StoreError) {
-        if let problem = IdentifierRules.bundleIdentifierProblem(timeline.app) {
-            throw StoreError(.invalidRequest, "timeline of \(timeline.widget): app: \(problem)")
-        }
-        guard timeline.widget.utf8.starts(with: (timeline.app + "/").utf8), timeline.widget.utf8.count > timeline.app.utf8.count + 1 else {
-            throw StoreError(.invalidRequest, "timeline of \(timeline.widget): the widget key is not \(timeline.app)/KIND")
-        }
-        let entries = (try? JSONParser.parse(timeline.timelineJSON))?["entries"]
-        let isEmpty = entries == .array([])
+        let isEmpty = try timeline.validatedIsEmpty()
         try StoreError.wrap("replacing the timeline of \(timeline.widget) for \(timeline.user)") {
             try writer.write { db in
                 try db.execute(sql: "DELETE FROM widget_timeline WHERE user = ? AND widget = ?", arguments: [timeline.user, timeline.widget])

@@ -13,55 +13,103 @@ import ProactiveCore
 /// made one of those targets and no remaining donation of the same user and
 /// app makes it: feedback about what is still donated, and feedback that
 /// never came from a donation (an app-wide "never", a static widget), stay.
-enum FeedbackScrubbing {
+package enum FeedbackScrubbing {
     /// A donation's target-making fields.
-    struct Made: Hashable {
+    package struct Made: Hashable {
         var intent: String
         var parametersJSON: String
     }
 
-    struct UserApp: Hashable {
+    package struct UserApp: Hashable {
         var user: String
         var app: String
     }
 
-    /// What the donations selected by `condition` make, by user and app (read before deleting them).
+    /// The reads and the deletion scrubbing does, inside the transaction that deletes the donations.
+    package struct Access {
+        /// The distinct `parameters` of the donations still stored for (user, app, intent).
+        package var remainingParameters: (_ user: String, _ app: String, _ intent: String) throws -> [String]
+        /// The feedback rows (id, scope, event) of (user, app) whose scope is not `app:`.
+        package var feedback: (_ user: String, _ app: String) throws -> [(id: Int64, scope: String, event: String)]
+        /// Deletes one feedback row by id.
+        package var delete: (_ id: Int64) throws -> Void
+
+        package init(remainingParameters: @escaping (String, String, String) throws -> [String],
+                     feedback: @escaping (String, String) throws -> [(id: Int64, scope: String, event: String)],
+                     delete: @escaping (Int64) throws -> Void) {
+            self.remainingParameters = remainingParameters
+            self.feedback = feedback
+            self.delete = delete
+        }
+    }
+
+    /// The condition on `donation` rows whose user and app have feedback naming a target: only
+    /// those can have feedback to scrub, so the others are not read (SQL for SQLite and PostgreSQL).
+    package static let hasTargetFeedback = """
+        EXISTS (SELECT 1 FROM feedback f WHERE f."user" = donation."user" AND f.app = donation.app AND f.scope NOT LIKE 'app:%')
+        """
+
+    /// What the donations selected by `condition` (empty, or ` WHERE ...`) make, by user and app
+    /// (read before deleting them; only for users and apps with feedback naming a target).
     static func made(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> [UserApp: Set<Made>] {
         var made: [UserApp: Set<Made>] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT user, app, intent, parameters FROM donation" + condition, arguments: arguments)
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM feedback WHERE scope NOT LIKE 'app:%')") != true { return made }
+        let selected = condition.isEmpty ? " WHERE " + hasTargetFeedback
+            : " WHERE (" + condition.dropFirst(" WHERE ".count) + ") AND " + hasTargetFeedback
+        precondition(condition.isEmpty || condition.hasPrefix(" WHERE "), "a condition starts with WHERE")
+        let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT user, app, intent, parameters FROM donation" + selected, arguments: arguments)
         while let row = try rows.next() {
             made[UserApp(user: row[0], app: row[1]), default: []].insert(Made(intent: row[2], parametersJSON: row[3]))
         }
         return made
     }
 
+    /// What the given donation rows (user, app, intent, parameters) make, by user and app.
+    package static func made(_ rows: [(user: String, app: String, intent: String, parametersJSON: String)]) -> [UserApp: Set<Made>] {
+        var made: [UserApp: Set<Made>] = [:]
+        for row in rows { made[UserApp(user: row.user, app: row.app), default: []].insert(Made(intent: row.intent, parametersJSON: row.parametersJSON)) }
+        return made
+    }
+
+    /// `scrub(_:deleted:)` on a SQLite transaction.
+    @discardableResult
+    static func scrub(_ db: Database, deleted: [UserApp: Set<Made>]) throws -> Int {
+        try scrub(Access(
+            remainingParameters: { user, app, intent in
+                try String.fetchAll(db, sql: "SELECT DISTINCT parameters FROM donation WHERE user = ? AND app = ? AND intent = ?",
+                                    arguments: [user, app, intent])
+            },
+            feedback: { user, app in
+                try Row.fetchAll(db, sql: "SELECT id, scope, event FROM feedback WHERE user = ? AND app = ? AND scope NOT LIKE 'app:%'",
+                                 arguments: [user, app]).map { (id: $0[0], scope: $0[1], event: $0[2]) }
+            },
+            delete: { id in try db.execute(sql: "DELETE FROM feedback WHERE id = ?", arguments: [id]) }),
+            deleted: deleted)
+    }
+
     /// Deletes the feedback of each user and app in `deleted` that names a
     /// target only deleted donations made. - Returns: how many events were deleted.
     @discardableResult
-    static func scrub(_ db: Database, deleted: [UserApp: Set<Made>]) throws -> Int {
+    package static func scrub(_ access: Access, deleted: [UserApp: Set<Made>]) throws -> Int {
         var removed = 0
         for (owner, made) in deleted {
             var remaining: [String: [[String: ParameterValue]]] = [:]  // by intent, read once
             func stillMade(_ name: NamedTarget) throws -> Bool {
                 if remaining[name.intent] == nil {
-                    remaining[name.intent] = try String.fetchAll(
-                        db, sql: "SELECT DISTINCT parameters FROM donation WHERE user = ? AND app = ? AND intent = ?",
-                        arguments: [owner.user, owner.app, name.intent]).compactMap(parameters)
+                    remaining[name.intent] = try access.remainingParameters(owner.user, owner.app, name.intent).compactMap(parameters)
                 }
                 return remaining[name.intent]!.contains { name.isMade(by: name.intent, $0, app: owner.app) }
             }
             let deletedByIntent = Dictionary(grouping: made, by: \.intent).mapValues { $0.compactMap { parameters($0.parametersJSON) } }
-            let rows = try Row.fetchAll(db, sql: "SELECT id, scope, event FROM feedback WHERE user = ? AND app = ? AND scope NOT LIKE 'app:%'",
-                                        arguments: [owner.user, owner.app])
-            for row in rows {
-                let named = namedTargets(scope: row[1], event: row[2], app: owner.app)
+            for row in try access.feedback(owner.user, owner.app) {
+                let named = namedTargets(scope: row.scope, event: row.event, app: owner.app)
                 var orphaned = false
                 for name in named {
                     let madeByDeleted = deletedByIntent[name.intent]?.contains { name.isMade(by: name.intent, $0, app: owner.app) } == true
                     if madeByDeleted, try !stillMade(name) { orphaned = true; break }
                 }
                 guard orphaned else { continue }
-                try db.execute(sql: "DELETE FROM feedback WHERE id = ?", arguments: [row[0] as Int64])
+                try access.delete(row.id)
                 removed += 1
             }
         }

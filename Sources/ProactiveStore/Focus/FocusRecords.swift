@@ -26,9 +26,9 @@ public struct StoredFocusSchedule: Sendable, Hashable {
     }
 
     /// Weekdays as the `weekdays` column's bit mask (bit 0 = Monday).
-    var weekdayMask: Int { weekdays.reduce(0) { $0 | (1 << $1) } }
+    package var weekdayMask: Int { weekdays.reduce(0) { $0 | (1 << $1) } }
 
-    static func weekdays(fromMask mask: Int) -> Set<Int> { Set((0..<7).filter { mask & (1 << $0) != 0 }) }
+    package static func weekdays(fromMask mask: Int) -> Set<Int> { Set((0..<7).filter { mask & (1 << $0) != 0 }) }
 }
 
 /// A Focus turned on (`focus`) or off (nil) by hand.

@@ -172,7 +172,7 @@ public struct SQLiteFocusStore: Sendable {
     private static func insertValues(_ values: [String: ParameterValue], app: String, focus: String, db: Database) throws {
         for name in values.keys.sorted() {
             try db.execute(sql: "INSERT INTO focus_filter_value (app, focus, parameter, value) VALUES (?, ?, ?, ?)",
-                           arguments: [app, focus, name, JSONWriter.string(values[name]!.json)])
+                           arguments: [app, focus, name, StoredFocusFilter.valueJSON(values[name]!)])
         }
     }
 
@@ -184,12 +184,7 @@ public struct SQLiteFocusStore: Sendable {
             filters[row[0]] = StoredFocusFilter(app: row[0], declaration: row[1])
         }
         for row in try Row.fetchAll(db, sql: "SELECT app, focus, parameter, value FROM focus_filter_value" + scope, arguments: arguments) {
-            let text: String = row[3]
-            let value: ParameterValue
-            do { value = try ParameterValue(json: try JSONParser.parse(text)) } catch {
-                throw StoreError(.corrupt, "Focus filter value \(row[0] as String).\(row[1] as String).\(row[2] as String) is unreadable: \(error)")
-            }
-            filters[row[0]]?.values[row[1], default: [:]][row[2]] = value
+            filters[row[0]]?.values[row[1], default: [:]][row[2]] = try StoredFocusFilter.value(row[3], app: row[0], focus: row[1], parameter: row[2])
         }
         for row in try Row.fetchAll(db, sql: "SELECT app, focus, filter_predicate, badge_count FROM focus_app_context" + scope + " ORDER BY focus",
                                     arguments: arguments) {
@@ -197,4 +192,17 @@ public struct SQLiteFocusStore: Sendable {
         }
         return filters.keys.sorted().map { filters[$0]! }
     }
+}
+
+extension StoredFocusFilter {
+    /// A stored `focus_filter_value.value` (JSON) as a value.
+    /// - Throws: `StoreError(.corrupt)` naming the value when it no longer parses.
+    package static func value(_ json: String, app: String, focus: String, parameter: String) throws(StoreError) -> ParameterValue {
+        do { return try ParameterValue(json: try JSONParser.parse(json)) } catch {
+            throw StoreError(.corrupt, "Focus filter value \(app).\(focus).\(parameter) is unreadable: \(error)")
+        }
+    }
+
+    /// A value as stored in `focus_filter_value.value` (canonical JSON).
+    package static func valueJSON(_ value: ParameterValue) -> String { JSONWriter.string(value.json) }
 }

@@ -29,6 +29,12 @@ public struct SQLiteIntentDefinitionStore: Sendable {
                 }
             }
         }
+        return try Self.definitions(rows)
+    }
+
+    /// Stored rows (app, name, the definition's JSON) as definitions.
+    /// - Throws: `StoreError(.corrupt)` naming the first row that no longer parses.
+    package static func definitions(_ rows: [(app: String, name: String, json: String)]) throws(StoreError) -> [IntentDefinition] {
         var definitions: [IntentDefinition] = []
         for row in rows {
             do {
@@ -46,7 +52,23 @@ public struct SQLiteIntentDefinitionStore: Sendable {
     /// - Throws: `StoreError(.invalidRequest)` when the resulting set is inconsistent
     ///   (an intent defined twice, a legacy name migrated twice or also a current intent).
     public func replace(with definitions: [IntentDefinition], apps: Set<String>) throws(StoreError) {
-        let kept = try all().filter { !apps.contains($0.app) }
+        let written = try Self.written(definitions, apps: apps, stored: try all())
+        try StoreError.wrap("storing \(written.count) intent definitions") {
+            try database.writer.write { db in
+                for app in apps.sorted() { try db.execute(sql: "DELETE FROM intent_definition WHERE app = ?", arguments: [app]) }
+                for definition in written {
+                    try db.execute(sql: "INSERT INTO intent_definition (app, name, migrates_from, definition) VALUES (?, ?, ?, ?)",
+                                   arguments: [definition.app, definition.name, definition.migratesFrom, JSONWriter.string(definition.intentJSON)])
+                }
+            }
+        }
+    }
+
+    /// The definitions of `apps` that `replace` writes, checked against the `stored` ones of other apps.
+    /// - Throws: `StoreError(.invalidRequest)` when the resulting set is inconsistent.
+    package static func written(_ definitions: [IntentDefinition], apps: Set<String>, stored: [IntentDefinition]) throws(StoreError)
+        -> [IntentDefinition] {
+        let kept = stored.filter { !apps.contains($0.app) }
         let written = definitions.filter { apps.contains($0.app) }
         var names = Set<String>(), legacyNames = Set<String>()
         for definition in written {
@@ -60,14 +82,6 @@ public struct SQLiteIntentDefinitionStore: Sendable {
         do { _ = try IntentDefinitionSet(kept + written) } catch {
             throw StoreError(.invalidRequest, "the intent definitions are inconsistent: \(error)")
         }
-        try StoreError.wrap("storing \(written.count) intent definitions") {
-            try database.writer.write { db in
-                for app in apps.sorted() { try db.execute(sql: "DELETE FROM intent_definition WHERE app = ?", arguments: [app]) }
-                for definition in written {
-                    try db.execute(sql: "INSERT INTO intent_definition (app, name, migrates_from, definition) VALUES (?, ?, ?, ?)",
-                                   arguments: [definition.app, definition.name, definition.migratesFrom, JSONWriter.string(definition.intentJSON)])
-                }
-            }
-        }
+        return written
     }
 }

@@ -162,7 +162,7 @@ public struct SQLiteModelStateStore: Sendable {
 
     static func save(_ state: SavedModelState, _ db: Database) throws -> Bool {
         guard state.heavy != nil || !state.hasHeavyPart else {
-            throw DatabaseError(message: "the \(state.name) model state of user \(state.user) was read without its heavy part; it cannot be saved")
+            throw StoreError(.invalidRequest, "the \(state.name) model state of user \(state.user) was read without its heavy part; it cannot be saved")
         }
         if try !hasUnlearnedEveryErasure(state, db) { return false }
         if let row = try Row.fetchOne(db, sql: """

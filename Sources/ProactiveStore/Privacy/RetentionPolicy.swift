@@ -12,9 +12,9 @@ public enum RetentionWindow: Sendable, Hashable, CustomStringConvertible {
     public static let allowedDays: ClosedRange<Int> = 1...36_500
 
     /// The window for a stored `days` column (NULL: keep everything).
-    init(storedDays: Int?) { self = storedDays.map(RetentionWindow.days) ?? .keepAll }
+    package init(storedDays: Int?) { self = storedDays.map(RetentionWindow.days) ?? .keepAll }
 
-    var storedDays: Int? {
+    package var storedDays: Int? {
         if case let .days(days) = self { return days }
         return nil
     }
@@ -33,7 +33,7 @@ public enum RetentionWindow: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// - Throws: `.invalidRequest` for a day count outside `allowedDays`.
-    func validated() throws(StoreError) -> RetentionWindow {
+    package func validated() throws(StoreError) -> RetentionWindow {
         if case let .days(days) = self, !Self.allowedDays.contains(days) {
             throw StoreError(.invalidRequest, "a retention window is 1 to 36500 days, found \(days)")
         }
@@ -81,7 +81,7 @@ public struct RetentionPolicy: Sendable, Hashable {
 public struct RetentionReport: Sendable, Hashable {
     /// Donation rows erased, per app.
     public var donationsByApp: [String: Int] = [:]
-    /// Feedback events erased.
+    /// Feedback events erased: older than the window, or naming targets only erased donations made.
     public var feedback = 0
 
     public init() {}

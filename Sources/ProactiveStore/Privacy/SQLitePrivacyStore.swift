@@ -62,10 +62,11 @@ public struct SQLitePrivacyStore: Sendable {
     /// donation and feedback write transaction, so a pause takes effect for the next batch
     /// of an import already running.
     static func requireRecording(_ db: Database) throws {
-        if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true {
-            throw StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
-        }
+        if try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") == true { throw pausedError }
     }
+
+    /// The error a donation or feedback write gets while recording is paused.
+    package static let pausedError = StoreError(.recordingPaused, "recording is paused: donations and feedback are refused and nothing was stored")
 
     // MARK: Retention
 
@@ -111,7 +112,9 @@ public struct SQLitePrivacyStore: Sendable {
         }
     }
 
-    /// Erases donations and feedback older than their app's window at `now`
+    /// Erases donations and feedback older than their app's window at `now`,
+    /// and the feedback naming targets only the erased donations made, as a
+    /// deletion does (`FeedbackScrubbing`; counted in `feedback`)
     /// (one transaction, with the write connection tuned for bulk work: an
     /// import of old logs may leave a million rows to erase). A policy that
     /// keeps everything writes nothing. `bulk` false skips the tuning: for a
@@ -125,8 +128,10 @@ public struct SQLitePrivacyStore: Sendable {
         let erase = { () throws -> RetentionReport in
             try writer.write { db in
                 var report = RetentionReport()
+                var made: [FeedbackScrubbing.UserApp: Set<FeedbackScrubbing.Made>] = [:]
                 for (app, window) in policy.byApp {
                     guard let cutoff = window.cutoff(now: now).map(\.millisecondsSince1970) else { continue }
+                    made.merge(try FeedbackScrubbing.made(db, where: " WHERE app = ? AND date_ms < ?", [app, cutoff])) { $0.union($1) }
                     try db.execute(sql: "DELETE FROM donation WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
                     if db.changesCount > 0 { report.donationsByApp[app] = db.changesCount }
                     try db.execute(sql: "DELETE FROM feedback WHERE app = ? AND date_ms < ?", arguments: [app, cutoff])
@@ -134,6 +139,7 @@ public struct SQLitePrivacyStore: Sendable {
                 }
                 if let cutoff = policy.defaultWindow.cutoff(now: now).map(\.millisecondsSince1970) {
                     let others = "date_ms < ? AND app NOT IN (SELECT app FROM app_retention)"
+                    made.merge(try FeedbackScrubbing.made(db, where: " WHERE " + others, [cutoff])) { $0.union($1) }
                     for row in try Row.fetchAll(db, sql: "SELECT app, COUNT(*) FROM donation WHERE \(others) GROUP BY app", arguments: [cutoff]) {
                         report.donationsByApp[row[0]] = row[1]
                     }
@@ -141,6 +147,7 @@ public struct SQLitePrivacyStore: Sendable {
                     try db.execute(sql: "DELETE FROM feedback WHERE \(others)", arguments: [cutoff])
                     report.feedback += db.changesCount
                 }
+                report.feedback += try FeedbackScrubbing.scrub(db, deleted: made)
                 return report
             }
         }
