@@ -36,12 +36,8 @@ let package = Package(
         .target(name: "CBLAS", dependencies: ["CDynamicLibrary"]),
         // dlopen at first use, shared by CBLAS and CLibPQ.
         .target(name: "CDynamicLibrary"),
-        // PostgreSQL's client library (the system's: TLS and authentication come with it).
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // PostgreSQL's client library (Debian's libpq-dev; TLS and authentication come with it), opened at first use.
+        .target(name: "CLibPQ", dependencies: ["CDynamicLibrary"]),
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS"]),
@@ -108,7 +104,7 @@ let package = Package(
             name: "ProactiveCLI",
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService", "ProactiveRuntime",
-                "ProactiveCharts", "ProactiveLab",
+                "ProactiveCharts", "ProactiveLab", "ProactivePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,7 +142,7 @@ let package = Package(
         // Against a real server: the private cluster scripts/test.sh starts (PROACTIVE_TEST_DATABASE_URL); skipped, saying why, without one.
         .testTarget(
             name: "ProactivePostgresTests",
-            dependencies: ["ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance"]
+            dependencies: ["ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance", "ProactiveCLI"]
         ),
         .testTarget(
             name: "ProactiveRuntimeTests",
