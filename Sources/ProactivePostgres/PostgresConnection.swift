@@ -131,6 +131,13 @@ struct PostgresQuery: ExpressibleByStringInterpolation {
             sql += "$\(binds.count)"
         }
 
+        /// An optional value as one parameter (NULL when nil), stated so that the compiler does not
+        /// take it for an optional interpolated by mistake.
+        mutating func appendInterpolation<Wrapped: PostgresBindable>(_ value: Wrapped?) {
+            binds.append(value)
+            sql += "$\(binds.count)"
+        }
+
         mutating func appendInterpolation(unescaped text: String) { sql += text }
     }
 }

@@ -24,6 +24,20 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [v1, v2]
 
+    /// The names of the migrations applied to `database`, in the order applied; empty when it
+    /// has none (no `proactive_migration` table).
+    static func applied(_ database: PostgresStoreDatabase) throws(StoreError) -> [String] {
+        try PostgresErrors.wrap("reading the schema version of \(database.displayURL)") {
+            try database.withSession { session in
+                guard try session.query("SELECT to_regclass('proactive_migration') IS NOT NULL").rows.first?.decode(Bool.self) == true
+                else { return [] }
+                return try session.query("SELECT name FROM proactive_migration ORDER BY applied_at, name").rows.map { row in
+                    try row.decode(String.self)
+                }
+            }
+        }
+    }
+
     /// Applies the migrations `database` lacks, in one transaction holding the writer lock.
     /// - Throws: `StoreError.newerSchema` when it holds migrations this version does not know.
     static func migrate(_ database: PostgresStoreDatabase) throws(StoreError) {

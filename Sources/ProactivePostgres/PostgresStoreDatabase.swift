@@ -22,14 +22,21 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the connecti
     /// The URL it was opened with, password hidden.
     public let displayURL: String
 
-    /// Connects and brings the schema up to date (`PostgresSchema.migrations`).
+    /// Connects and brings the schema up to date (`PostgresSchema.migrations`). With a `mode` other
+    /// than `.createIfMissing` a database without Proactive's schema is refused (as a missing store
+    /// file is), and a database an earlier version migrated is brought up to date.
     /// - Throws: `StoreError.invalidRequest` for a bad URL; `.database` when the server cannot be
-    ///   reached or refuses (the message names the URL, password hidden); `.newerSchema` when the
-    ///   database was migrated by a newer version of Proactive.
-    public init(url: String) throws(StoreError) {
+    ///   reached or refuses (the message names the URL, password hidden); `.missingStore` for a
+    ///   database without the schema when it must exist; `.newerSchema` when the database was
+    ///   migrated by a newer version of Proactive.
+    public init(url: String, mode: StoreOpenMode = .createIfMissing) throws(StoreError) {
         let location = try PostgresLocation(url: url)
         displayURL = PostgresLocation.redacted(url)
         connection = try PostgresErrors.wrap("connecting to \(displayURL)") { try PostgresConnection(location) }
+        if mode != .createIfMissing, try PostgresSchema.applied(self).isEmpty {
+            throw StoreError(.missingStore, "\(displayURL) holds no Proactive store (a command that writes, such as "
+                             + "`proactive import`, creates one)")
+        }
         try PostgresSchema.migrate(self)
     }
 
@@ -108,6 +115,7 @@ enum PostgresErrors {
     }
 
     /// Runs `body`, wrapping whatever it throws with `operation`.
+    @discardableResult
     static func wrap<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw wrapping(error, while: operation()) }
     }

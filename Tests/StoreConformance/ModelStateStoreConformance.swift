@@ -49,7 +49,7 @@ public enum ModelStateStoreConformance {
     }
 
     public static func statesReadBackExactlyInOneOrTwoParts(_ stores: Stores) throws {
-        let (states, donations) = (stores.states, stores.donations)
+        let states = stores.states
         #expect(try states.load(user: "u1", name: "blend") == nil)
         let whole = state("u1", [1, 2, 3], high: 0)
         #expect(try states.save(whole))

@@ -28,6 +28,12 @@ public struct ModelStateStatus: Sendable, Hashable {
     public var trainedAt: Date
     public var savedAt: Date
 
+    public init(user: String, name: String, learned: Int, pendingNew: Int, pendingDeleted: Int, stored: Int, highWater: Int64,
+                erasureMark: Int64, bytes: Int, trainedAt: Date, savedAt: Date) {
+        (self.user, self.name, self.learned, self.pendingNew, self.pendingDeleted, self.stored) = (user, name, learned, pendingNew, pendingDeleted, stored)
+        (self.highWater, self.erasureMark, self.bytes, self.trainedAt, self.savedAt) = (highWater, erasureMark, bytes, trainedAt, savedAt)
+    }
+
     /// Whether the state plus its pending changes is exactly what the store holds.
     public var isConsistent: Bool { learned + pendingNew - pendingDeleted == stored }
 }
