@@ -22,6 +22,13 @@ struct CompactCommand: ParsableCommand {
 
     func run() throws {
         let report = try storeOptions.openEngine(.mustExist).compact()
+        if case .database = storeOptions.location {
+            // VACUUM FULL rewrote every table and index; the server's write-ahead log is its own.
+            print("database \(report.fileBytesBefore) -> \(report.fileBytesAfter) bytes")
+            ImportProgressPrinter.writeError("the tables were rewritten; the server's write-ahead log (and any archive or replica) keeps "
+                                             + "older copies until the server recycles its segments\n")
+            return
+        }
         print("store \(report.fileBytesBefore) -> \(report.fileBytesAfter) bytes, "
               + "write-ahead log \(report.walBytesBefore) -> \(report.walBytesAfter) bytes")
         if !report.logTruncated {

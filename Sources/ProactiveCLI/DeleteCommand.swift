@@ -63,7 +63,12 @@ struct DeleteCommand: ParsableCommand {
                               before: try filter.before?.read(engine, user: filter.user, flag: "--before").date)
         let outcome = try checked { try engine.delete(request, spelling: Self.spelling) }
         if !outcome.logTruncated {
-            ImportProgressPrinter.writeError("another process kept the write-ahead log open: run proactive compact to erase the deleted rows' old copies\n")
+            switch storeOptions.location {
+            case .file:
+                ImportProgressPrinter.writeError("another process kept the write-ahead log open: run proactive compact to erase the deleted rows' old copies\n")
+            case .database:
+                ImportProgressPrinter.writeError("PostgreSQL frees a deleted row's space without overwriting it: run proactive compact (VACUUM FULL) to erase the old copies from the tables' files\n")
+            }
         }
         print("deleted \(outcome.deleted) donation\(outcome.deleted == 1 ? "" : "s")")
     }

@@ -49,7 +49,7 @@ struct ModelsListCommand: ParsableCommand {
                          ("bytes", number(status.bytes))])
             })))
         } else if statuses.isEmpty {
-            printError("no saved models in \(storeOptions.path)\(user.map { " for user \($0)" } ?? "") (proactive train saves them)")
+            printError("no saved models in \(storeOptions.displayName)\(user.map { " for user \($0)" } ?? "") (proactive train saves them)")
         } else {
             print("user\tmodel\tlearned\tpending\tstored\ttrained\tsaved\tbytes")
             for status in statuses {

@@ -50,7 +50,7 @@ struct PredictCommand: ParsableCommand {
             prediction = try engine.predict(user: moment.user, at: date, utcOffset: offset, context: try moment.context(), k: k,
                                             model: moment.model.choice)
         } catch let error as EngineError where error.code == .noDonations {
-            throw CommandFailure(description: "\(storeOptions.path): \(error.description)")
+            throw CommandFailure(description: "\(storeOptions.displayName): \(error.description)")
         }
         let when = Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: prediction.moment.utcOffset ?? 0)
         let context = prediction.moment.context.sorted { $0.key < $1.key }

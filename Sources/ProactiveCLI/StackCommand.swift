@@ -88,7 +88,7 @@ struct StackCommand: ParsableCommand {
         let engine = try model.engine(storeOptions)
         let session: RankingSession
         do { session = try engine.rankingSession(user: user, model.choice) } catch let error as EngineError where error.code == .noDonations {
-            throw CommandFailure(description: "\(storeOptions.path): \(error.description)")
+            throw CommandFailure(description: "\(storeOptions.displayName): \(error.description)")
         }
         for note in session.live.notes { printError("note: \(note)") }
         // Without a zone, the clock is the offset of the user's latest donation before the day.

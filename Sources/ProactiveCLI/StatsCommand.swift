@@ -60,7 +60,7 @@ struct StatsCommand: ParsableCommand {
 
     func textReport(_ stats: DonationStatistics, schema: String, timeZones: [String: String], problems: [String]) -> String {
         var lines = [
-            "store: \(storeOptions.path) (schema \(schema))",
+            "store: \(storeOptions.displayName) (schema \(schema))",
             "\(Self.plural(stats.rows, "row")) standing for \(Self.plural(stats.donations, "donation"))",
             "dates: \(Self.format(stats.firstDate)) .. \(Self.format(stats.lastDate))",
         ]
@@ -89,7 +89,7 @@ struct StatsCommand: ParsableCommand {
             [("rows", number(tally.rows)), ("donations", number(tally.donations))]
         }
         var members: [(String, JSONValue)] = [
-            ("store", .string(storeOptions.path)), ("schema", .string(schema)),
+            ("store", .string(storeOptions.displayName)), ("schema", .string(schema)),
             ("rows", number(stats.rows)), ("donations", number(stats.donations)),
             ("first_date", stats.firstDate.map { .string(Self.format($0)) } ?? .null),
             ("last_date", stats.lastDate.map { .string(Self.format($0)) } ?? .null),

@@ -2,15 +2,18 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
+import ProactivePostgres
 import ProactiveService
 import ProactiveStore
 
 // MARK: - Store location
 
-/// `--store PATH` and `--as-app APP`, shared by every command that opens the store.
+/// `--store PATH`, `--database URL` and `--as-app APP`, shared by every command that opens the store.
 ///
-/// The path is, in order: `--store`, the environment variable
-/// `PROACTIVE_STORE`, `./proactive.sqlite`.
+/// The store is, in order: `--store` (a file, or a `postgres://` URL), `--database` (a
+/// PostgreSQL URL), the environment variable `PROACTIVE_DATABASE_URL` (a URL), `PROACTIVE_STORE`
+/// (as `--store`), `./proactive.sqlite`. SQLite is the embedded default; a PostgreSQL database
+/// is the same store for several `serve` instances and the owner's commands.
 ///
 /// **Who acts.** Without `--as-app` a command runs in administrative mode
 /// (the device owner: every app's data). `--as-app A` runs it as app A,
@@ -20,33 +23,57 @@ import ProactiveStore
 /// refuses `--as-app` when it opens the store.
 struct StoreOptions: ParsableArguments {
     static let environmentVariable = "PROACTIVE_STORE"
+    static let databaseVariable = "PROACTIVE_DATABASE_URL"
     static let defaultPath = "proactive.sqlite"
 
     @Option(name: .long, help: ArgumentHelp(
-        "The store file (default: $\(environmentVariable), else ./\(defaultPath)).", valueName: "path"))
+        "The store file, or a postgres:// URL (default: $\(databaseVariable), $\(environmentVariable), else ./\(defaultPath)).",
+        valueName: "path"))
     var store: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "A PostgreSQL database as the store: postgres://USER[:PASSWORD]@HOST[:PORT]/NAME, or ?host=/socket/dir for a Unix socket (default: $\(databaseVariable)).",
+        valueName: "url"))
+    var database: String?
 
     @Option(name: .customLong("as-app"), help: ArgumentHelp(
         "Act as this app: see and change only its own data (default: the device owner, every app).", valueName: "bundle-id"))
     var asApp: String?
 
-    /// The store this invocation uses, as given: a file path (SQLite).
+    /// The store this invocation uses, as given (a file path or a database URL).
     var path: String {
         if let store { return store }
-        if let fromEnvironment = ProcessInfo.processInfo.environment[Self.environmentVariable], !fromEnvironment.isEmpty {
-            return fromEnvironment
-        }
+        if let database { return database }
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment[Self.databaseVariable], !url.isEmpty { return url }
+        if let fromEnvironment = environment[Self.environmentVariable], !fromEnvironment.isEmpty { return fromEnvironment }
         return Self.defaultPath
     }
 
-    /// What kind of store `path` names. The one place a location becomes a backend: another
-    /// database (a `postgres://` URL) is a case here and a branch in `openStorage`.
+    /// The store for messages: the path, or the URL without its password.
+    var displayName: String {
+        switch location {
+        case let .file(path): path
+        case let .database(url): PostgresLocation.redacted(url)
+        }
+    }
+
+    /// What kind of store `path` names. The one place a location becomes a backend.
     enum Location {
         /// A SQLite file.
         case file(String)
+        /// A PostgreSQL database (`postgres://` or `postgresql://`).
+        case database(String)
     }
 
-    var location: Location { .file(path) }
+    var location: Location {
+        let path = path
+        return Self.isDatabaseURL(path) ? .database(path) : .file(path)
+    }
+
+    static func isDatabaseURL(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
 
     /// Every file the store owns, named after its path: the store, its SQLite `-wal`, `-shm` and
     /// `-journal` files, and the service's credential files (`CredentialStore`). Commands that write
@@ -56,13 +83,20 @@ struct StoreOptions: ParsableArguments {
         case let .file(path):
             let credentials = CredentialStore(storePath: path)
             return [path, path + "-wal", path + "-shm", path + "-journal", credentials.appsPath, credentials.ownerPath]
+        case .database: return []
         }
     }
 
     /// The service's credentials: the files beside the store file.
+    /// - Throws: for a database store, which has no files beside it (credentials are kept beside a
+    ///   store file only, for now).
     var credentials: CredentialStore {
-        switch location {
-        case let .file(path): CredentialStore(storePath: path)
+        get throws {
+            switch location {
+            case let .file(path): return CredentialStore(storePath: path)
+            case .database:
+                throw ValidationError("app credentials are kept in files beside a store file; a PostgreSQL store has none yet")
+            }
         }
     }
 
@@ -78,6 +112,10 @@ struct StoreOptions: ParsableArguments {
     }
 
     func validate() throws {
+        if store != nil, database != nil { throw ValidationError("give the store with --store or --database, not both") }
+        if let database, !Self.isDatabaseURL(database) {
+            throw ValidationError("--database needs a postgres:// or postgresql:// URL, not \"\(database)\" (a store file is --store)")
+        }
         if asApp?.isEmpty == true { throw ValidationError("--as-app needs a bundle identifier") }
         if let asApp, let problem = IdentifierRules.bundleIdentifierProblem(asApp) { throw ValidationError("--as-app: \(problem)") }
     }
@@ -90,6 +128,7 @@ struct StoreOptions: ParsableArguments {
         try check(appMode)
         switch location {
         case let .file(path): return try SQLiteBackend(path: path, mode: mode)
+        case let .database(url): return try PostgresBackend(url: url, mode: mode)
         }
     }
 

@@ -46,7 +46,7 @@ struct SuggestCommand: ParsableCommand {
             result = try engine.suggest(user: moment.user, at: date, utcOffset: offset, context: try moment.context(), k: k,
                                         developerMode: developer, model: moment.model.choice)
         } catch let error as EngineError where error.code == .noDonations {
-            throw CommandFailure(description: "\(storeOptions.path): \(error.description)")
+            throw CommandFailure(description: "\(storeOptions.displayName): \(error.description)")
         }
         if json {
             print(JSONWriter.string(.array(result.suggestions.map(\.json))))

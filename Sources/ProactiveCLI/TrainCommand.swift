@@ -62,7 +62,7 @@ struct TrainCommand: AsyncParsableCommand {
         let engine = try modelOptions.engine(storeOptions)
         try RecordingPolicy.applyRetention(engine, now: Date())  // never learn from what has expired
         let users = try user.map { [$0] } ?? engine.users()
-        guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.path)") }
+        guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.displayName)") }
         BLAS.setThreadCount(1)  // parallel over users instead
         let name = modelOptions.model
         let clock = ContinuousClock()
