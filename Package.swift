@@ -142,7 +142,7 @@ let package = Package(
         // Against a real server: the private cluster scripts/test.sh starts (PROACTIVE_TEST_DATABASE_URL); skipped, saying why, without one.
         .testTarget(
             name: "ProactivePostgresTests",
-            dependencies: ["ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance", "ProactiveCLI"]
+            dependencies: ["ProactivePostgres", "ProactiveStore", "ProactiveCore", "StoreConformance", "ProactiveCLI", "ProactiveEngine", "ProactiveRuntime"]
         ),
         .testTarget(
             name: "ProactiveRuntimeTests",
