@@ -24,7 +24,7 @@ public struct Proactive: AsyncParsableCommand {
                       SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
                       FocusCommand.self, NotifyCommand.self, MigrateCommand.self, DefinitionsCommand.self,
                       TrainCommand.self, PredictCommand.self, ModelsCommand.self, LintCommand.self,
-                      PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self, UsersCommand.self,
+                      PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self, UsersCommand.self, CopyCommand.self,
                       ServeCommand.self, AppsCommand.self, RoutinesCommand.self]
     )
 }

@@ -143,3 +143,9 @@ struct StoreOptions: ParsableArguments {
         if appMode == .refused { try access.requireAdministrator(to: "run this command (it works on every app's data)") }
     }
 }
+
+extension StoreOptions {
+    /// A store named by another option (`copy --from` and `--to`): a file or a database URL, the owner acting.
+    /// - Throws: ArgumentParser's error for a value `--store` refuses.
+    static func named(_ store: String) throws -> StoreOptions { try parse(["--store", store]) }
+}

@@ -15,8 +15,13 @@ struct PostgresCommandTests {
 
     /// Runs `proactive ARGUMENTS --store STORE` in process; returns the status and both outputs.
     static func run(_ arguments: [String], store: String) async -> (status: Int32, output: String, error: String) {
+        await run(arguments + ["--store", store])
+    }
+
+    /// Runs `proactive ARGUMENTS` in process; returns the status and both outputs.
+    static func run(_ arguments: [String]) async -> (status: Int32, output: String, error: String) {
         let capture = OutputCapture()
-        let status = await Output.$capture.withValue(capture) { await Proactive.run(arguments: arguments + ["--store", store]) }
+        let status = await Output.$capture.withValue(capture) { await Proactive.run(arguments: arguments) }
         return (status, capture.standardOutput, capture.standardError)
     }
 
