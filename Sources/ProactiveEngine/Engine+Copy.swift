@@ -23,8 +23,8 @@ extension Engine {
     }
 
     /// Copies what this store holds into `target`, an empty store on any database (a SQLite file
-    /// to PostgreSQL and back): donations in id order (every field, so `export` of both prints the
-    /// same bytes), users' time zones, intent definitions, each user's relevant shortcuts, widget
+    /// to PostgreSQL and back): donations in export order (user, date, then insertion order; every
+    /// field, so `export` of both prints the same bytes), users' time zones, intent definitions, each user's relevant shortcuts, widget
     /// timelines and feedback, Focus schedules, changes and filters (with their values and app
     /// contexts), retention windows and the recording pause (set last, so the copy is not refused).
     /// Saved model states are not copied: they name the source's donation ids; `train` on the target
