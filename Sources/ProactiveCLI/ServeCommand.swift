@@ -17,8 +17,13 @@ struct ServeCommand: AsyncParsableCommand {
             is refused unless --listen-any.
 
             Every route but GET /healthz needs Authorization: Bearer CREDENTIAL. The first serve \
-            of a store writes the owner's credential to STORE.owner-credential (mode 0600); \
-            `proactive apps add BUNDLE_ID` mints an app credential, which acts as --as-app does. \
+            of a store file writes the owner's credential to STORE.owner-credential (mode 0600). \
+            A PostgreSQL database keeps only credentials' hashes: the first serve of a database \
+            writes the owner's credential to --owner-credential-file PATH (mode 0600, required \
+            until the database has an owner credential; a file there already holding a \
+            credential is adopted); every later instance on the database uses the same one. \
+            `proactive apps add BUNDLE_ID` mints an app credential, which acts as --as-app does; \
+            `apps revoke` takes effect on every instance's next request. \
             Users' live models stay in memory within --memory-budget (least recently used saved \
             and evicted) and are saved every --save-every seconds and on SIGTERM or SIGINT, \
             after in-flight requests finish, within --shutdown-save seconds (what is left is \
@@ -31,6 +36,8 @@ struct ServeCommand: AsyncParsableCommand {
               curl --unix-socket "$XDG_RUNTIME_DIR/proactive/proactive.sock" \\
                 -H "Authorization: Bearer $(cat ~/p.sqlite.owner-credential)" \\
                 -d '{"user":"me","k":4}' http://localhost/v1/suggestions
+              proactive serve --database postgres://proactive@db.example/proactive \\
+                --port 8080 --owner-credential-file ~/.proactive-owner
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -46,6 +53,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(help: "Allow --host to be an address other than loopback.")
     var listenAny = false
+
+    @Option(help: ArgumentHelp("""
+        Where to write the owner's credential (mode 0600) when the database has none yet; \
+        a store file keeps it in STORE.owner-credential.
+        """, valueName: "path"))
+    var ownerCredentialFile: String?
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
@@ -94,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.service.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
         settings.saveEvery = .seconds(saveEvery)
         settings.shutdownSave = .seconds(shutdownSave)
+        settings.ownerCredentialFile = ownerCredentialFile
         try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)
     }
 
@@ -121,8 +135,9 @@ struct AppsCommand: ParsableCommand {
         abstract: "Manage the service's app credentials (proactive serve).",
         discussion: """
             An app credential acts as --as-app BUNDLE_ID does: it reads and changes only that app's \
-            data. Credentials are kept hashed (SHA-256) in STORE.credentials (mode 0600); `add` \
-            prints the credential once. A running service sees changes on its next request.
+            data. Credentials are kept hashed (SHA-256): in STORE.credentials (mode 0600) for a \
+            store file, in the database's app_credential table for a PostgreSQL store; `add` \
+            prints the credential once. Every running service sees changes on its next request.
             """,
         subcommands: [Add.self, List.self, Revoke.self])
 
@@ -135,7 +150,7 @@ struct AppsCommand: ParsableCommand {
         func run() throws {
             try storeOptions.access.requireAdministrator(to: "manage credentials")
             umask(0o077)
-            print(try storeOptions.credentials.add(app: app, replacing: replace))
+            print(try storeOptions.credentials.mintApp(app, replacing: replace))
         }
     }
 
@@ -159,7 +174,7 @@ struct AppsCommand: ParsableCommand {
         func run() throws {
             try storeOptions.access.requireAdministrator(to: "manage credentials")
             umask(0o077)
-            guard try storeOptions.credentials.revoke(app: app) else {
+            guard try storeOptions.credentials.revokeApp(app) else {
                 throw CommandFailure(description: "\(app) has no credential")
             }
             print("revoked \(app)")

@@ -76,26 +76,24 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Every file the store owns, named after its path: the store, its SQLite `-wal`, `-shm` and
-    /// `-journal` files, and the service's credential files (`CredentialStore`). Commands that write
+    /// `-journal` files, and the service's credential files (`CredentialFiles`). Commands that write
     /// a file the user names refuse these.
     var ownedFiles: [String] {
         switch location {
         case let .file(path):
-            let credentials = CredentialStore(storePath: path)
+            let credentials = CredentialFiles(storePath: path)
             return [path, path + "-wal", path + "-shm", path + "-journal", credentials.appsPath, credentials.ownerPath]
         case .database: return []
         }
     }
 
-    /// The service's credentials: the files beside the store file.
-    /// - Throws: for a database store, which has no files beside it (credentials are kept beside a
-    ///   store file only, for now).
-    var credentials: CredentialStore {
+    /// The service's credentials: the files beside a store file (without opening the store), or
+    /// the database's tables (the database opened, and migrated, as other commands open it).
+    var credentials: any CredentialRecordStore {
         get throws {
             switch location {
-            case let .file(path): return CredentialStore(storePath: path)
-            case .database:
-                throw ValidationError("app credentials are kept in files beside a store file; a PostgreSQL store has none yet")
+            case let .file(path): return CredentialFiles(storePath: path)
+            case .database: return try openStorage().credentials
             }
         }
     }

@@ -29,6 +29,8 @@ public struct PostgresBackend: StoreBackend {
     public var declarations: any DeclarationStore { PostgresDeclarationStore(database: database) }
     public var focus: any FocusStore { PostgresFocusStore(database: database) }
     public var privacy: any PrivacyStore { PostgresPrivacyStore(database: database) }
+    /// Hashes only, in the database (`PostgresCredentialStore`).
+    public var credentials: any CredentialRecordStore { PostgresCredentialStore(database: database) }
 
     public var location: String { database.displayURL }
     public var filePath: String? { nil }

@@ -13,7 +13,8 @@ import ProactiveStore
 /// What SQLite keeps in `sqlite_sequence` is the table `proactive_sequence`, written in the
 /// writing transaction, so a reader's marks are those of committed rows:
 /// - `donation`: the largest donation id ever stored (the high-water mark's upper bound);
-/// - `model_erasure`: the last erasure journal sequence number ever given.
+/// - `model_erasure`: the last erasure journal sequence number ever given;
+/// - `credential` (from `v3_service_credentials`): advanced by every change of the credentials.
 /// Texts holding JSON stay `TEXT` (the canonical bytes the stores wrote, as in SQLite). `user`
 /// is a reserved word in PostgreSQL and is quoted.
 enum PostgresSchema {
@@ -22,7 +23,7 @@ enum PostgresSchema {
         var statements: [String]
     }
 
-    static let migrations: [Migration] = [v1, v2]
+    static let migrations: [Migration] = [v1, v2, v3]
 
     /// The names of the migrations applied to `database`, in the order applied; empty when it
     /// has none (no `proactive_migration` table).
@@ -301,6 +302,47 @@ enum PostgresSchema {
             PRIMARY KEY ("user", name),
             CONSTRAINT model_state_heavy_state FOREIGN KEY ("user", name) REFERENCES model_state ("user", name) ON DELETE CASCADE
         )
+        """,
+    ])
+
+    // MARK: v3
+
+    /// The service's credentials (`PostgresCredentialStore`), hashes only: `owner_credential` (at most
+    /// one row) and `app_credential` (one per app, `id` giving the order they were minted), with the
+    /// checks `CredentialFiles` makes (a bundle identifier, 64 lowercase hex digits). Every statement
+    /// on either table advances `proactive_sequence`'s `credential` row in its transaction: the
+    /// version a running service compares before trusting what it checked.
+    static let v3 = Migration(name: "v3_service_credentials", statements: [
+        """
+        CREATE TABLE owner_credential (
+            id INTEGER PRIMARY KEY CONSTRAINT owner_credential_single_row CHECK (id = 1),
+            sha256 TEXT COLLATE "C" NOT NULL CONSTRAINT owner_credential_sha256_hex CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+            created_ms BIGINT NOT NULL CONSTRAINT owner_credential_date_supported CHECK (created_ms BETWEEN 0 AND 7289654399999)
+        )
+        """,
+        """
+        CREATE TABLE app_credential (
+            app TEXT COLLATE "C" PRIMARY KEY CONSTRAINT app_credential_bundle_identifier CHECK (app ~ '^[A-Za-z0-9._-]{1,255}$'),
+            id BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+            sha256 TEXT COLLATE "C" NOT NULL CONSTRAINT app_credential_sha256_hex CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+            created_ms BIGINT NOT NULL CONSTRAINT app_credential_date_supported CHECK (created_ms BETWEEN 0 AND 7289654399999)
+        )
+        """,
+        "INSERT INTO proactive_sequence (name, value) VALUES ('credential', 0)",
+        """
+        CREATE FUNCTION credential_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE proactive_sequence SET value = value + 1 WHERE name = 'credential';
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER owner_credential_changes_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON owner_credential
+        FOR EACH STATEMENT EXECUTE FUNCTION credential_changed()
+        """,
+        """
+        CREATE TRIGGER app_credential_changes_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON app_credential
+        FOR EACH STATEMENT EXECUTE FUNCTION credential_changed()
         """,
     ])
 }

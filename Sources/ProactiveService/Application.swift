@@ -21,6 +21,9 @@ public struct ServeSettings: Sendable {
     public var saveEvery: Duration? = .seconds(30)
     /// How long saving held models may take on shutdown.
     public var shutdownSave: Duration = .seconds(20)
+    /// Where to write the owner's credential when a store that keeps only hashes (a database) has
+    /// none yet (`ProactiveService.serve`); nil: such a store must have one.
+    public var ownerCredentialFile: String?
 
     public init(address: Address) {
         self.address = address
@@ -32,7 +35,7 @@ public struct ServeSettings: Sendable {
 /// `onServerRunning` is told the TCP port bound (nil on a socket): with port 0, the one the system chose.
 ///
 /// ```swift
-/// let service = ProactiveService(database: database, credentials: CredentialStore(storePath: path))
+/// let service = ProactiveService(storage: storage, credentials: CredentialStore(records: try storage.credentials))
 /// let app = buildApplication(service: service, settings: ServeSettings(address: .tcp(host: "127.0.0.1", port: 0)))
 /// try await app.runService()
 /// ```
@@ -83,18 +86,31 @@ extension ProactiveService {
     /// Runs the service until SIGTERM or SIGINT (then in-flight requests finish and held models are
     /// saved within `settings.shutdownSave`), as `proactive serve` does: tunes the store for sustained
     /// writes, creates the owner's credential on first use, makes way for the socket and removes it after.
-    /// The credentials are the files beside the store's file (`CredentialStore(storePath:)`).
-    /// - Throws: `StoreError` when the store, the credential file or the socket path cannot be set up;
-    ///   `StoreError(.invalidRequest)` for a store that is not a file (no place for the credential files).
+    ///
+    /// The credentials are the store's (`storage.credentials`): a store file's are the files beside
+    /// it, the owner's created as `STORE.owner-credential`; a database keeps their hashes, and when
+    /// it has no owner credential yet the one created is written to `settings.ownerCredentialFile`
+    /// (mode 0600; a file there already holding a credential is adopted). Several instances on one
+    /// database share one owner credential: the second finds it, two starting at once create one.
+    /// - Throws: `StoreError` when the store, the credentials or the socket path cannot be set up;
+    ///   `.invalidRequest` for a database without an owner credential and no `ownerCredentialFile`,
+    ///   or an `ownerCredentialFile` for a store that keeps the owner's credential itself.
     public static func serve(storage: any StoreBackend, settings: ServeSettings, logger: Logger) async throws {
-        guard let storePath = storage.filePath else {
-            throw StoreError(.invalidRequest, "\(storage.location): the service keeps its credentials in files beside a store file; "
-                             + "this store is not a file")
+        let records = try storage.credentials
+        if let kept = records.ownerCredentialFile, let named = settings.ownerCredentialFile, named != kept {
+            throw StoreError(.invalidRequest, "\(storage.location) keeps the owner's credential in \(kept); --owner-credential-file is for a database")
         }
         try storage.prepareForSustainedWrites()  // batches of donations many times a second: the indexes' hot pages stay cached
-        let credentials = CredentialStore(storePath: storePath)
-        if try credentials.ensureOwnerCredential().created {
-            logger.notice("created the owner's credential", metadata: ["file": "\(credentials.ownerPath)"])
+        let credentials = CredentialStore(records: records)
+        if records.ownerCredentialFile == nil, settings.ownerCredentialFile == nil, try records.ownerHash() == nil {
+            throw StoreError(.invalidRequest, "\(storage.location) has no owner credential yet: give --owner-credential-file PATH "
+                             + "for serve to create one there (mode 0600; the database keeps only its hash)")
+        }
+        let owner = try credentials.ensureOwnerCredential(file: settings.ownerCredentialFile)
+        if owner.created {
+            logger.notice("created the owner's credential", metadata: ["file": "\(records.ownerCredentialFile ?? settings.ownerCredentialFile ?? "")"])
+        } else if let named = settings.ownerCredentialFile, records.ownerCredentialFile == nil, owner.credential == nil {
+            logger.notice("the database has an owner credential already, not the one in this file (if any)", metadata: ["file": "\(named)"])
         }
         let service = ProactiveService(storage: storage, credentials: credentials, configuration: settings.service, logger: logger)
         if case let .socket(path) = settings.address { try Listening.prepareSocket(at: path) }

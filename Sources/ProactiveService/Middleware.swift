@@ -48,9 +48,11 @@ struct BodyLimitMiddleware: RouterMiddleware {
 // MARK: - Credentials
 
 /// Every route but `/healthz` needs `Authorization: Bearer CREDENTIAL`: 401 when
-/// it is missing or unknown. The credential itself is never logged.
+/// it is missing or unknown, 503 when the store's credentials cannot be read (nothing is granted
+/// then). The credential itself is never logged.
 struct CredentialMiddleware: RouterMiddleware {
     let credentials: CredentialStore
+    var logger = Logger(label: "proactive.serve")
 
     func handle(_ request: Request, context: ServiceRequestContext,
                 next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
@@ -58,12 +60,19 @@ struct CredentialMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, "unauthorized", "missing credential: send Authorization: Bearer <credential>")
         }
-        guard let credential = Self.credential(in: header), let access = credentials.access(for: credential)
-        else { throw APIError(.unauthorized, "unauthorized", "unknown credential") }
+        guard let credential = Self.credential(in: header) else { throw Self.unknown }
+        let found: StoreAccess?
+        do { found = try credentials.access(for: credential) } catch {
+            logger.error("cannot check credentials", metadata: ["error": "\(error.message)"])
+            throw APIError(.serviceUnavailable, "credentials_unavailable", "the credentials cannot be checked now; try again")
+        }
+        guard let access = found else { throw Self.unknown }
         var context = context
         context.access = access
         return try await next(request, context)
     }
+
+    static let unknown = APIError(.unauthorized, "unauthorized", "unknown credential")
 
     /// The credential of an `Authorization` value: after `Bearer` (any case) and a space, without
     /// the spaces around it; nil for another scheme. The usual `Bearer pk_...` is taken as it is.

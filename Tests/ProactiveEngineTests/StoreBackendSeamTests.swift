@@ -101,6 +101,7 @@ final class ForwardingBackend: StoreBackend {
     var declarations: any DeclarationStore { note("declarations"); return ForwardingDeclarations(base: base.declarations) }
     var focus: any FocusStore { note("focus"); return ForwardingFocus(base: base.focus) }
     var privacy: any PrivacyStore { note("privacy"); return ForwardingPrivacy(base: base.privacy) }
+    var credentials: any CredentialRecordStore { get throws(StoreError) { note("credentials"); return try base.credentials } }
     var location: String { "forwarding " + base.location }
     var filePath: String? { base.filePath }
     func appliedMigrations() throws(StoreError) -> [String] { try base.appliedMigrations() }

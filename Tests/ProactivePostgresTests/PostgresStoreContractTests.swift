@@ -15,6 +15,24 @@ struct PostgresStoreContractTests {
     }
 }
 
+extension PostgresStoreContractTests {
+    @Test(arguments: CredentialStoreConformance.checks)
+    func credentials(check: CredentialStoreConformance.Check) throws {
+        let server = try TestDatabase()
+        let (database, other) = (try server.open(), try server.open())
+        try withExtendedLifetime(server) {
+            try check.run(CredentialParts(store: PostgresCredentialStore(database: database), other: PostgresCredentialStore(database: other), held: {
+                try database.withSession { session in
+                    try session.query("""
+                        SELECT coalesce(string_agg(row_text, ' '), '') FROM (
+                            SELECT o::text AS row_text FROM owner_credential o UNION ALL SELECT a::text FROM app_credential a) rows
+                        """).rows[0].decode(String.self)
+                }
+            }))
+        }
+    }
+}
+
 extension PostgresStoreDatabase {
     /// Every part of the store on this database, with reads behind the stores' back.
     func storeParts() -> StoreParts {

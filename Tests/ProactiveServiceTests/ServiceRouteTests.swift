@@ -62,17 +62,18 @@ struct ServiceCredentialTests {
     @Test("credential files are the owner's alone and hold hashes, not app credentials")
     func credentialFiles() throws {
         let fixture = try ServiceFixture()
-        for file in [fixture.credentials.ownerPath, fixture.credentials.appsPath] {
+        let files = CredentialFiles(storePath: fixture.path)
+        for file in [files.ownerPath, files.appsPath] {
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(file)")
         }
-        let apps = try String(contentsOfFile: fixture.credentials.appsPath, encoding: .utf8)
+        let apps = try String(contentsOfFile: files.appsPath, encoding: .utf8)
         #expect(!apps.contains(fixture.coffee) && !apps.contains(fixture.weather))
         #expect(try fixture.credentials.apps().map(\.app) == ["com.example.coffee", "com.example.weather"])
         #expect(throws: StoreError.self) { try fixture.credentials.add(app: "com.example.coffee") }
         #expect(throws: StoreError.self) { try fixture.credentials.add(app: "not a bundle id") }
         // A second start keeps the owner's credential.
-        #expect(try CredentialStore(storePath: fixture.path).ensureOwnerCredential() == (fixture.owner, false))
+        #expect(try CredentialStore(storePath: fixture.path).ensureOwnerCredential() == (fixture.owner as String?, false))
     }
 }
 

@@ -25,7 +25,7 @@ final class ServiceFixture: @unchecked Sendable {
         database = try ProactiveDatabase(path: path)
         try SQLitePrivacyStore(database: database).setRetention(.keepAll)
         credentials = CredentialStore(storePath: path)
-        owner = try credentials.ensureOwnerCredential().credential
+        owner = try credentials.ensureOwnerCredential().credential!
         coffee = try credentials.add(app: "com.example.coffee")
         weather = try credentials.add(app: "com.example.weather")
         var configuration = ProactiveService.Configuration()

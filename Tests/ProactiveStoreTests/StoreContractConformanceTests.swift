@@ -37,3 +37,14 @@ extension StoreContractConformanceTests {
             }))
     }
 }
+
+extension StoreContractConformanceTests {
+    @Test(arguments: CredentialStoreConformance.checks)
+    func credentials(check: CredentialStoreConformance.Check) throws {
+        let directory = try TemporaryDirectory()
+        let files = CredentialFiles(storePath: directory.file("store.sqlite"))
+        try check.run(CredentialParts(store: files, other: CredentialFiles(storePath: directory.file("store.sqlite")), held: {
+            [files.ownerPath, files.appsPath].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
+        }))
+    }
+}

@@ -27,12 +27,15 @@ public protocol StoreBackend: Sendable {
     var focus: any FocusStore { get }
     /// Pause, retention, forgetting and physical erasure.
     var privacy: any PrivacyStore { get }
+    /// The service's bearer credentials (`proactive serve`, `proactive apps`).
+    /// - Throws: `.invalidRequest` for a store with nowhere to keep them (SQLite in memory).
+    var credentials: any CredentialRecordStore { get throws(StoreError) }
 
     /// Where the store is, for messages: a file path, or a database URL without its password.
     var location: String { get }
 
     /// The store's file when it is one file on this machine (what files kept beside it, such as
-    /// the service's credentials, are named after); nil for a store that is not a file.
+    /// the SQLite store's credential files, are named after); nil for a store that is not a file.
     var filePath: String? { get }
 
     /// The names of the schema migrations applied, oldest first.
@@ -99,6 +102,16 @@ public struct SQLiteBackend: StoreBackend {
     public var declarations: any DeclarationStore { SQLiteDeclarationStore(database: database) }
     public var focus: any FocusStore { SQLiteFocusStore(database: database) }
     public var privacy: any PrivacyStore { SQLitePrivacyStore(database: database) }
+    /// The files beside the store file (`CredentialFiles`).
+    /// - Throws: `.invalidRequest` for a store in memory (no file to keep them beside).
+    public var credentials: any CredentialRecordStore {
+        get throws(StoreError) {
+            guard let path = database.path else {
+                throw StoreError(.invalidRequest, "an in-memory store has no file to keep the service's credentials beside")
+            }
+            return CredentialFiles(storePath: path)
+        }
+    }
 
     public var location: String { database.path ?? "in-memory store" }
     public var filePath: String? { database.path }

@@ -192,6 +192,69 @@ extension ModelStateStore {
     public func delete(user: String) throws(StoreError) -> Int { try delete(user: user, name: nil) }
 }
 
+/// One app's credential as a store keeps it: the SHA-256 of the credential, never the credential.
+public struct AppCredentialRecord: Sendable, Equatable {
+    /// The app's bundle identifier (ASCII letters, digits, '.', '-', '_'; 1 to 255 characters).
+    public var app: String
+    /// The SHA-256 of the credential's text, 64 lowercase hex digits.
+    public var sha256: String
+    /// When it was minted, to the second.
+    public var created: Date
+
+    public init(app: String, sha256: String, created: Date) {
+        self.app = app
+        self.sha256 = sha256
+        self.created = created
+    }
+}
+
+/// What changes whenever a store's credentials change (an owner created or replaced, an app added
+/// or revoked, by any process): equal versions mean equal credentials.
+public struct CredentialsVersion: Sendable, Hashable {
+    public var values: [Int64]
+
+    public init(_ values: [Int64]) { self.values = values }
+}
+
+/// The bearer credentials of `proactive serve`: the owner's (sees and changes everything) and one
+/// per app (acts as `--as-app APP` does). A credential is `pk_` and 64 lowercase hex digits
+/// (`ServiceCredential`). The store keeps hashes for apps, and for the owner what the owner reads
+/// the credential from: a file store (`CredentialFiles`) the credential itself in a file readable
+/// by its owner only, a database only its hash (the plaintext goes to a file the caller names:
+/// `ensureOwnerCredential(file:)`). Every write is one transaction; `version()` is cheap, asked
+/// before each request is checked.
+///
+/// ```swift
+/// let credential = try backend.credentials.mintApp("com.example.coffee")   // shown once
+/// try backend.credentials.revokeApp("com.example.coffee")
+/// ```
+public protocol CredentialRecordStore: Sendable {
+    /// Where the store itself keeps the owner's credential in plain text (a file beside a store
+    /// file); nil when it keeps only the hash.
+    var ownerCredentialFile: String? { get }
+    /// The SHA-256 of the owner's credential; nil when there is no owner credential yet.
+    /// - Throws: `.io` for an owner file that is not a credential or that others may read.
+    func ownerHash() throws(StoreError) -> String?
+    /// Makes `credential` the owner's unless the store has one, atomically: of two callers at
+    /// once, one stores its credential and the other gets false.
+    /// - Returns: whether `credential` is now the owner's.
+    /// - Throws: `.invalidRequest` when `credential` is not well-formed.
+    func createOwner(_ credential: String, at date: Date) throws(StoreError) -> Bool
+    /// Makes `credential` the owner's, replacing the current one (refused from then on).
+    func replaceOwner(_ credential: String, at date: Date) throws(StoreError)
+    /// Every app credential, oldest first (a replaced one counts from its replacement).
+    func apps() throws(StoreError) -> [AppCredentialRecord]
+    /// Stores the hash of `credential` for `app`.
+    /// - Throws: `.invalidRequest` when `app` is not a bundle identifier, `credential` is not
+    ///   well-formed, or the app has a credential and `replacing` is false.
+    func addApp(_ app: String, credential: String, at date: Date, replacing: Bool) throws(StoreError)
+    /// Revokes the app's credential; false when it had none.
+    @discardableResult
+    func revokeApp(_ app: String) throws(StoreError) -> Bool
+    /// The credentials' version, changed by every write of any process.
+    func version() throws(StoreError) -> CredentialsVersion
+}
+
 extension SQLiteIntentDefinitionStore: IntentDefinitionStore {}
 extension SQLiteDeclarationStore: DeclarationStore {}
 extension SQLiteFocusStore: FocusStore {}

@@ -1,7 +1,7 @@
 import Testing
-@testable import ProactiveService
+import ProactiveStore
 
-/// The service's own SHA-256 (credential hashes) against published and independently computed digests.
+/// The stores' own SHA-256 (credential hashes) against published and independently computed digests.
 @Suite("SHA-256")
 struct SHA256DigestTests {
     @Test(arguments: [
@@ -20,6 +20,6 @@ struct SHA256DigestTests {
 
     @Test func aCredentialIsStoredAsItsDigest() {
         let credential = "pk_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-        #expect(CredentialStore.hash(credential) == "e0b6760a94bd5116d72b76f6e5a6fcdf78f9ca9ed00b8340ed9519d3459e06c3")
+        #expect(ServiceCredential.hash(credential) == "e0b6760a94bd5116d72b76f6e5a6fcdf78f9ca9ed00b8340ed9519d3459e06c3")
     }
 }

@@ -1,13 +1,13 @@
 // MARK: - SHA-256
 
-/// SHA-256 (FIPS 180-4, section 6.2) of a byte sequence: the one hash the service needs (a
+/// SHA-256 (FIPS 180-4, section 6.2) of a byte sequence: the one hash the stores need (a
 /// credential is stored as the hash of its text), without compiling a whole crypto library.
 ///
 /// ```swift
 /// SHA256Digest.hex(Array("abc".utf8))
 /// // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 /// ```
-enum SHA256Digest {
+public enum SHA256Digest {
     /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -24,7 +24,7 @@ enum SHA256Digest {
     private static let initial: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
 
     /// The 32-byte digest of `message`.
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+    public static func digest(_ message: [UInt8]) -> [UInt8] {
         // Padding: a 1 bit, zeros to 56 bytes mod 64, then the message length in bits (big-endian, 64 bits).
         var padded = message
         padded.append(0x80)
@@ -60,7 +60,7 @@ enum SHA256Digest {
     }
 
     /// The digest of `message` in lowercase hex (64 characters).
-    static func hex(_ message: [UInt8]) -> String {
+    public static func hex(_ message: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
