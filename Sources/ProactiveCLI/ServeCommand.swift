@@ -36,8 +36,8 @@ struct ServeCommand: AsyncParsableCommand {
               curl --unix-socket "$XDG_RUNTIME_DIR/proactive/proactive.sock" \\
                 -H "Authorization: Bearer $(cat ~/p.sqlite.owner-credential)" \\
                 -d '{"user":"me","k":4}' http://localhost/v1/suggestions
-              proactive serve --database postgres://proactive@db.example/proactive \\
-                --port 8080 --owner-credential-file ~/.proactive-owner
+              proactive serve --port 8080 --owner-credential-file ~/.proactive-owner \\
+                --database 'postgres://proactive@/proactive?host=/run/postgresql'
             """)
 
     @OptionGroup var storeOptions: StoreOptions
