@@ -61,15 +61,4 @@ struct PostgresCredentialTests {
         #expect(answers[1][2].contains("com.example.coffee  created DATE\ncom.example.weather  created DATE"))
         #expect(answers[1][4].hasPrefix("1 ") && answers[1][4].contains("has no credential"))
     }
-
-    @Test("serve on a database without an owner credential needs --owner-credential-file, saying so")
-    func serveNeedsAFileForTheFirstOwner() async throws {
-        let server = try TestDatabase()
-        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-\(UUID().uuidString).sock").path
-        let run = await PostgresCommandTests.run(["serve", "--database", server.url, "--socket", socket])
-        #expect(run.status != 0)
-        #expect(run.error.contains("has no owner credential yet") && run.error.contains("--owner-credential-file"), "\(run.error)")
-        #expect(!FileManager.default.fileExists(atPath: socket))
-        #expect(try PostgresBackend(url: server.url).credentials.ownerHash() == nil)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import ProactivePostgres
 import ProactiveService
 import ProactiveStore
@@ -38,6 +39,23 @@ struct ServicePostgresTests {
         try storage.privacy.setRetention(.keepAll)
         let credentials = CredentialStore(records: try storage.credentials)
         return (ProactiveService(storage: storage, credentials: credentials), try credentials.ensureOwnerCredential(file: file))
+    }
+
+    @Test("serve on a database without an owner credential needs --owner-credential-file, saying so, and creates nothing")
+    func serveNeedsAFileForTheFirstOwner() async throws {
+        try await Self.withDatabase { url, folder in
+            let socket = folder.appendingPathComponent("s.sock").path
+            let storage = try PostgresBackend(url: url)
+            await #expect {
+                try await ProactiveService.serve(storage: storage, settings: ServeSettings(address: .socket(path: socket)),
+                                                 logger: Logger(label: "test"))
+            } throws: { error in
+                let message = (error as? StoreError)?.message ?? ""
+                return message.contains("has no owner credential yet") && message.contains("--owner-credential-file")
+            }
+            #expect(!FileManager.default.fileExists(atPath: socket))
+            #expect(try storage.credentials.ownerHash() == nil)
+        }
     }
 
     @Test("the owner's and an app's credential donate and get suggestions from a database")

@@ -75,6 +75,20 @@ struct ServiceCredentialTests {
         // A second start keeps the owner's credential.
         #expect(try CredentialStore(storePath: fixture.path).ensureOwnerCredential() == (fixture.owner as String?, false))
     }
+
+    @Test("serve on a store file refuses --owner-credential-file, naming the file it keeps the owner's credential in")
+    func ownerCredentialFileIsForADatabase() async throws {
+        let fixture = try ServiceFixture()
+        var settings = ServeSettings(address: .socket(path: fixture.directory.appendingPathComponent("s.sock").path))
+        let named = fixture.directory.appendingPathComponent("owner").path
+        settings.ownerCredentialFile = named
+        await #expect {
+            try await ProactiveService.serve(storage: SQLiteBackend(fixture.database), settings: settings, logger: fixture.service.logger)
+        } throws: { error in
+            (error as? StoreError)?.code == .invalidRequest && (error as? StoreError)?.message.contains(fixture.path + ".owner-credential") == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: named))
+    }
 }
 
 @Suite("Service: donations")

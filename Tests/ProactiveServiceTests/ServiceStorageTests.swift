@@ -7,9 +7,9 @@ import Testing
 /// What `serve` asks of the store it is given.
 @Suite("Service: its store")
 struct ServiceStorageTests {
-    /// The credentials are files beside the store's file: a store that is not a file is refused
-    /// before anything listens, with the store named.
-    @Test("a store that is not a file is refused before anything listens")
+    /// A SQLite store keeps the credentials in files beside its file: one in memory has nowhere to
+    /// keep them and is refused before anything listens, with the store named.
+    @Test("a SQLite store in memory is refused before anything listens")
     func aStoreWithoutAFileIsRefused() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-\(UUID().uuidString).sock").path
         do {

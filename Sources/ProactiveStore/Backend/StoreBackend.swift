@@ -107,7 +107,7 @@ public struct SQLiteBackend: StoreBackend {
     public var credentials: any CredentialRecordStore {
         get throws(StoreError) {
             guard let path = database.path else {
-                throw StoreError(.invalidRequest, "an in-memory store has no file to keep the service's credentials beside")
+                throw StoreError(.invalidRequest, "\(location): no file to keep the service's credentials beside")
             }
             return CredentialFiles(storePath: path)
         }
