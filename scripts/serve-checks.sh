@@ -3,7 +3,8 @@
 # scratch directory (part of the test command): the socket's mode, the owner's
 # credential file, 401 without a credential, donate and suggest with curl, an
 # app credential's 403, SIGTERM (drains, saves the model, exits 0), and
-# SIGKILL under streaming clients (dev/kill-serve.py).
+# SIGKILL under streaming clients (dev/kill-serve.py); with PROACTIVE_TEST_DATABASE_URL, two
+# instances on one PostgreSQL database sharing the owner's and the apps' credentials.
 # Usage: scripts/serve-checks.sh [path/to/proactive]   (default: the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,14 @@ source scripts/proactive-binary.sh
 P="${1:-$(proactive_binary debug)}"
 WORK="$(mktemp -d)"
 SERVER=""
-cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
+OTHERS=""    # instances on PostgreSQL
+DATABASE=""  # the database they share, dropped at exit
+cleanup() {
+  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+  for pid in $OTHERS; do kill "$pid" 2>/dev/null; done
+  [ -n "$DATABASE" ] && psql "$PROACTIVE_TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $DATABASE WITH (FORCE)" >/dev/null 2>&1
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 fail() { echo "FAILED: $*" >&2; [ -f "$WORK/serve.log" ] && sed 's/^/  serve: /' "$WORK/serve.log" >&2; exit 1; }
 STORE="$WORK/store.sqlite"
@@ -80,4 +88,36 @@ echo "== serve: refuses a non-loopback --host without --listen-any"
 "$P" serve --store "$STORE" --port 8799 --host 0.0.0.0 2>/dev/null && fail "served on 0.0.0.0"
 echo "== serve: SIGKILL 20 times while two clients stream donations; every acknowledged one stored exactly once"
 python3 dev/kill-serve.py "$P" 20 7 || fail "kill-serve"
+if [ -n "${PROACTIVE_TEST_DATABASE_URL:-}" ]; then
+  echo "== serve on PostgreSQL: the first start writes the owner's credential to the file named; a second instance shares it; apps revoke reaches both"
+  DATABASE="serve_checks_$$"
+  psql "$PROACTIVE_TEST_DATABASE_URL" -qc "CREATE DATABASE $DATABASE" >/dev/null
+  URL="$(echo "$PROACTIVE_TEST_DATABASE_URL" | sed -E "s|^(postgres(ql)?://[^/]*)/[^?]*|\1/$DATABASE|")"
+  "$P" serve --database "$URL" --socket "$WORK/run/a.sock" 2>"$WORK/refused.log" && fail "served a database without an owner credential file"
+  grep -q -- "--owner-credential-file" "$WORK/refused.log" || fail "the refusal does not name --owner-credential-file: $(cat "$WORK/refused.log")"
+  for name in a b; do
+    "$P" serve --database "$URL" --socket "$WORK/run/$name.sock" --owner-credential-file "$WORK/owner-$name" 2>>"$WORK/serve.log" &
+    OTHERS="$OTHERS $!"
+    for _ in $(seq 1 100); do [ -S "$WORK/run/$name.sock" ] && break; sleep 0.1; done
+    [ -S "$WORK/run/$name.sock" ] || fail "instance $name did not create its socket"
+  done
+  [ "$(stat -c %a "$WORK/owner-a")" = 600 ] || fail "owner credential file mode"
+  [ -e "$WORK/owner-b" ] && fail "the second instance wrote an owner credential of its own"
+  OWNER="$(cat "$WORK/owner-a")"
+  COFFEE="$("$P" apps add com.example.coffee --database "$URL")"
+  for name in a b; do
+    SOCK="$WORK/run/$name.sock"
+    [ "$(status GET /v1/stats "$OWNER")" = 200 ] || fail "the owner's credential on instance $name"
+    [ "$(status GET /v1/stats "$COFFEE")" = 200 ] || fail "the app's credential on instance $name"
+  done
+  "$P" apps revoke com.example.coffee --database "$URL" >/dev/null
+  for name in a b; do
+    SOCK="$WORK/run/$name.sock"
+    [ "$(status GET /v1/stats "$COFFEE")" = 401 ] || fail "instance $name still accepts a revoked credential"
+  done
+  psql "$URL" -Atc "SELECT sha256 FROM owner_credential UNION ALL SELECT sha256 FROM app_credential" > "$WORK/hashes.txt"
+  grep -q -e "$OWNER" -e "$COFFEE" "$WORK/hashes.txt" && fail "a credential itself is in the database"
+  for pid in $OTHERS; do kill -TERM "$pid"; wait "$pid" || fail "an instance on PostgreSQL did not exit 0 after SIGTERM"; done
+  OTHERS=""
+fi
 echo "serve checks passed"
