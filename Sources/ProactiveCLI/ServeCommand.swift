@@ -139,7 +139,7 @@ struct AppsCommand: ParsableCommand {
             store file, in the database's app_credential table for a PostgreSQL store; `add` \
             prints the credential once. Every running service sees changes on its next request.
             """,
-        subcommands: [Add.self, List.self, Revoke.self])
+        subcommands: [Add.self, List.self, Revoke.self, ReplaceOwner.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Mint a credential for an app and print it (once).")
@@ -178,6 +178,26 @@ struct AppsCommand: ParsableCommand {
                 throw CommandFailure(description: "\(app) has no credential")
             }
             print("revoked \(app)")
+        }
+    }
+
+    struct ReplaceOwner: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "replace-owner",
+            abstract: "Mint a new owner credential and print it (once); the old one is refused from then on.",
+            discussion: """
+                A store file's is written to STORE.owner-credential (mode 0600); a database keeps only \
+                its hash, so the printed credential is the only copy. Every running service refuses \
+                the old one on its next request.
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() throws {
+            try storeOptions.access.requireAdministrator(to: "manage credentials")
+            umask(0o077)
+            let credential = ServiceCredential.mint()
+            try storeOptions.credentials.replaceOwner(credential, at: Date())
+            print(credential)
         }
     }
 }

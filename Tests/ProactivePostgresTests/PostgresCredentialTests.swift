@@ -61,4 +61,25 @@ struct PostgresCredentialTests {
         #expect(answers[1][2].contains("com.example.coffee  created DATE\ncom.example.weather  created DATE"))
         #expect(answers[1][4].hasPrefix("1 ") && answers[1][4].contains("has no credential"))
     }
+
+    @Test("apps replace-owner prints a new owner credential once: a database keeps its hash, a file the credential")
+    func replaceOwner() async throws {
+        let server = try TestDatabase()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-owner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("store.sqlite").path
+        for store in [file, server.url] {
+            let records = try StoreOptions.named(store).credentials
+            let first = try #require(try records.ensureOwnerCredential(file: directory.appendingPathComponent("owner").path).credential)
+            let run = await PostgresCommandTests.run(["apps", "replace-owner"], store: store)
+            let printed = run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(run.status == 0 && ServiceCredential.isWellFormed(printed) && printed != first, "\(run.error)")
+            #expect(try records.ownerHash() == ServiceCredential.hash(printed))
+            if let kept = records.ownerCredentialFile { #expect(try ServiceCredential.read(privateFile: kept) == printed) }
+            let refused = await PostgresCommandTests.run(["apps", "replace-owner", "--as-app", "com.example.coffee"], store: store)
+            #expect(refused.status != 0)
+            #expect(try records.ownerHash() == ServiceCredential.hash(printed))
+        }
+    }
 }
