@@ -76,6 +76,24 @@ struct ServiceCredentialTests {
         #expect(try CredentialStore(storePath: fixture.path).ensureOwnerCredential() == (fixture.owner as String?, false))
     }
 
+    @Test("credentials that cannot be read grant nothing: 503 credentials_unavailable, and back once they can")
+    func unreadableCredentials() async throws {
+        let fixture = try ServiceFixture()
+        let apps = CredentialFiles(storePath: fixture.path).appsPath
+        let good = try String(contentsOfFile: apps, encoding: .utf8)
+        try await fixture.test { client async throws in
+            #expect(try await client.send(.get, "/v1/stats", credential: fixture.coffee).status == .ok)
+            try "not a credential line\n".write(toFile: apps, atomically: true, encoding: .utf8)
+            for credential in [fixture.owner, fixture.coffee] {
+                let refused = try await client.send(.get, "/v1/stats", credential: credential)
+                #expect(refused.status == .serviceUnavailable)
+                #expect(refused.json?.string("error", "code") == "credentials_unavailable")
+            }
+            try good.write(toFile: apps, atomically: true, encoding: .utf8)
+            #expect(try await client.send(.get, "/v1/stats", credential: fixture.coffee).status == .ok)
+        }
+    }
+
     @Test("serve on a store file refuses --owner-credential-file, naming the file it keeps the owner's credential in")
     func ownerCredentialFileIsForADatabase() async throws {
         let fixture = try ServiceFixture()
