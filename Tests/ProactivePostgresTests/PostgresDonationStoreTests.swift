@@ -105,10 +105,10 @@ struct PostgresLocationTests {
         #expect(tcp.host == "db.example.com" && tcp.port == 5433 && tcp.password == "s@cret" && tcp.socketPath == nil)
     }
 
-    /// A server that cannot be reached is a `.database` error naming the URL, its password hidden.
+    /// A server that cannot be reached is an `.unavailable` error naming the URL, its password hidden.
     @Test func anUnreachableServerIsNamedWithoutThePassword() {
         let error = storeError { _ = try PostgresStoreDatabase(url: "postgres://u:secret@/db?host=/nonexistent/proactive-test") }
-        #expect(error?.code == .database)
+        #expect(error?.code == .unavailable)
         #expect(error?.message.contains("postgres://u:***@/db?host=/nonexistent/proactive-test") == true, "\(error?.message ?? "no error")")
         #expect(error?.message.contains("/nonexistent/proactive-test/.s.PGSQL.5432") == true, "\(error?.message ?? "no error")")
         #expect(error?.message.contains("secret") == false)
