@@ -174,9 +174,11 @@ final class PostgresConnection {
     }
 
     /// The error of a server that cannot be reached now: the URL (password hidden) and the reason.
+    /// libpq's multi-line reasons ("...failed: Connection refused\n\tIs the server running...") on one line.
     private static func unavailable(_ location: PostgresLocation, _ reason: String) -> PostgresServerError {
-        PostgresServerError(message: "\(location.displayURL) cannot be reached now (\(reason)); the connection is made again on the next call",
-                            unavailable: true)
+        let reason = reason.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return PostgresServerError(message: "\(location.displayURL) cannot be reached now (\(reason)); the connection is made again on the next call",
+                                   unavailable: true)
     }
 
     private static func seconds(_ duration: Duration) -> String {
