@@ -67,6 +67,25 @@ struct PostgresResilienceTests {
         #expect(try store.backendPID() != paused)
     }
 
+    /// The change watch on a paused server answers "cannot tell" (a holder drops its models) within the
+    /// deadline, and real marks again once the server answers, on a new connection.
+    @Test func theChangeWatchCannotTellWhilePausedAndTellsAgainAfter() throws {
+        let database = try TestDatabase()
+        let watch = try PostgresChangeWatch(url: database.url + "&timeout=1")
+        let seen = watch.marks()
+        #expect(seen.erasures == 0 && seen.donations == 0)
+        let paused = try #require(try database.backends().first)  // the watch's only connection
+        #expect(kill(pid_t(paused), SIGSTOP) == 0)
+        let blind = watch.marks()
+        let version = watch.version()  // the next call: a new connection, to a new server process
+        #expect(kill(pid_t(paused), SIGCONT) == 0)
+        #expect(blind.erasures == .max && blind.donations == nil)
+        #expect(version != nil)
+        let again = watch.marks()
+        #expect(again.erasures == seen.erasures && again.donations == seen.donations)
+        #expect(try !database.backends().contains(paused))
+    }
+
     /// Two calls at once run on two connections: a quick one completes while a slow one sleeps (2 s). With
     /// `pool=1` the quick one waits for the slow one.
     @Test func concurrentCallsOverlapUpToThePoolSize() throws {
