@@ -67,6 +67,23 @@ struct ServicePostgresOutageTests {
     }
 }
 
+/// How the API answers a store that cannot reach its database (no server needed).
+@Suite("Service: the answer while the database is away")
+struct UnavailableAnswerTests {
+    @Test func unavailableIsA503WithRetryAfterInTheErrorShape() throws {
+        let message = "counting donations: postgres://u:***@/db?host=/tmp cannot be reached now (no answer within 5 s); the connection is made again on the next call"
+        let answer = APIError.from(StoreError(.unavailable, message))
+        #expect(answer.status == .serviceUnavailable && answer.code == "database_unavailable" && answer.message == message)
+        let response = answer.response
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.headers[.retryAfter] == "5" && APIError.databaseRetryAfter == 5)
+        #expect(answer.json.string("error", "code") == "database_unavailable")
+        #expect(answer.json.int("error", "status") == 503)
+        // A SQLite store kept busy is a 503 too, without Retry-After (how long another process holds it is unknown).
+        #expect(APIError.from(StoreError(.busy, "busy")).response.headers[.retryAfter] == nil)
+    }
+}
+
 /// An empty database of its own on the test server, dropped (with its connections) when the value goes away.
 final class OutageDatabase: Sendable {
     static let serverURL = ProcessInfo.processInfo.environment["PROACTIVE_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
