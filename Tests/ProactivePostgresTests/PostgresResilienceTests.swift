@@ -86,6 +86,23 @@ struct PostgresResilienceTests {
         #expect(try !database.backends().contains(paused))
     }
 
+    /// A parameter far larger than the socket's buffer is sent whole on the non-blocking connection
+    /// (flushed as `poll` allows), and a large result read whole.
+    @Test func largeParametersAndResultsPassTheNonBlockingSocket() throws {
+        let database = try TestDatabase()
+        let store = try database.open()
+        let bytes = PostgresBytes(bytes: (0 ..< 8 << 20).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let echoed = try store.withSession { session in
+            try session.query("""
+                SELECT length(b), get_byte(b, 5000000), get_byte(b, 8388607), repeat('x', 4000000) FROM (SELECT \(bytes) AS b) AS sent
+                """).rows[0]
+        }
+        #expect(try echoed.decode(0, as: Int.self) == 8 << 20)
+        #expect(try echoed.decode(1, as: Int.self) == Int(UInt8(truncatingIfNeeded: 5_000_000 &* 31)))
+        #expect(try echoed.decode(2, as: Int.self) == Int(UInt8(truncatingIfNeeded: 8_388_607 &* 31)))
+        #expect(try echoed.decode(3, as: String.self).count == 4_000_000)
+    }
+
     /// Two calls at once run on two connections: a quick one completes while a slow one sleeps (2 s). With
     /// `pool=1` the quick one waits for the slow one.
     @Test func concurrentCallsOverlapUpToThePoolSize() throws {
