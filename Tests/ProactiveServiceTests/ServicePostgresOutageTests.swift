@@ -43,6 +43,7 @@ struct ServicePostgresOutageTests {
             let paused = try database.backends()
             #expect(!paused.isEmpty)
             for pid in paused { kill(pid_t(pid), SIGSTOP) }
+            defer { for pid in paused { kill(pid_t(pid), SIGCONT) } }  // also when the request throws
             let clock = ContinuousClock()
             var answer: (status: HTTPResponse.Status, retryAfter: String?, code: String?, text: String)?
             let waited = try await clock.measure { answer = try await predict() }
