@@ -155,6 +155,7 @@ let package = Package(
             name: "ProactiveServiceTests",
             dependencies: [
                 "ProactiveService", "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
+                "ProactivePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

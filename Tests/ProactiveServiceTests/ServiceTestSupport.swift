@@ -121,30 +121,38 @@ extension ServiceFixture {
     /// Runs `body` against the service listening on a loopback port of its own (port 0: the system's
     /// choice), with that port and a client for it; the application is shut down gracefully afterwards.
     func live<Value: Sendable>(_ body: @Sendable (_ port: Int, _ client: TestClient) async throws -> Value) async throws -> Value {
-        var settings = ServeSettings(address: .tcp(host: "127.0.0.1", port: 0))
-        settings.saveEvery = nil
-        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
-        let app = buildApplication(service: service, settings: settings) { port in
-            announce.yield(port ?? 0)
-            announce.finish()
+        try await serveLive(service, body)
+    }
+}
+
+/// Runs `body` against `service` listening on a loopback port of its own (`buildApplication`, the
+/// application `proactive serve` runs, without the periodic saver), with that port and a client for
+/// it; the application is shut down gracefully afterwards.
+func serveLive<Value: Sendable>(_ service: ProactiveService,
+                                _ body: @Sendable (_ port: Int, _ client: TestClient) async throws -> Value) async throws -> Value {
+    var settings = ServeSettings(address: .tcp(host: "127.0.0.1", port: 0))
+    settings.saveEvery = nil
+    let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+    let app = buildApplication(service: service, settings: settings) { port in
+        announce.yield(port ?? 0)
+        announce.finish()
+    }
+    let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: service.logger))
+    return try await withThrowingTaskGroup(of: Value?.self) { tasks in
+        tasks.addTask {
+            try await group.run()
+            return nil
         }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: service.logger))
-        return try await withThrowingTaskGroup(of: Value?.self) { tasks in
-            tasks.addTask {
-                try await group.run()
-                return nil
-            }
-            var listening = ports.makeAsyncIterator()
-            guard let port = await listening.next(), port > 0 else {
-                await group.triggerGracefulShutdown()
-                throw RawConnection.Failure(message: "the service did not start listening")
-            }
-            let result: Result<Value, any Error>
-            do { result = .success(try await body(port, TestClient(port: port))) } catch { result = .failure(error) }
+        var listening = ports.makeAsyncIterator()
+        guard let port = await listening.next(), port > 0 else {
             await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return try result.get()
+            throw RawConnection.Failure(message: "the service did not start listening")
         }
+        let result: Result<Value, any Error>
+        do { result = .success(try await body(port, TestClient(port: port))) } catch { result = .failure(error) }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return try result.get()
     }
 }
 
