@@ -155,7 +155,6 @@ let package = Package(
             name: "ProactiveServiceTests",
             dependencies: [
                 "ProactiveService", "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
-                // The service on a database too (PROACTIVE_TEST_DATABASE_URL, as ProactivePostgresTests).
                 "ProactivePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

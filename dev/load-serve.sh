@@ -238,72 +238,7 @@ start_peer() {  # $1 the peer's donation table layout (simple|engine)
   curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null || { cat "$work/peer.log" >&2; exit 1; }
 }
 
-# wrk scripts: the same for both sides (the peer ignores the credential). Each writes its summary as JSON.
-write_lua() {  # $1 route name, $2 result file
-  cat <<LUA
-local users = {}
-for line in io.lines("$work/users.txt") do users[#users + 1] = line end
-wrk.method = "POST"
-wrk.headers["Authorization"] = "Bearer $owner"
-LUA
-  if [ "$1" = healthz ]; then
-    cat <<LUA
--- The transport's ceiling: GET /healthz answers without credentials, model or store. What a side
--- serves here bounds what it can serve on any route with the same connections.
-wrk.method = "GET"
-request = function() return wrk.format(nil, "/healthz") end
-LUA
-  elif [ "$1" = suggestions ]; then
-    cat <<LUA
-wrk.headers["Content-Type"] = "application/json"
--- Every question names its own moment: the load's minute plus a millisecond count that grows with
--- each request (08:30:00.000, 08:30:00.001, ...), so no two questions are the same and the server
--- computes every answer (features, scores, ranking) as it would for "now".
-local asked = 0
-request = function()
-  local user = users[math.random(#users)]
-  local ms = asked % 3600000
-  asked = asked + 1
-  local at = string.format("2026-11-20T%02d:%02d:%02d.%03d-08:00", 8 + math.floor((30 * 60000 + ms) / 3600000),
-                           math.floor((30 * 60000 + ms) / 60000) % 60, math.floor(ms / 1000) % 60, ms % 1000)
-  return wrk.format(nil, "/v1/suggestions", nil, '{"user":"' .. user .. '","at":"' .. at .. '","k":4}')
-end
-LUA
-  else
-    cat <<LUA
-wrk.headers["Content-Type"] = "application/x-ndjson"
-local sequence = 0
-local prefix = tostring(math.random(1, 1000000000))
-request = function()
-  local lines = {}
-  for i = 1, $batch do
-    sequence = sequence + 1
-    lines[i] = '{"user":"' .. users[(sequence % #users) + 1] .. '","app":"com.example.load","intent":"PingIntent",'
-      .. '"parameters":{"n":' .. (sequence % 50) .. '},"date":' .. (1790000000 + sequence) .. ',"identifier":"' .. prefix .. '-' .. sequence .. '"}'
-  end
-  return wrk.format(nil, "/v1/donations", nil, table.concat(lines, "\n"))
-end
-LUA
-  fi
-  cat <<LUA
-done = function(summary, latency, requests)
-  local file = io.open("$2", "w")
-  local errors = summary.errors
-  file:write(string.format('{"requests": %d, "duration_us": %d, "p50_us": %d, "p90_us": %d, "p99_us": %d, "max_us": %d, "errors": %d, "non2xx": %d}',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
-    errors.connect + errors.read + errors.write + errors.timeout, errors.status))
-  file:close()
-end
-LUA
-}
-
-cpu_ticks() {  # CPU time (user + system, clock ticks) of a process and its children so far (the peer's workers)
-  local total=0 pid
-  for pid in $1 $(pgrep -P "$1" || true); do
-    [ -r "/proc/$pid/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
-  done
-  echo "$total"
-}
+source dev/wrk-routes.sh
 
 run_load() {  # $1 side (engine|peer|peer_engine_layout), $2 port, $3 server pid, $4 routes (default all three)
   for route in ${4:-healthz suggestions donations}; do

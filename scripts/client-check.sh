@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=""
 if [ "${1:-}" = "--swift" ]; then SWIFT=1; shift; fi
-P="${1:-$(swift build --show-bin-path)/proactive}"
+source scripts/proactive-binary.sh
+P="${1:-$(proactive_binary debug)}"
 PORT="${PORT:-18766}"
 GENERATOR=openapi-python-client==0.29.1
 VENV=.venv-client

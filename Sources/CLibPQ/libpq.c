@@ -9,24 +9,34 @@ static void *libpq;
 #define TARGET(NAME) ((__typeof__(NAME) *)dynamic_library_function(&libpq, "libpq.so.5", 0, "libpq-dev", &slot_##NAME, #NAME))
 #define SLOT(NAME) static void *slot_##NAME;
 
-SLOT(PQconnectdbParams) SLOT(PQfinish) SLOT(PQstatus) SLOT(PQerrorMessage) SLOT(PQsetNoticeProcessor)
-SLOT(PQexecParams) SLOT(PQresultStatus) SLOT(PQresultErrorMessage) SLOT(PQresultErrorField)
+SLOT(PQfinish) SLOT(PQstatus) SLOT(PQerrorMessage) SLOT(PQsetNoticeProcessor)
+SLOT(PQresultStatus) SLOT(PQresultErrorMessage) SLOT(PQresultErrorField)
 SLOT(PQntuples) SLOT(PQnfields) SLOT(PQgetvalue) SLOT(PQgetisnull) SLOT(PQgetlength) SLOT(PQcmdTuples)
 SLOT(PQclear) SLOT(PQreset)
+SLOT(PQconnectStartParams) SLOT(PQconnectPoll) SLOT(PQsocket) SLOT(PQsetnonblocking) SLOT(PQsendQueryParams)
+SLOT(PQflush) SLOT(PQconsumeInput) SLOT(PQisBusy) SLOT(PQgetResult) SLOT(PQbackendPID)
 
-PGconn *PQconnectdbParams(const char *const *keywords, const char *const *values, int expand_dbname) {
-    return TARGET(PQconnectdbParams)(keywords, values, expand_dbname);
+PGconn *PQconnectStartParams(const char *const *keywords, const char *const *values, int expand_dbname) {
+    return TARGET(PQconnectStartParams)(keywords, values, expand_dbname);
 }
+PostgresPollingStatusType PQconnectPoll(PGconn *conn) { return TARGET(PQconnectPoll)(conn); }
+int PQsocket(const PGconn *conn) { return TARGET(PQsocket)(conn); }
+int PQsetnonblocking(PGconn *conn, int arg) { return TARGET(PQsetnonblocking)(conn, arg); }
+int PQsendQueryParams(PGconn *conn, const char *command, int nParams, const Oid *paramTypes,
+                      const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat) {
+    return TARGET(PQsendQueryParams)(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat);
+}
+int PQflush(PGconn *conn) { return TARGET(PQflush)(conn); }
+int PQconsumeInput(PGconn *conn) { return TARGET(PQconsumeInput)(conn); }
+int PQisBusy(PGconn *conn) { return TARGET(PQisBusy)(conn); }
+PGresult *PQgetResult(PGconn *conn) { return TARGET(PQgetResult)(conn); }
+int PQbackendPID(const PGconn *conn) { return TARGET(PQbackendPID)(conn); }
 void PQfinish(PGconn *conn) { TARGET(PQfinish)(conn); }
 void PQreset(PGconn *conn) { TARGET(PQreset)(conn); }
 ConnStatusType PQstatus(const PGconn *conn) { return TARGET(PQstatus)(conn); }
 char *PQerrorMessage(const PGconn *conn) { return TARGET(PQerrorMessage)(conn); }
 PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, void *arg) {
     return TARGET(PQsetNoticeProcessor)(conn, proc, arg);
-}
-PGresult *PQexecParams(PGconn *conn, const char *command, int nParams, const Oid *paramTypes,
-                       const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat) {
-    return TARGET(PQexecParams)(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat);
 }
 ExecStatusType PQresultStatus(const PGresult *res) { return TARGET(PQresultStatus)(res); }
 char *PQresultErrorMessage(const PGresult *res) { return TARGET(PQresultErrorMessage)(res); }

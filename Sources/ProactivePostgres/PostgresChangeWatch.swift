@@ -6,8 +6,8 @@ import ProactiveStore
 /// `StoreChangeWatch` on a PostgreSQL database: how an instance holding live models learns,
 /// before its next answer, what any other instance or the CLI committed.
 ///
-/// It keeps a connection of its own and asks the server each time (one round trip for
-/// `marks()`):
+/// It keeps a database handle of its own (`PostgresStoreDatabase`: one connection in use, made
+/// again after the server went away) and asks the server each time (one round trip for `marks()`):
 /// - `mark()`: the erasure journal's last sequence number (`proactive_sequence`'s
 ///   `model_erasure` row), which every deletion of a donation of a user with a saved state
 ///   advances in the deleting transaction and which is never given again;
@@ -16,9 +16,10 @@ import ProactiveStore
 /// - `version()`: the server's write-ahead log position, which moves with every commit (of
 ///   any database of the cluster: a move with nothing of ours changed only costs a re-read).
 ///
-/// When the server cannot be asked (down, paused, the connection lost), the answers are
-/// "cannot tell": `nil`, or `Int64.max` for `mark()`, which a holder treats as changed and
-/// asks again next time.
+/// When the server cannot be asked (down, paused past the URL's `timeout`, the connection
+/// lost), the answers are "cannot tell": `nil`, or `Int64.max` for `mark()`, which a holder
+/// treats as changed (the runtime drops every held model, so no answer comes from a model that
+/// may hold a donation erased meanwhile) and asks again next time, on a new connection.
 ///
 /// ```swift
 /// let watch = try PostgresChangeWatch(url: "postgres://proactive@/proactive?host=/tmp/cluster")

@@ -4,14 +4,24 @@ import Foundation
 // MARK: - One libpq connection
 
 /// A connection to a PostgreSQL server through libpq: synchronous, like SQLite's calls (each
-/// statement blocks the calling thread until the server answers). Not thread-safe: its owner
-/// (`PostgresStoreDatabase`) runs one call at a time.
+/// statement blocks the calling thread until the server answers, or until `location.timeout`
+/// passes). Not thread-safe: its owner (`PostgresStoreDatabase`'s pool) lends it to one call at a time.
+///
+/// Every wait for the server is bounded: connecting (`PQconnectStartParams` and `PQconnectPoll`)
+/// and each statement (sent with `PQsendQueryParams` on a non-blocking socket, answered through
+/// `poll`) give up after `location.timeout`. A connection that timed out or that libpq reports
+/// lost (`CONNECTION_BAD`) is `isBroken` for good: its owner drops it and connects anew.
 final class PostgresConnection {
     private let connection: OpaquePointer
+    private let location: PostgresLocation
+    /// A statement timed out or the connection was lost: it must not be used again.
+    private(set) var isBroken = false
 
-    /// Connects to `location`.
-    /// - Throws: `PostgresServerError` with libpq's reason when the server cannot be reached or refuses.
+    /// Connects to `location`, waiting at most `location.timeout`.
+    /// - Throws: `PostgresServerError` with libpq's reason, `unavailable` set, when the server
+    ///   cannot be reached, refuses, or does not answer in time.
     init(_ location: PostgresLocation) throws {
+        self.location = location
         var settings: [(String, String)] = [("user", location.username), ("port", String(location.port)),
                                             ("client_encoding", "UTF8")]
         if let socketFolder = location.socketFolder { settings.append(("host", socketFolder)) }
@@ -19,26 +29,58 @@ final class PostgresConnection {
         if let password = location.password { settings.append(("password", password)) }
         if let database = location.database { settings.append(("dbname", database)) }
         if let sslMode = location.sslMode { settings.append(("sslmode", sslMode)) }
-        let opened = Self.withCStrings(settings.map(\.0)) { keywords in
-            Self.withCStrings(settings.map(\.1)) { values in PQconnectdbParams(keywords, values, 0) }
+        let deadline = ContinuousClock.now + location.timeout
+        let started = Self.withCStrings(settings.map(\.0)) { keywords in
+            Self.withCStrings(settings.map(\.1)) { values in PQconnectStartParams(keywords, values, 0) }
         }
-        guard let opened else { throw PostgresServerError(message: "out of memory opening a connection") }
+        guard let started else { throw PostgresServerError(message: "out of memory opening a connection") }
         // Checked before `connection` is set: an initializer that throws after that runs `deinit`.
-        guard PQstatus(opened) == CONNECTION_OK else {
-            let message = Self.trimmed(PQerrorMessage(opened))
-            PQfinish(opened)
-            throw PostgresServerError(message: message)
+        func failed(_ reason: String) -> PostgresServerError {
+            PQfinish(started)
+            return Self.unavailable(location, reason)
         }
-        connection = opened
+        // libpq's asynchronous connection: poll the socket for what PQconnectPoll asks, until OK or FAILED.
+        var status = PQstatus(started) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING
+        while status != PGRES_POLLING_OK {
+            if status == PGRES_POLLING_FAILED { throw failed(Self.trimmed(PQerrorMessage(started))) }
+            switch Self.pollSocket(PQsocket(started), reading: status == PGRES_POLLING_READING, writing: status == PGRES_POLLING_WRITING,
+                             until: deadline) {
+            case .ready: status = PQconnectPoll(started)
+            case .timedOut: throw failed("no answer while connecting within \(Self.seconds(location.timeout))")
+            case .failed(let reason): throw failed(reason)
+            }
+        }
+        connection = started
         // Notices (such as "already exists, skipping") are not errors: not printed to stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        // Sending never blocks: a statement's parameters larger than the socket's buffer are flushed as `poll` allows.
+        PQsetnonblocking(connection, 1)
     }
 
     deinit { PQfinish(connection) }
 
+    /// The server process serving this connection (`pg_backend_pid()`).
+    var backendPID: Int32 { PQbackendPID(connection) }
+
+    /// Whether the connection can be lent out: not broken, libpq says it is up, and the server sent
+    /// nothing while it was idle (a terminated backend or a server shutting down sends an error and
+    /// closes the socket, which makes it readable; a healthy idle connection is never sent anything,
+    /// as nothing here listens). One `poll` with no wait, no round trip.
+    var isIdleAndHealthy: Bool {
+        guard !isBroken, PQstatus(connection) == CONNECTION_OK else { return false }
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
+    }
+
     /// Runs one statement with its parameters (text format, typed) and returns its rows (text format).
-    /// - Throws: `PostgresServerError` with the server's message, SQLSTATE and constraint.
-    func run(_ query: PostgresQuery) throws -> PostgresResult {
+    /// - Parameter bounded: false waits for the answer however long it takes (maintenance such as
+    ///   `VACUUM FULL`); true (the default) gives up after `location.timeout`.
+    /// - Throws: `PostgresServerError` with the server's message, SQLSTATE and constraint; with
+    ///   `unavailable` set (and the connection `isBroken`) when the server did not answer in time or
+    ///   the connection was lost.
+    func run(_ query: PostgresQuery, bounded: Bool = true) throws -> PostgresResult {
+        guard !isBroken else { throw Self.unavailable(location, "the connection was lost earlier") }
+        let deadline: ContinuousClock.Instant? = bounded ? ContinuousClock.now + location.timeout : nil
         let values = query.binds.values
         let types = values.map { $0.type }
         let formats = values.map { $0.bytes == nil ? Int32(0) : 1 }
@@ -53,20 +95,95 @@ final class PostgresConnection {
         }
         defer { owned.forEach { free($0) } }
         let pointers = owned.map { UnsafePointer($0) }
-        guard let result = PQexecParams(connection, query.sql, Int32(values.count), types, pointers, lengths, formats, 0) else {
-            throw PostgresServerError(message: Self.trimmed(PQerrorMessage(connection)))
+        guard PQsendQueryParams(connection, query.sql, Int32(values.count), types, pointers, lengths, formats, 0) == 1 else {
+            throw lost(query)
         }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return PostgresResult(result)
-        default:
-            func field(_ code: Character) -> String? {
-                PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+        // Send what is still buffered, reading meanwhile (the server may answer before it has read everything).
+        while true {
+            let flushed = PQflush(connection)
+            if flushed == 0 { break }
+            if flushed < 0 { throw lost(query) }
+            try waitForServer(reading: true, writing: true, until: deadline, query)
+            guard PQconsumeInput(connection) == 1 else { throw lost(query) }
+        }
+        // Every result of the statement, until libpq's NULL: the error if there is one, else the last.
+        var answer: PostgresResult?
+        var failure: PostgresServerError?
+        while true {
+            while PQisBusy(connection) == 1 {
+                try waitForServer(reading: true, writing: false, until: deadline, query)
+                guard PQconsumeInput(connection) == 1 else { throw lost(query) }
             }
-            throw PostgresServerError(message: field("M") ?? Self.trimmed(PQresultErrorMessage(result)),
-                                      sqlState: field("C"), constraint: field("n"))
+            guard let result = PQgetResult(connection) else { break }
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                answer = PostgresResult(result)
+            default:
+                func field(_ code: Character) -> String? {
+                    PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+                }
+                failure = failure ?? PostgresServerError(message: field("M") ?? Self.trimmed(PQresultErrorMessage(result)),
+                                                         sqlState: field("C"), constraint: field("n"))
+            }
         }
+        if PQstatus(connection) == CONNECTION_BAD { throw lost(query, failure?.message) }
+        if let failure { throw failure }
+        guard let answer else { throw lost(query) }
+        return answer
+    }
+
+    /// Marks the connection broken and says why `query` failed: the connection is lost (libpq's
+    /// message, or `reason`), so nothing more can be asked on it.
+    private func lost(_ query: PostgresQuery, _ reason: String? = nil) -> PostgresServerError {
+        isBroken = true
+        var reason = reason ?? Self.trimmed(PQerrorMessage(connection))
+        if query.sql == "COMMIT" { reason += "; the transaction may or may not have been committed" }
+        return Self.unavailable(location, reason)
+    }
+
+    /// Waits until the socket is ready or `deadline` passes.
+    /// - Throws: what `lost` says when it timed out or the socket failed.
+    private func waitForServer(reading: Bool, writing: Bool, until deadline: ContinuousClock.Instant?, _ query: PostgresQuery) throws {
+        switch Self.pollSocket(PQsocket(connection), reading: reading, writing: writing, until: deadline) {
+        case .ready: return
+        case .timedOut: throw lost(query, "no answer within \(Self.seconds(location.timeout))")
+        case .failed(let reason): throw lost(query, reason)
+        }
+    }
+
+    private enum Readiness { case ready, timedOut, failed(String) }
+
+    /// `poll` on `socket` for reading and/or writing until `deadline` (nil: no deadline), resumed after a signal.
+    private static func pollSocket(_ socket: Int32, reading: Bool, writing: Bool, until deadline: ContinuousClock.Instant?) -> Readiness {
+        guard socket >= 0 else { return .failed("the connection has no socket") }
+        var descriptor = pollfd(fd: socket, events: Int16((reading ? POLLIN : 0) | (writing ? POLLOUT : 0)), revents: 0)
+        while true {
+            var milliseconds: Int32 = -1
+            if let deadline {
+                let left = ContinuousClock.now.duration(to: deadline)
+                if left <= .zero { return .timedOut }
+                let (seconds, attoseconds) = left.components
+                milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+            }
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return .ready }  // readable, writable, or POLLERR/POLLHUP: libpq's next call finds which
+            if ready == 0 { continue }  // the deadline, checked at the top
+            if errno != EINTR { return .failed("poll: " + String(cString: strerror(errno))) }
+        }
+    }
+
+    /// The error of a server that cannot be reached now: the URL (password hidden) and the reason.
+    /// libpq's multi-line reasons ("...failed: Connection refused\n\tIs the server running...") on one line.
+    private static func unavailable(_ location: PostgresLocation, _ reason: String) -> PostgresServerError {
+        let reason = reason.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return PostgresServerError(message: "\(location.displayURL) cannot be reached now (\(reason)); the connection is made again on the next call",
+                                   unavailable: true)
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
@@ -83,11 +200,13 @@ final class PostgresConnection {
 }
 
 /// An error libpq or the server reported: the message, and when the server sent them its SQLSTATE
-/// and the constraint it names.
+/// and the constraint it names. `unavailable`: the server could not be reached or did not answer
+/// in time (the message names the URL, password hidden), not an error of the statement.
 struct PostgresServerError: Error, CustomStringConvertible {
     var message: String
     var sqlState: String?
     var constraint: String?
+    var unavailable = false
 
     var description: String { message }
 }

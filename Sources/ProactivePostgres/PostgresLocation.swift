@@ -12,6 +12,12 @@ import ProactiveStore
 /// A `host` query item starting with `/` is the folder of the server's socket, which is
 /// `.s.PGSQL.<port>` in it (port 5432 unless given), as libpq reads it. TLS is not
 /// supported yet: `sslmode` may only be `disable` (or absent, over a socket).
+///
+/// Two options of Proactive's own (libpq does not read them):
+/// ```
+/// ...?host=/tmp/cluster&timeout=2.5     seconds to wait for the server (connecting, each statement; default 5)
+/// ...?host=/tmp/cluster&pool=8          connections one open database makes at most (default 4)
+/// ```
 public struct PostgresLocation: Sendable, Equatable {
     public var username: String
     public var password: String?
@@ -25,13 +31,25 @@ public struct PostgresLocation: Sendable, Equatable {
     /// Host and port, for a TCP connection.
     public var host: String?
     public var port: Int
+    /// How long a connection attempt, and each statement, may wait for the server before the call
+    /// gives up (`?timeout=SECONDS`, default `defaultTimeout`).
+    public var timeout: Duration
+    /// How many connections one `PostgresStoreDatabase` opens at most (`?pool=N`, default `defaultPoolSize`).
+    public var poolSize: Int
+    /// The URL it was read from, password hidden (`redacted`): what messages name.
+    public var displayURL: String
+
+    public static let defaultTimeout: Duration = .seconds(5)
+    public static let defaultPoolSize = 4
 
     /// Reads a URL.
-    /// - Throws: `StoreError.invalidRequest` naming what is wrong (scheme, user, sslmode, port).
+    /// - Throws: `StoreError.invalidRequest` naming what is wrong (scheme, user, sslmode, port,
+    ///   timeout, pool).
     public init(url text: String) throws(StoreError) {
         func invalid(_ reason: String) -> StoreError {
             StoreError(.invalidRequest, "database URL \(Self.redacted(text)): \(reason)")
         }
+        displayURL = Self.redacted(text)
         guard let components = URLComponents(string: text) else { throw invalid("not a URL") }
         guard components.scheme == "postgres" || components.scheme == "postgresql" else {
             throw invalid("the scheme must be postgres:// or postgresql://")
@@ -48,6 +66,20 @@ public struct PostgresLocation: Sendable, Equatable {
         sslMode = items.last { $0.name == "sslmode" }?.value
         if let sslMode, sslMode != "disable" {
             throw invalid("sslmode=\(sslMode) is not supported yet (use a Unix socket, or sslmode=disable on a trusted network)")
+        }
+        timeout = Self.defaultTimeout
+        if let text = items.last(where: { $0.name == "timeout" })?.value {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                throw invalid("timeout=\(text) is not a number of seconds above 0 (at most 86400)")
+            }
+            timeout = .milliseconds(max(1, Int64((seconds * 1000).rounded())))
+        }
+        poolSize = Self.defaultPoolSize
+        if let text = items.last(where: { $0.name == "pool" })?.value {
+            guard let size = Int(text), (1...1000).contains(size) else {
+                throw invalid("pool=\(text) is not a number of connections from 1 to 1000")
+            }
+            poolSize = size
         }
         if let socketFolder, socketFolder.hasPrefix("/") {
             socketPath = socketFolder + "/.s.PGSQL.\(port)"

@@ -191,7 +191,7 @@ public struct PostgresPrivacyStore: PrivacyStore {
     @discardableResult
     public func eraseTraces() throws(StoreError) -> Bool {
         try PostgresErrors.wrap("vacuuming \(database.displayURL)") {
-            try database.withSession { session in try session.execute("VACUUM (ANALYZE) " + Self.userTables.joined(separator: ", ")) }
+            try database.withSession { session in try session.maintain("VACUUM (ANALYZE) " + Self.userTables.joined(separator: ", ")) }
         }
         return false
     }
@@ -208,7 +208,7 @@ public struct PostgresPrivacyStore: PrivacyStore {
                 }
                 var report = StoreCompactionReport()
                 report.fileBytesBefore = try size()
-                try session.execute("VACUUM (FULL, ANALYZE) " + Self.userTables.joined(separator: ", "))
+                try session.maintain("VACUUM (FULL, ANALYZE) " + Self.userTables.joined(separator: ", "))
                 report.fileBytesAfter = try size()
                 report.logTruncated = false
                 return report

@@ -21,6 +21,8 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
     public var line: Int?
     /// For a 405: the methods the path answers (the `Allow` header).
     public var allow: String?
+    /// For a 503: the seconds after which the request may be sent again (the `Retry-After` header).
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil, line: Int? = nil) {
         self.status = status
@@ -46,12 +48,17 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
         var response = Response.json(json, status: status)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
         if let allow { response.headers[.allow] = allow }
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }
 
     public func response(from request: Request, context: some RequestContext) -> Response { response }
 
-    /// The API's answer to an error thrown by the store or the engine.
+    /// The `Retry-After` of a 503 answered while the database cannot be reached, in seconds.
+    public static let databaseRetryAfter = 5
+
+    /// The API's answer to an error thrown by the store or the engine: `StoreError.unavailable`
+    /// is a 503 `database_unavailable` with `Retry-After: databaseRetryAfter`.
     public static func from(_ error: any Error) -> APIError {
         switch error {
         case let error as APIError:
@@ -63,6 +70,12 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
             case .recordingPaused: return APIError(.conflict, "recording_paused", error.message + " (the device owner resumes it)")
             case .invalidDonation, .invalidRequest: return APIError(.badRequest, "invalid_request", error.message)
             case .busy: return APIError(.serviceUnavailable, "busy", error.message)
+            case .unavailable:
+                // The database is away (restarting, paused, the network cut): the request is worth sending again
+                // soon, and the next one connects anew. No answer from a held model meanwhile (see docs/ARCHITECTURE.md).
+                var answer = APIError(.serviceUnavailable, "database_unavailable", error.message)
+                answer.retryAfter = databaseRetryAfter
+                return answer
             default: return APIError(.internalServerError, "store", error.message)
             }
         case let error as EngineError:

@@ -41,6 +41,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case accessDenied
         /// Another process held the store's lock longer than the busy timeout; nothing was changed.
         case busy
+        /// The database server cannot be reached now (down, restarting, paused, or it did not
+        /// answer in time): the call's writes were not committed, unless the message says the
+        /// commit may have been applied. The next call connects again; the service answers 503.
+        case unavailable
     }
 
     public var code: Code

@@ -105,10 +105,19 @@ struct PostgresLocationTests {
         #expect(tcp.host == "db.example.com" && tcp.port == 5433 && tcp.password == "s@cret" && tcp.socketPath == nil)
     }
 
-    /// A server that cannot be reached is a `.database` error naming the URL, its password hidden.
+    /// `timeout` and `pool`, Proactive's own options: defaults, and values as given.
+    @Test func timeoutAndPoolOptions() throws {
+        let plain = try PostgresLocation(url: "postgres://proactive@/proactive?host=/tmp/cluster")
+        #expect(plain.timeout == .seconds(5) && plain.poolSize == 4)
+        let given = try PostgresLocation(url: "postgres://proactive@/proactive?host=/tmp/cluster&timeout=2.5&pool=8")
+        #expect(given.timeout == .milliseconds(2500) && given.poolSize == 8)
+        #expect(given.socketFolder == "/tmp/cluster")
+    }
+
+    /// A server that cannot be reached is an `.unavailable` error naming the URL, its password hidden.
     @Test func anUnreachableServerIsNamedWithoutThePassword() {
         let error = storeError { _ = try PostgresStoreDatabase(url: "postgres://u:secret@/db?host=/nonexistent/proactive-test") }
-        #expect(error?.code == .database)
+        #expect(error?.code == .unavailable)
         #expect(error?.message.contains("postgres://u:***@/db?host=/nonexistent/proactive-test") == true, "\(error?.message ?? "no error")")
         #expect(error?.message.contains("/nonexistent/proactive-test/.s.PGSQL.5432") == true, "\(error?.message ?? "no error")")
         #expect(error?.message.contains("secret") == false)
@@ -121,6 +130,9 @@ struct PostgresLocationTests {
             ("postgres://u:secret@db.example.com/db", "sslmode=disable"),
             ("postgres://u@/db?host=/tmp&sslmode=require", "sslmode=require"),
             ("postgres://u@/db", "no host"),
+            ("postgres://u:secret@/db?host=/tmp&timeout=0", "timeout=0 is not a number of seconds above 0"),
+            ("postgres://u:secret@/db?host=/tmp&timeout=soon", "timeout=soon is not a number of seconds"),
+            ("postgres://u:secret@/db?host=/tmp&pool=0", "pool=0 is not a number of connections from 1 to 1000"),
         ]
         for (url, reason) in cases {
             let error = storeError { _ = try PostgresLocation(url: url) }

@@ -7,30 +7,22 @@ import Testing
 
 // MARK: - The service on a PostgreSQL database
 
-/// The test server's URL (PROACTIVE_TEST_DATABASE_URL), nil without one.
-let testDatabaseServer = ProcessInfo.processInfo.environment["PROACTIVE_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-
 /// `proactive serve` on a database: credentials kept there (hashes only), shared by every instance.
 /// Needs PROACTIVE_TEST_DATABASE_URL (scripts/test.sh starts a private cluster); skipped, saying so, without.
-@Suite("Service: on PostgreSQL", .enabled(if: testDatabaseServer != nil,
+@Suite("Service: on PostgreSQL", .enabled(if: OutageDatabase.serverURL != nil,
                                           "PROACTIVE_TEST_DATABASE_URL is not set: no PostgreSQL server (scripts/test.sh starts one)"))
 struct ServicePostgresTests {
-
-    /// A database of its own on the test server, with a folder for the owner's credential; both removed after `body`.
+    /// A database of its own on the test server (`OutageDatabase`), with a folder for the owner's
+    /// credential; both removed after `body`.
     static func withDatabase(_ body: (_ url: String, _ folder: URL) async throws -> Void) async throws {
-        let serverURL = try #require(testDatabaseServer)
-        let location = try PostgresLocation(url: serverURL)
-        let name = "proactive_service_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        _ = try PostgresConnection(location).run(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-service-\(name)")
+        let database = try OutageDatabase()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proactive-service-\(database.name)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer {
-            _ = try? PostgresConnection(location).run(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
             try? FileManager.default.removeItem(at: folder)
+            withExtendedLifetime(database) {}  // dropped only now
         }
-        var components = try #require(URLComponents(string: serverURL))
-        components.path = "/" + name
-        try await body(try #require(components.string), folder)
+        try await body(database.url, folder)
     }
 
     /// A service on its own connection to the database at `url`, its owner's credential made sure of with `file`.
@@ -67,7 +59,7 @@ struct ServicePostgresTests {
             #expect(first.created)
             #expect(try String(contentsOfFile: ownerFile, encoding: .utf8) == owner + "\n")
             let coffee = try service.credentials.add(app: "com.example.coffee")
-            try await runLive(service) { _, client in
+            try await serveLive(service) { _, client in
                 let loaded = try await client.send(.post, "/v1/donations", credential: owner, body: try ServiceFixture.sampleLines(),
                                                    contentType: "application/x-ndjson")
                 #expect(loaded.json?.int("stored") == 283)
@@ -96,8 +88,8 @@ struct ServicePostgresTests {
             #expect(!FileManager.default.fileExists(atPath: secondFile), "the second instance mints no owner of its own")
             let coffee = try a.credentials.add(app: "com.example.coffee")
             let weather = try b.credentials.add(app: "com.example.weather")
-            try await runLive(a) { _, clientA in
-                try await runLive(b) { _, clientB in
+            try await serveLive(a) { _, clientA in
+                try await serveLive(b) { _, clientB in
                     for client in [clientA, clientB] {
                         for credential in [owner, coffee, weather] {
                             #expect(try await client.send(.get, "/v1/stats", credential: credential).status == .ok)

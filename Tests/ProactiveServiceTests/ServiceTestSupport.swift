@@ -121,14 +121,15 @@ extension ServiceFixture {
     /// Runs `body` against the service listening on a loopback port of its own (port 0: the system's
     /// choice), with that port and a client for it; the application is shut down gracefully afterwards.
     func live<Value: Sendable>(_ body: @Sendable (_ port: Int, _ client: TestClient) async throws -> Value) async throws -> Value {
-        try await runLive(service, body)
+        try await serveLive(service, body)
     }
 }
 
-/// Runs `body` against `service` listening on a loopback port of its own (port 0: the system's choice),
-/// as `ServiceFixture.live` does.
-func runLive<Value: Sendable>(_ service: ProactiveService,
-                              _ body: @Sendable (_ port: Int, _ client: TestClient) async throws -> Value) async throws -> Value {
+/// Runs `body` against `service` listening on a loopback port of its own (`buildApplication`, the
+/// application `proactive serve` runs, without the periodic saver), with that port and a client for
+/// it; the application is shut down gracefully afterwards.
+func serveLive<Value: Sendable>(_ service: ProactiveService,
+                                _ body: @Sendable (_ port: Int, _ client: TestClient) async throws -> Value) async throws -> Value {
     var settings = ServeSettings(address: .tcp(host: "127.0.0.1", port: 0))
     settings.saveEvery = nil
     let (ports, announce) = AsyncStream.makeStream(of: Int.self)
