@@ -48,8 +48,9 @@ struct BodyLimitMiddleware: RouterMiddleware {
 // MARK: - Credentials
 
 /// Every route but `/healthz` needs `Authorization: Bearer CREDENTIAL`: 401 when
-/// it is missing or unknown, 503 when the store's credentials cannot be read (nothing is granted
-/// then). The credential itself is never logged.
+/// it is missing or unknown; 503 when the store's credentials cannot be read (nothing is granted
+/// then): `database_unavailable` with `Retry-After` while the database is away, else
+/// `credentials_unavailable`. The credential itself is never logged.
 struct CredentialMiddleware: RouterMiddleware {
     let credentials: CredentialStore
     var logger = Logger(label: "proactive.serve")
@@ -63,6 +64,9 @@ struct CredentialMiddleware: RouterMiddleware {
         guard let credential = Self.credential(in: header) else { throw Self.unknown }
         let found: StoreAccess?
         do { found = try credentials.access(for: credential) } catch {
+            // A database away is its usual 503 (with Retry-After); anything else that keeps the credentials from being read is one too.
+            let answer = APIError.from(error)
+            if answer.status == .serviceUnavailable { throw answer }
             logger.error("cannot check credentials", metadata: ["error": "\(error.message)"])
             throw APIError(.serviceUnavailable, "credentials_unavailable", "the credentials cannot be checked now; try again")
         }

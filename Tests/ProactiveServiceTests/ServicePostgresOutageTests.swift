@@ -21,8 +21,9 @@ struct ServicePostgresOutageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = try PostgresBackend(url: database.url + "&timeout=1")
         try storage.privacy.setRetention(.keepAll)
-        let credentials = CredentialStore(storePath: directory.appendingPathComponent("store").path)
-        let owner = try #require(try credentials.ensureOwnerCredential().credential)
+        // The database's own credentials: each request's check reads their version there too.
+        let credentials = CredentialStore(records: try storage.credentials)
+        let owner = try #require(try credentials.ensureOwnerCredential(file: directory.appendingPathComponent("owner").path).credential)
         let service = ProactiveService(storage: storage, credentials: credentials)
         try await serveLive(service) { _, client in
             let stored = try await client.send(.post, "/v1/donations", credential: owner, body: try ServiceFixture.sampleLines(),
