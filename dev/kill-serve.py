@@ -17,26 +17,15 @@ import http.client
 import json
 import os
 import random
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-BATCH = 25
-
-
-class UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path, timeout=5):
-        super().__init__("localhost", timeout=timeout)
-        self.path = path
-
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(self.timeout)
-        self.sock.connect(self.path)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+from donation_flood import DonationFlood  # noqa: E402  (scripts/donation_flood.py)
+from unix_http import UnixConnection  # noqa: E402  (scripts/unix_http.py)
 
 
 def post(sock_path, credential, body):
@@ -83,56 +72,16 @@ def main():
 
     server = start()
     credential = open(store + ".owner-credential").read().strip()
-    acknowledged = set()
-    lock = threading.Lock()
-    done = threading.Event()
-    counters = {"batches": 0, "retries": 0}
-
-    def client(index):
-        name = f"c{index}"
-        number = 0
-        while not done.is_set():
-            lines, ids = [], []
-            for _ in range(BATCH):
-                identifier = f"{name}-{number}"
-                number += 1
-                ids.append(identifier)
-                lines.append(json.dumps({
-                    "user": f"u{number % 7}", "app": "com.example.coffee", "intent": "OrderCoffeeIntent",
-                    "parameters": {"item": rng.choice(["latte", "mocha", "tea"])},
-                    "date": 1790000000 + number * 60 + index, "identifier": identifier}))
-            body = "\n".join(lines)
-            while True:
-                answer = post(sock_path, credential, body)
-                if answer is not None:
-                    statuses = [result["status"] for result in answer["results"]]
-                    if any(status not in ("stored", "duplicate") for status in statuses):
-                        raise SystemExit(f"FAILED: a donation was rejected: {answer['results']}")
-                    with lock:
-                        acknowledged.update(ids)
-                        counters["batches"] += 1
-                    break
-                with lock:
-                    counters["retries"] += 1
-                if done.is_set() and not server_alive():
-                    return  # the last kill: this batch was never acknowledged
-                time.sleep(0.02)
-
-    def server_alive():
-        return server.poll() is None
-
-    threads = [threading.Thread(target=client, args=(index,)) for index in range(2)]
-    for thread in threads:
-        thread.start()
+    flood = DonationFlood(post=lambda client, attempt, body: post(sock_path, credential, body), prefix="c", seed=seed,
+                          give_up=lambda: server.poll() is not None)
+    flood.start()
     for round_number in range(kills):
         time.sleep(rng.uniform(0.1, 0.8))
         server.kill()
         server.wait()
         server = start()
     time.sleep(0.3)
-    done.set()
-    for thread in threads:
-        thread.join(timeout=30)
+    flood.stop(timeout=30)
     server.terminate()
     code = server.wait(timeout=30)
 
@@ -140,22 +89,13 @@ def main():
     integrity = database.execute("PRAGMA integrity_check").fetchone()[0]
     rows = database.execute("SELECT identifier, COUNT(*) FROM donation WHERE app = 'com.example.coffee' GROUP BY identifier").fetchall()
     counts = dict(rows)
-    missing = [identifier for identifier in acknowledged if counts.get(identifier, 0) != 1]
-    twice = [identifier for identifier, count in counts.items() if count > 1]
-    print(f"{kills} kills, {counters['batches']} batches acknowledged ({len(acknowledged)} donations), "
-          f"{counters['retries']} failed posts retried, {len(counts)} stored; integrity_check: {integrity}; "
+    print(f"{kills} kills, {flood.summary()}, {len(counts)} stored; integrity_check: {integrity}; "
           f"SIGTERM exit status {code}")
-    problems = []
+    problems = flood.problems(counts)
     if integrity != "ok":
         problems.append("integrity_check: " + integrity)
-    if missing:
-        problems.append(f"{len(missing)} acknowledged donations not stored exactly once, e.g. {missing[:3]}")
-    if twice:
-        problems.append(f"{len(twice)} identifiers stored more than once")
     if code != 0:
         problems.append(f"exit status {code} after SIGTERM")
-    if len(acknowledged) == 0:
-        problems.append("no batch was acknowledged")
     if problems:
         print("FAILED: " + "; ".join(problems), file=sys.stderr)
         sys.exit(1)

@@ -52,6 +52,13 @@ timed bash scripts/cli-checks.sh
 # End-to-end checks of `proactive serve` (socket, credentials, donate, suggest, SIGTERM, SIGKILL),
 # and a short schemathesis run against openapi.yaml (installs schemathesis from PyPI into .venv-fuzz/).
 timed bash scripts/serve-checks.sh
+# Two `serve` instances on one PostgreSQL database (a cluster of the script's own): one truth, `forget`
+# unlearned by both and no byte left, SIGKILL under a donation flood 20 times, the database paused 5 s.
+if [ -n "$PG_CLUSTER" ]; then
+  timed python3 scripts/multi-instance-checks.py "$PROACTIVE_BIN" 20
+else
+  echo "SKIPPED: the multi-instance checks: $reason" >&2
+fi
 # A Python client generated from openapi.yaml (openapi-python-client from PyPI, into .venv-client/):
 # no generator warning, and a scripted session through it against a live server (docs/API.md).
 timed bash scripts/client-check.sh
