@@ -30,9 +30,25 @@ public enum Output {
         if let failure { throw CommandFailure(description: "cannot write to standard output: \(String(cString: strerror(failure)))") }
     }
 
-    /// Writes to standard error (unbuffered).
+    /// Writes to standard error (unbuffered: one write(2) per call, retried until all is written). A
+    /// standard error that cannot be written to is ignored: there is nowhere left to report it.
     static func writeError(_ text: String) {
-        if let capture { capture.append(text, error: true) } else { FileHandle.standardError.write(Data(text.utf8)) }
+        if let capture { capture.append(text, error: true) } else { _ = Array(text.utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) } }
+    }
+
+    /// `text` followed by spaces up to `width` characters (never cut): a table column.
+    /// `padded("Open notes", 12)` is `"Open notes  "`; a text of `width` characters or more is returned whole.
+    static func padded(_ text: String, _ width: Int) -> String {
+        let count = text.count
+        return count >= width ? text : text + String(repeating: " ", count: width - count)
+    }
+
+    /// `value` with `places` decimals, as C's `printf("%.*f")` writes it (`fixed(0.2836, 3)` is `"0.284"`):
+    /// what `String(format: "%.3f", value)` gives, without Foundation's formatter.
+    static func fixed(_ value: Double, _ places: Int) -> String {
+        var buffer = [CChar](repeating: 0, count: 400)  // the longest double, 309 digits, with up to 80 decimals
+        let written = withVaList([Int32(min(max(places, 0), 80)), value]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
+        return written < 0 ? "\(value)" : String(cString: buffer)
     }
 
     /// Whether standard error is a terminal (never while captured): live progress lines only then.
