@@ -44,9 +44,9 @@ struct StoreOptions: ParsableArguments {
     var path: String {
         if let store { return store }
         if let database { return database }
-        let environment = ProcessInfo.processInfo.environment
-        if let url = environment[Self.databaseVariable], !url.isEmpty { return url }
-        if let fromEnvironment = environment[Self.environmentVariable], !fromEnvironment.isEmpty { return fromEnvironment }
+        // getenv, not ProcessInfo's environment: that builds a dictionary of every variable on first use.
+        if let url = getenv(Self.databaseVariable).map({ String(cString: $0) }), !url.isEmpty { return url }
+        if let fromEnvironment = getenv(Self.environmentVariable).map({ String(cString: $0) }), !fromEnvironment.isEmpty { return fromEnvironment }
         return Self.defaultPath
     }
 

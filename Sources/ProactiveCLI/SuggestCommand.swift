@@ -68,8 +68,7 @@ struct SuggestCommand: ParsableCommand {
         }
         let width = min(48, list.map(\.summary.count).max() ?? 0)
         for (index, suggestion) in list.enumerated() {
-            let summary = suggestion.summary.padding(toLength: max(width, suggestion.summary.count), withPad: " ", startingAt: 0)
-            print("\(index + 1). \(summary)  \(String(format: "%.3f", suggestion.score))  \(suggestion.why)")
+            print("\(index + 1). \(Output.padded(suggestion.summary, width))  \(Output.fixed(suggestion.score, 3))  \(suggestion.why)")
         }
     }
 }

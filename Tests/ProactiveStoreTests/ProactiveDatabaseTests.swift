@@ -126,6 +126,27 @@ struct ProactiveDatabaseTests {
         #expect(error?.message.contains("v99_holograms") == true)
     }
 
+    /// The one-statement check that a store is current answers yes only for this build's full schema:
+    /// an older store is still migrated by every way of opening it, a newer one still refused.
+    @Test func onlyAStoreWithEveryMigrationIsTakenAsCurrent() throws {
+        let names = ProactiveDatabase.migrations.map(\.name)
+        let current = try ProactiveDatabase(path: directory.file("current.sqlite"))
+        #expect(try current.writer.read { db in ProactiveDatabase.isCurrent(db) })
+        #expect(try ProactiveDatabase.inMemory().writer.read { db in ProactiveDatabase.isCurrent(db) })
+        let foreign = try DatabaseQueue(path: directory.file("foreign.sqlite"))
+        #expect(try foreign.read { db in ProactiveDatabase.isCurrent(db) } == false)
+        for (index, mode) in [ProactiveDatabase.OpenMode.oneConnection, .readOnly, .mustExist].enumerated() {
+            let path = directory.file("older-\(index).sqlite")
+            try migrated(path, upTo: names[names.count - 2]) { _ in }
+            #expect(try DatabaseQueue(path: path).read { db in ProactiveDatabase.isCurrent(db) } == false)
+            let opened = try ProactiveDatabase(path: path, mode: mode)
+            #expect(try opened.appliedMigrations() == names, "\(mode)")
+            #expect(try opened.writer.read { db in ProactiveDatabase.isCurrent(db) })
+        }
+        try current.writer.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99_holograms')") }
+        #expect(try current.writer.read { db in ProactiveDatabase.isCurrent(db) } == false)
+    }
+
     // MARK: Content key (v9)
 
     /// A store from before v9 with rows written twice: the migration computes

@@ -5,7 +5,8 @@
 ///
 /// `library` holds the handle (zero-initialised static storage); `soname` is what dlopen
 /// opens (e.g. "libpq.so.5"), with RTLD_GLOBAL when `global` (a library whose dependents
-/// opened later must see it, as LAPACKE's LAPACK sees OpenBLAS), else RTLD_LOCAL;
+/// opened later must see it, as LAPACKE's LAPACK sees OpenBLAS; its references to its own
+/// symbols then bind within it first, RTLD_DEEPBIND), else RTLD_LOCAL;
 /// `packages` names the Debian packages that install it, for the message when it cannot be
 /// opened or lacks `name`: the process then ends (abort), since nothing can proceed without it.
 /// `slot` caches the function's address (zero-initialised static storage). Safe from any

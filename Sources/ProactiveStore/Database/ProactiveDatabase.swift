@@ -125,6 +125,7 @@ public struct ProactiveDatabase: Sendable {
             configuration.readonly = true
             let queue = try BusyRetry.run { try DatabaseQueue(path: path, configuration: configuration) }
             let current = try queue.read { db in
+                if isCurrent(db) { return true }
                 try checkIdentity(db, migrator: migrator, name: path)
                 return try migrator.hasCompletedMigrations(db)
             }
@@ -192,6 +193,7 @@ public struct ProactiveDatabase: Sendable {
         try StoreError.wrap("opening the store \(name)") {
             // A store that is up to date is only read (no write transaction, no lock): the common case of every query.
             let current = try writer.read { db in
+                if Self.isCurrent(db) { return true }
                 try Self.checkIdentity(db, migrator: migrator, name: name)
                 return try migrator.hasCompletedMigrations(db)
             }
@@ -222,6 +224,24 @@ public struct ProactiveDatabase: Sendable {
                 if attempt > migrations.count { throw error }
             }
         }
+    }
+
+    /// Whether the file is a Proactive store with exactly this build's migrations applied, in one
+    /// statement: Proactive's `application_id`, as many applied migrations as `migrations` holds,
+    /// and the last of them among them. Migrations are applied in order and never removed, so such a
+    /// store holds every one of them and none this build does not know. False for anything else
+    /// (a new file, a foreign one, an older or newer store, an unreadable one): `checkIdentity` and
+    /// the migrator then look closer. The common case of every command, without the full check's
+    /// statements through GRDB's migrator.
+    static func isCurrent(_ db: Database) -> Bool {
+        guard let last = migrations.last?.name else { return false }
+        let row = try? Row.fetchOne(db, sql: """
+            SELECT (SELECT application_id FROM pragma_application_id()) = ?,
+                   (SELECT COUNT(*) FROM grdb_migrations) = ?,
+                   EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = ?)
+            """, arguments: [applicationID, migrations.count, last])
+        guard let row else { return false }
+        return (row[0] as Bool?) == true && (row[1] as Bool?) == true && (row[2] as Bool?) == true
     }
 
     /// Refuses foreign files and newer schemas before any migration runs.
