@@ -97,9 +97,13 @@ start_instance() {  # $1 store location, $2 port, $3 log; the pid is appended to
   for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$instance_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   curl -fsS "http://127.0.0.1:$instance_port/healthz" >/dev/null || { cat "$3" >&2; exit 1; }
   case "$location" in postgres://*) owner="$(cat "$work/owner-credential")" ;; *) owner="$(cat "$location.owner-credential")" ;; esac
+  local rss_empty
+  rss_empty="$(awk '/^VmRSS/ {print $2}' "/proc/${servers[-1]}/status")"
   while read -r name; do
     curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$instance_port/v1/suggestions"
   done < "$work/users.txt"
+  # The instance's resident memory (KB) before any model and with every user's model held, for the sizing.
+  echo "$rss_empty $(awk '/^VmRSS/ {print $2}' "/proc/${servers[-1]}/status")" > "$3.rss"
 }
 
 stop_instances() {
@@ -150,6 +154,7 @@ users, days, seconds, connections, batch = map(int, sys.argv[3:8])
 count, database_bytes, donation_bytes, state_bytes = map(int, open(os.path.join(work, "sizes.txt")).read().strip().split("|"))
 sizes = {"donations": count, "database_bytes": database_bytes, "donation_table_bytes": donation_bytes,
          "model_state_bytes": state_bytes, "sqlite_file_bytes": int(open(os.path.join(work, "sqlite-size.txt")).read())}
+sizes["rss_kb_no_model"], sizes["rss_kb_models_held"] = map(int, open(os.path.join(work, "pg1-0.log.rss")).read().split())
 report = {"sizes": sizes, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
           "users": users, "days": days, "seconds": seconds, "connections": connections, "batch": batch,
           "cores": os.cpu_count(), "sides": {}}
@@ -183,5 +188,8 @@ for side, entry in report["sides"].items():
 print(f"database after import and train: {count:,} donations, {database_bytes / count:,.0f} bytes a donation in all "
       f"({donation_bytes / count:,.0f} in the donation table and its indexes, {state_bytes:,} bytes of saved states); "
       f"the SQLite file {sizes['sqlite_file_bytes'] / count:,.0f} bytes a donation")
+held = (sizes["rss_kb_models_held"] - sizes["rss_kb_no_model"]) * 1024 / users
+print(f"one instance on the database: RSS {sizes['rss_kb_no_model'] / 1024:,.0f} MB before any model, "
+      f"{sizes['rss_kb_models_held'] / 1024:,.0f} MB with every user's model held ({held / 1e6:.2f} MB a user)")
 print(f"written to {path}")
 EOF
