@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveStore
+import Synchronization
 
 // MARK: - One open database
 
@@ -36,6 +37,11 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
     private var open = 0
     /// The URL it was opened with, password hidden.
     public let displayURL: String
+    private let sent = PostgresStatementCounter()
+
+    /// How many statements its calls have sent to the server so far (each one round trip): what a
+    /// test or a measurement compares before and after a call.
+    public var statementsSent: Int { sent.count.load(ordering: .relaxed) }
 
     /// Connects and brings the schema up to date (`PostgresSchema.migrations`). With a `mode` other
     /// than `.createIfMissing` a database without Proactive's schema is refused (as a missing store
@@ -113,7 +119,7 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
     func withSession<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
         let connection = try borrow()
         defer { giveBack(connection) }
-        return try body(PostgresSession(connection: connection))
+        return try body(PostgresSession(connection: connection, sent: sent))
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws
@@ -142,17 +148,24 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
 /// The connection inside `withSession`/`inTransaction`: blocking calls, errors as `PostgresServerError`.
 struct PostgresSession {
     let connection: PostgresConnection
+    let sent: PostgresStatementCounter
 
     /// Runs a statement and returns its rows.
     @discardableResult
-    func query(_ query: PostgresQuery) throws -> PostgresResult { try connection.run(query) }
+    func query(_ query: PostgresQuery) throws -> PostgresResult {
+        sent.count.add(1, ordering: .relaxed)
+        return try connection.run(query)
+    }
 
     /// Runs SQL text without parameters (DDL, transaction control).
-    func execute(_ sql: String) throws { _ = try connection.run(PostgresQuery(unsafeSQL: sql)) }
+    func execute(_ sql: String) throws { try query(PostgresQuery(unsafeSQL: sql)) }
 
     /// Runs maintenance SQL (`VACUUM FULL`) that may take longer than the URL's `timeout`: it waits
     /// for the server however long it takes.
-    func maintain(_ sql: String) throws { _ = try connection.run(PostgresQuery(unsafeSQL: sql), bounded: false) }
+    func maintain(_ sql: String) throws {
+        sent.count.add(1, ordering: .relaxed)
+        _ = try connection.run(PostgresQuery(unsafeSQL: sql), bounded: false)
+    }
 
     /// Runs `body` in a savepoint: rolled back alone when it throws, so the enclosing transaction goes on.
     func inSavepoint<Result>(_ body: () throws -> Result) throws -> Result {
@@ -167,6 +180,11 @@ struct PostgresSession {
             throw error
         }
     }
+}
+
+/// Statements sent through a database's sessions (`PostgresStoreDatabase.statementsSent`).
+final class PostgresStatementCounter: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 // MARK: - Errors
