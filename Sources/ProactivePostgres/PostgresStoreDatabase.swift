@@ -38,6 +38,11 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
     /// The URL it was opened with, password hidden.
     public let displayURL: String
     private let sent = PostgresStatementCounter()
+    private let lastCommit = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// When a writing transaction through this handle last committed (nil: none yet): a look at the
+    /// store's marks taken before then does not show it (`PostgresStoreMarks`).
+    var lastWriteCommitted: ContinuousClock.Instant? { lastCommit.withLock { $0 } }
 
     /// How many statements its calls have sent to the server so far (each one round trip): what a
     /// test or a measurement compares before and after a call.
@@ -131,6 +136,7 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
                 if writing { try session.execute("SELECT pg_advisory_xact_lock(\(Self.writerLock))") }
                 let result = try body(session)
                 try session.execute("COMMIT")
+                if writing { lastCommit.withLock { $0 = .now } }
                 return result
             } catch {
                 try? session.execute("ROLLBACK")
