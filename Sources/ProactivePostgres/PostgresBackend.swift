@@ -12,15 +12,16 @@ import ProactiveStore
 /// ```
 public struct PostgresBackend: StoreBackend {
     public let database: PostgresStoreDatabase
-    /// The URL as given (with its password, if any): what the change watch connects with.
-    private let url: String
+    /// What the change watches and the credential check read before each answer, in one round trip
+    /// on a connection of its own (made at the first read), shared by them.
+    private let marks: PostgresStoreMarks
 
     /// Connects to the database at `url`. With `.createIfMissing` an empty database gets the
     /// schema; any other mode refuses a database without it (`.missingStore`, naming the URL).
     /// - Throws: what `PostgresStoreDatabase.init(url:mode:)` throws.
     public init(url: String, mode: StoreOpenMode = .createIfMissing) throws(StoreError) {
         database = try PostgresStoreDatabase(url: url, mode: mode)
-        self.url = url
+        marks = PostgresStoreMarks(url: url, writes: database)
     }
 
     public var donations: any DonationStore { PostgresDonationStore(database: database) }
@@ -29,8 +30,8 @@ public struct PostgresBackend: StoreBackend {
     public var declarations: any DeclarationStore { PostgresDeclarationStore(database: database) }
     public var focus: any FocusStore { PostgresFocusStore(database: database) }
     public var privacy: any PrivacyStore { PostgresPrivacyStore(database: database) }
-    /// Hashes only, in the database (`PostgresCredentialStore`).
-    public var credentials: any CredentialRecordStore { PostgresCredentialStore(database: database) }
+    /// Hashes only, in the database (`PostgresCredentialStore`); the version read with the change watch's marks.
+    public var credentials: any CredentialRecordStore { PostgresCredentialStore(database: database, marks: marks) }
 
     public var location: String { database.displayURL }
     public var filePath: String? { nil }
@@ -48,8 +49,11 @@ public struct PostgresBackend: StoreBackend {
         try PostgresModelStateStore(database: database).statuses(user: user)
     }
 
-    /// A connection of its own (`PostgresChangeWatch`); nil when it cannot connect now.
-    public func changeWatch() -> (any StoreChangeWatch)? { try? PostgresChangeWatch(url: url) }
+    /// On the backend's one connection for marks (`PostgresChangeWatch`, `PostgresStoreMarks`); nil when it cannot connect now.
+    public func changeWatch() -> (any StoreChangeWatch)? {
+        do { try marks.connect() } catch { return nil }
+        return PostgresChangeWatch(marks)
+    }
 }
 
 extension PostgresModelStateStore {

@@ -305,10 +305,47 @@ struct PostgresBytes: PostgresBindable {
 }
 
 extension Array: PostgresBindable where Element == String {  // text[]
-    static var postgresType: Oid { 1009 }
-    var postgresValue: PostgresValue {
-        let elements = map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-        return PostgresValue(type: Self.postgresType, text: "{" + elements.joined(separator: ",") + "}")
+    static var postgresType: Oid { PostgresArray.textArray }
+    var postgresValue: PostgresValue { PostgresArray(self).postgresValue }
+}
+
+/// A one-dimensional array parameter in text format (`{"a",NULL,"b"}`), a nil element as NULL:
+/// `text[]`, `bigint[]` or `integer[]` by its initializer. What `unnest($1::text[], ...)` reads.
+struct PostgresArray: PostgresBindable {
+    static let textArray: Oid = 1009
+    static let bigintArray: Oid = 1016
+    static let integerArray: Oid = 1007
+    /// Only a NULL of an unknown array type uses it; a value carries its own type.
+    static var postgresType: Oid { 0 }
+    let type: Oid
+    let text: String
+
+    init(_ values: [String?]) {
+        type = Self.textArray
+        text = Self.literal(values) { element in
+            "\"" + element.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+    }
+
+    init(_ values: [Int64?]) {
+        type = Self.bigintArray
+        text = Self.literal(values) { String($0) }
+    }
+
+    init(_ values: [Int32?]) {
+        type = Self.integerArray
+        text = Self.literal(values) { String($0) }
+    }
+
+    var postgresValue: PostgresValue { PostgresValue(type: type, text: text) }
+
+    private static func literal<Element>(_ values: [Element?], _ element: (Element) -> String) -> String {
+        var text = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            text += value.map(element) ?? "NULL"
+        }
+        return text + "}"
     }
 }
 

@@ -7,8 +7,10 @@ import ProactiveStore
 /// (`owner_credential`, `app_credential`; never a credential itself), with the same checks as CHECK
 /// constraints. Each write is one transaction holding the writer lock; the owner's row is created
 /// with `ON CONFLICT DO NOTHING` on its single-row key, so of several instances starting at once
-/// one creates it. `version()` is one round trip for `proactive_sequence`'s `credential` row, which
-/// every statement on either table advances (triggers, even a hand edit with `psql`).
+/// one creates it. `version()` is `proactive_sequence`'s `credential` row, which every statement on
+/// either table advances (triggers, even a hand edit with `psql`): read with the change watch's
+/// marks when the store has them (`PostgresStoreMarks`: no round trip of its own within a request
+/// that looks at them anyway), else one round trip.
 ///
 /// ```swift
 /// let credentials = PostgresCredentialStore(database: database)
@@ -16,8 +18,18 @@ import ProactiveStore
 /// ```
 public struct PostgresCredentialStore: CredentialRecordStore {
     public let database: PostgresStoreDatabase
+    /// Where `version()` is read with the other marks; nil: a query of its own.
+    let marks: PostgresStoreMarks?
 
-    public init(database: PostgresStoreDatabase) { self.database = database }
+    public init(database: PostgresStoreDatabase) {
+        self.database = database
+        marks = nil
+    }
+
+    init(database: PostgresStoreDatabase, marks: PostgresStoreMarks) {
+        self.database = database
+        self.marks = marks
+    }
 
     /// nil: only the hash is kept; the owner's credential goes to a file the caller names.
     public var ownerCredentialFile: String? { nil }
@@ -89,7 +101,9 @@ public struct PostgresCredentialStore: CredentialRecordStore {
     }
 
     public func version() throws(StoreError) -> CredentialsVersion {
-        try PostgresErrors.wrap("reading the credentials' version of \(database.displayURL)") {
+        // When the marks cannot be read, the query below says why (the database away: `.unavailable`).
+        if let reading = marks?.read() { return CredentialsVersion([reading.credentials]) }
+        return try PostgresErrors.wrap("reading the credentials' version of \(database.displayURL)") {
             try database.withSession { session in
                 CredentialsVersion([try session.query("SELECT value FROM proactive_sequence WHERE name = 'credential'").rows[0].decode(Int64.self)])
             }

@@ -50,19 +50,44 @@ public struct PostgresDonationStore: DonationStore {
         return result!
     }
 
-    /// Several prepared batches in one writing transaction, each in a savepoint of its own: a batch
-    /// whose write fails is rolled back alone and answered with its error, the others are stored
-    /// when this returns (one commit for the batches of concurrent callers). Per batch, in order:
-    /// what `appendEach(prepared:)` answers, or why the batch failed.
-    /// - Throws: when the transaction cannot be begun or committed (then nothing is stored).
+    /// Several prepared batches in one writing transaction: one commit for the batches of concurrent
+    /// callers. Per batch, in order: what `appendEach(prepared:)` answers, or why the batch failed.
+    ///
+    /// The batches are first written one after the other without savepoints, each in one statement
+    /// per chunk (`insertEach`). When one fails (recording paused, a constraint the encoding does not
+    /// check), the transaction is rolled back and the batches are written again, each in a savepoint
+    /// of its own and one donation a statement, as if that had been the only way: a batch that fails
+    /// is rolled back alone and answered with its error, the others are stored.
+    /// - Throws: when the transaction cannot be begun or committed (then nothing is stored), or when
+    ///   the server went away during the first attempt (nothing is retried: `.unavailable`).
     public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
         if batches.isEmpty { return [] }
-        return try PostgresErrors.wrap("committing \(batches.count) batches of donations") {
+        var batchFailed = false
+        do {
+            return try database.inTransaction(writing: true) { session in
+                let appender = TransactionAppender(session: session)
+                return try batches.map { batch in
+                    do { return .success(try appender.appendEach(prepared: batch)) } catch {
+                        batchFailed = PostgresErrors.wrapping(error, while: "").code != .unavailable
+                        throw error  // rolls the transaction back
+                    }
+                }
+            }
+        } catch where batchFailed {
+            return try appendEachInSavepoints(batches)
+        } catch {
+            throw PostgresErrors.wrapping(error, while: "committing \(batches.count) batches of donations")
+        }
+    }
+
+    /// `appendEach(batches:)` with each batch in a savepoint and each donation in a statement of its own.
+    private func appendEachInSavepoints(_ batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
+        try PostgresErrors.wrap("committing \(batches.count) batches of donations") {
             try database.inTransaction(writing: true) { session in
                 let appender = TransactionAppender(session: session)
                 return batches.map { batch in
                     do {
-                        return .success(try session.inSavepoint { try appender.appendEach(prepared: batch) })
+                        return .success(try session.inSavepoint { try appender.appendOneByOne(prepared: batch) })
                     } catch {
                         return .failure(PostgresErrors.wrapping(error, while: "appending \(batch.donations.count) donations"))
                     }
@@ -81,15 +106,48 @@ public struct PostgresDonationStore: DonationStore {
                 try session.inSavepoint { try PostgresDonationStore.insert(records, session, duplicates: duplicates) }
             }
         }
+
+        func appendEach(_ donations: [Donation]) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try appendEach(prepared: PreparedDonations(donations))
+        }
+
+        /// Without a savepoint: a donation the encoding refused is answered with its error, the others
+        /// are written by one statement per chunk (duplicates skipped); any other failure throws.
+        func appendEach(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try prepared.answers { records throws(StoreError) in
+                try PostgresErrors.wrap("appending \(records.count) donations") {
+                    try PostgresPrivacyStore.requireRecording(session)
+                    return try PostgresDonationStore.insertEach(records, session)
+                }
+            }
+        }
+
+        /// One `append` per donation, each in a savepoint (`DonationAppender`'s own `appendEach`).
+        func appendOneByOne(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try prepared.answers { records throws(StoreError) in
+                try records.map { record throws(StoreError) in
+                    try PostgresErrors.wrap("appending 1 donations") {
+                        try session.inSavepoint { try PostgresDonationStore.insert([record], session, duplicates: .skip).inserted == 1 }
+                    }
+                }
+            }
+        }
     }
 
     static let columns = "\"user\", app, intent, parameters, date_ms, utc_offset, identifier, group_id, context, count, content_hash"
 
-    /// Inserts records one statement each; the caller owns the transaction.
+    /// Inserts records; the caller owns the transaction. Under `.skip`, one statement per chunk
+    /// (`insertEach`); under `.fail`, one statement a record, stopping at the first duplicate.
     /// - Throws: `.recordingPaused` while recording is paused; under `.fail`, the error for the first duplicate.
     static func insert(_ records: [DonationRecord], _ session: PostgresSession, duplicates: DuplicatePolicy) throws -> AppendResult {
         try PostgresPrivacyStore.requireRecording(session)
         var result = AppendResult()
+        if duplicates == .skip {
+            for stored in try insertEach(records, session) {
+                if stored { result.inserted += 1 } else { result.duplicates += 1 }
+            }
+            return result
+        }
         for record in records {
             let offset = record.utcOffset.map(Int32.init)
             let rows = try session.query("""
@@ -100,13 +158,63 @@ public struct PostgresDonationStore: DonationStore {
                 """).rows
             if !rows.isEmpty {
                 result.inserted += 1
-            } else if duplicates == .skip {
-                result.duplicates += 1
             } else {
                 throw try uniquenessError(record, session)
             }
         }
         return result
+    }
+
+    /// How many records one statement of `insertEach` writes at most.
+    static let chunkSize = 1000
+
+    /// Inserts records in order, duplicates skipped, one statement per `chunkSize` records: per
+    /// record, whether it was stored. The caller owns the transaction and checks recording.
+    ///
+    /// Each statement is an `INSERT ... SELECT` from `unnest` of one array per column, in the
+    /// records' order, `ON CONFLICT DO NOTHING`: a record that meets a row stored before or earlier
+    /// in the chunk is skipped, as one statement a record would skip it, and ids are given in order.
+    /// It returns the rows it stored, in id order, which are the stored records in their order; a
+    /// record is matched to the next returned row by its uniqueness keys (two records with the same
+    /// keys are both skipped or the first stored, so the match is the record's own).
+    /// - Throws: the server's error for the first record that breaks a constraint (the chunk writes nothing).
+    static func insertEach(_ records: [DonationRecord], _ session: PostgresSession) throws -> [Bool] {
+        var stored: [Bool] = []
+        stored.reserveCapacity(records.count)
+        var start = 0
+        while start < records.count {
+            let chunk = records[start ..< min(start + chunkSize, records.count)]
+            start += chunk.count
+            let rows = try session.query("""
+                INSERT INTO donation (\(unescaped: columns))
+                SELECT \(unescaped: columns) FROM unnest(\(PostgresArray(chunk.map { $0.user })), \(PostgresArray(chunk.map { $0.app })),
+                    \(PostgresArray(chunk.map { $0.intent })), \(PostgresArray(chunk.map { $0.parametersJSON })),
+                    \(PostgresArray(chunk.map { $0.dateMilliseconds })), \(PostgresArray(chunk.map { $0.utcOffset.map(Int32.init) })),
+                    \(PostgresArray(chunk.map(\.identifier))), \(PostgresArray(chunk.map(\.group))),
+                    \(PostgresArray(chunk.map { $0.contextJSON })), \(PostgresArray(chunk.map { Int32($0.count) })),
+                    \(PostgresArray(chunk.map { $0.contentHash })))
+                    WITH ORDINALITY AS given (\(unescaped: columns), position)
+                ORDER BY position
+                ON CONFLICT DO NOTHING RETURNING id, "user", app, identifier, date_ms, content_hash
+                """).rows
+            let returned = try rows.map { row in
+                (id: try row.decode(0, as: Int64.self), user: try row.decode(1, as: String.self), app: try row.decode(2, as: String.self),
+                 identifier: try row.decode(3, as: String?.self), date: try row.decode(4, as: Int64.self), hash: try row.decode(5, as: Int64.self))
+            }.sorted { $0.id < $1.id }
+            var next = returned.makeIterator()
+            var candidate = next.next()
+            for record in chunk {
+                if let row = candidate, row.user == record.user, row.app == record.app, row.identifier == record.identifier,
+                   row.date == record.dateMilliseconds, row.hash == record.contentHash {
+                    stored.append(true)
+                    candidate = next.next()
+                } else {
+                    stored.append(false)
+                }
+            }
+            guard candidate == nil else { throw PostgresServerError(message: "the stored donations did not match the batch") }
+        }
+        return stored
     }
 
     /// The error for a record that a UNIQUE index refused: a taken `(app, identifier)` first

@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveStore
+import Synchronization
 
 // MARK: - One open database
 
@@ -36,6 +37,16 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
     private var open = 0
     /// The URL it was opened with, password hidden.
     public let displayURL: String
+    private let sent = PostgresStatementCounter()
+    private let lastCommit = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// When a writing transaction through this handle last committed (nil: none yet): a look at the
+    /// store's marks taken before then does not show it (`PostgresStoreMarks`).
+    var lastWriteCommitted: ContinuousClock.Instant? { lastCommit.withLock { $0 } }
+
+    /// How many statements its calls have sent to the server so far (each one round trip): what a
+    /// test or a measurement compares before and after a call.
+    public var statementsSent: Int { sent.count.load(ordering: .relaxed) }
 
     /// Connects and brings the schema up to date (`PostgresSchema.migrations`). With a `mode` other
     /// than `.createIfMissing` a database without Proactive's schema is refused (as a missing store
@@ -113,7 +124,7 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
     func withSession<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
         let connection = try borrow()
         defer { giveBack(connection) }
-        return try body(PostgresSession(connection: connection))
+        return try body(PostgresSession(connection: connection, sent: sent))
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws
@@ -125,6 +136,7 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
                 if writing { try session.execute("SELECT pg_advisory_xact_lock(\(Self.writerLock))") }
                 let result = try body(session)
                 try session.execute("COMMIT")
+                if writing { lastCommit.withLock { $0 = .now } }
                 return result
             } catch {
                 try? session.execute("ROLLBACK")
@@ -142,17 +154,24 @@ public final class PostgresStoreDatabase: @unchecked Sendable {  // the pool onl
 /// The connection inside `withSession`/`inTransaction`: blocking calls, errors as `PostgresServerError`.
 struct PostgresSession {
     let connection: PostgresConnection
+    let sent: PostgresStatementCounter
 
     /// Runs a statement and returns its rows.
     @discardableResult
-    func query(_ query: PostgresQuery) throws -> PostgresResult { try connection.run(query) }
+    func query(_ query: PostgresQuery) throws -> PostgresResult {
+        sent.count.add(1, ordering: .relaxed)
+        return try connection.run(query)
+    }
 
     /// Runs SQL text without parameters (DDL, transaction control).
-    func execute(_ sql: String) throws { _ = try connection.run(PostgresQuery(unsafeSQL: sql)) }
+    func execute(_ sql: String) throws { try query(PostgresQuery(unsafeSQL: sql)) }
 
     /// Runs maintenance SQL (`VACUUM FULL`) that may take longer than the URL's `timeout`: it waits
     /// for the server however long it takes.
-    func maintain(_ sql: String) throws { _ = try connection.run(PostgresQuery(unsafeSQL: sql), bounded: false) }
+    func maintain(_ sql: String) throws {
+        sent.count.add(1, ordering: .relaxed)
+        _ = try connection.run(PostgresQuery(unsafeSQL: sql), bounded: false)
+    }
 
     /// Runs `body` in a savepoint: rolled back alone when it throws, so the enclosing transaction goes on.
     func inSavepoint<Result>(_ body: () throws -> Result) throws -> Result {
@@ -167,6 +186,11 @@ struct PostgresSession {
             throw error
         }
     }
+}
+
+/// Statements sent through a database's sessions (`PostgresStoreDatabase.statementsSent`).
+final class PostgresStatementCounter: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 // MARK: - Errors

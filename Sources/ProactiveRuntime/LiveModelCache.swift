@@ -209,7 +209,7 @@ public actor LiveModelCache {
     /// Looked up by index and changed in place: no copy of the entry (a model's many buffers retained and released).
     private func touch(_ user: String) -> (live: LiveModel, version: UInt64)? {
         guard let index = entries.index(forKey: user) else { return nil }
-        if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await self.drain() } }
+        if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await StoreFreshness.$since.withValue(nil) { await self.drain() } } }
         entries.values[index].lastUse = clock
         let entry = entries.values[index]  // one copy of the entry: the profile showed one per member read through the subscript
         if !entry.live.notes.isEmpty { entries.values[index].live.acknowledgeNotes() }  // told once, by this answer
@@ -226,7 +226,7 @@ public actor LiveModelCache {
     /// question about a user not folded yet folds it first.
     public func donated(users: some Sequence<String>) {
         for user in users where entries.index(forKey: user) != nil || loading.index(forKey: user) != nil { stale.insert(user) }
-        if drainer == nil, !stale.isEmpty { drainer = Task(priority: .background) { await self.drain() } }
+        if drainer == nil, !stale.isEmpty { drainer = Task(priority: .background) { await StoreFreshness.$since.withValue(nil) { await self.drain() } } }
     }
 
     /// Drops every held model without saving it (after a deletion), once the saves in flight are written

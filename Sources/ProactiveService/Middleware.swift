@@ -58,6 +58,13 @@ struct CredentialMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: ServiceRequestContext,
                 next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
         if request.uri.path == "/healthz" { return try await next(request, context) }
+        // Every write acknowledged before the request arrived is seen: a look at the store's marks
+        // sent since then serves the credential check and the answer (`StoreFreshness`).
+        return try await StoreFreshness.$since.withValue(.now) { try await check(request, context: context, next: next) }
+    }
+
+    private func check(_ request: Request, context: ServiceRequestContext,
+                       next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, "unauthorized", "missing credential: send Authorization: Bearer <credential>")
         }

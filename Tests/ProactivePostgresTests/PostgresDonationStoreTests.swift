@@ -30,6 +30,46 @@ struct PostgresDonationStoreTests {
         #expect(try second.all() == exported)
     }
 
+    /// A batch is written in a few statements, not one per donation: 500 donations committed as the
+    /// service's group commit does (`appendEach(batches:)`) cost the transaction's statements and one
+    /// insert, and answer per line as one statement a donation would.
+    @Test func aBatchIsWrittenInOneStatement() throws {
+        let database = try TestDatabase()
+        let connection = try database.open()
+        let store = PostgresDonationStore(database: connection)
+        try store.append([sample(minutes: 0, identifier: "d0")], duplicates: .skip)
+        let batch = (0 ..< 500).map { sample(minutes: Double($0), identifier: "d\($0)") }
+        let before = connection.statementsSent
+        let outcomes = try store.appendEach(batches: [PreparedDonations(batch)])
+        // BEGIN, the writer lock, the recording check, the insert, COMMIT.
+        #expect(connection.statementsSent - before == 5)
+        #expect(try outcomes.map { try $0.get().map { try $0.get() } } == [[false] + Array(repeating: true, count: 499)])
+        #expect(try store.count() == 500)
+        let second = connection.statementsSent
+        #expect(try store.append(batch + [sample(minutes: 600)], duplicates: .skip) == AppendResult(inserted: 1, duplicates: 500))
+        #expect(connection.statementsSent - second == 5)
+    }
+
+    /// A batch whose insert fails (a constraint the encoding does not check, here one added behind the
+    /// store's back) is written again one donation a statement, each batch in a savepoint: that batch
+    /// fails with the error of its first refused donation, the others are stored.
+    @Test func aFailingBatchIsAnsweredAsOneDonationAStatementWould() throws {
+        let database = try TestDatabase()
+        let connection = try database.open()
+        try connection.executeRaw("ALTER TABLE donation ADD CONSTRAINT donation_no_vetoed CHECK (identifier IS DISTINCT FROM 'vetoed')")
+        let store = PostgresDonationStore(database: connection)
+        let good = [sample(minutes: 1, identifier: "g1"), sample(minutes: 2, identifier: "g2")]
+        let bad = [sample(minutes: 3, identifier: "b1"), sample(minutes: 4, identifier: "vetoed"), sample(minutes: 5, identifier: "b3")]
+        let outcomes = try store.appendEach(batches: [PreparedDonations(good), PreparedDonations(bad), PreparedDonations([sample(minutes: 6)])])
+        #expect(try outcomes[0].get().map { try $0.get() } == [true, true])
+        guard case let .failure(error) = outcomes[1] else { Issue.record("the batch with a refused donation was stored"); return }
+        #expect(error.code == .database)
+        #expect(error.message.contains("appending 1 donations") && error.message.contains("donation_no_vetoed"))
+        #expect(try outcomes[2].get().map { try $0.get() } == [true])
+        #expect(try store.all().compactMap(\.identifier) == ["g1", "g2"])
+        #expect(try store.count() == 3)
+    }
+
     /// The constraints live in PostgreSQL: a row written behind the store's back that breaks one is refused,
     /// with the constraint named, and nothing is stored.
     @Test func theDatabaseEnforcesTheConstraints() throws {

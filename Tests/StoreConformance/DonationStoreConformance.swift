@@ -34,6 +34,7 @@ public enum DonationStoreConformance {
         Check(name: "statisticsCountRowsAndWeightedDonations", run: statisticsCountRowsAndWeightedDonations),
         Check(name: "timeZonesAreConfiguredPerUser", run: timeZonesAreConfiguredPerUser),
         Check(name: "outcomesPerDonation", run: outcomesPerDonation),
+        Check(name: "batchesMixingNewAndDuplicateDonationsAnswerPerLine", run: batchesMixingNewAndDuplicateDonationsAnswerPerLine),
     ]
 
     public static func appendedDonationsReadBackExactly(_ store: any DonationStore) throws {
@@ -256,5 +257,49 @@ public enum DonationStoreConformance {
         #expect(outcomes.map { (try? $0.get()) ?? nil } == [false, true, false, true, false, true])
         #expect(try store.identifiers().sorted() == ["a", "b", "c"])
         #expect(try store.all().count == 4)
+    }
+
+    /// Several batches committed at once (`appendEach(batches:)`, the service's group commit), mixing new
+    /// donations, a stored identifier, the same donation as one stored, duplicates within a batch and across
+    /// batches, and one the encoding refuses: every store answers each line alike, keeps the first in line
+    /// order, and stores ties at one instant in line order.
+    public static func batchesMixingNewAndDuplicateDonationsAnswerPerLine(_ store: any DonationStore) throws {
+        let known = sample(minutes: 10)  // no identifier: recognised by its content
+        try store.append([sample(minutes: 0, identifier: "a"), known], duplicates: .fail)
+        let first = [
+            sample(minutes: 1, identifier: "n1"),
+            sample(minutes: 2, identifier: "a"),  // a stored identifier
+            known,  // the same donation as one stored
+            sample(minutes: 3, identifier: "n1"),  // an identifier earlier in the batch
+            sample(minutes: 6, identifier: "t2"),
+            sample(minutes: 4),
+            sample(minutes: 4),  // the same donation earlier in the batch
+            sample(intent: "", minutes: 7),  // refused by the encoding
+            sample(minutes: 6, identifier: "t1"),  // a tie with t2 at one instant: after it, in line order
+            sample(user: "u2", minutes: 10, identifier: "n2"),
+        ]
+        let second = [
+            sample(minutes: 1, identifier: "n1"),  // the same donation as one of the first batch
+            sample(user: "u2", minutes: 11, identifier: "n2"),  // an identifier of the first batch
+            sample(minutes: 5, identifier: "n3"),
+            known,
+        ]
+        let outcomes = try store.appendEach(batches: [PreparedDonations(first), PreparedDonations(second)])
+        let answers = outcomes.map { batch in
+            (try? batch.get())?.map { line in
+                switch line {
+                case .success(true): "stored"
+                case .success(false): "duplicate"
+                case .failure(let error): "\(error.code)"
+                }
+            }
+        }
+        #expect(answers == [
+            ["stored", "duplicate", "duplicate", "duplicate", "stored", "stored", "duplicate", "invalidDonation", "stored", "stored"],
+            ["duplicate", "duplicate", "stored", "duplicate"],
+        ])
+        #expect(try store.donations(forUser: "u1", in: .all).map(\.identifier) == ["a", "n1", nil, "n3", "t2", "t1", nil])
+        #expect(try store.donations(forUser: "u2", in: .all) == [first[9]])
+        #expect(try store.count() == 8)
     }
 }

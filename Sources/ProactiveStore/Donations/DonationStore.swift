@@ -31,11 +31,38 @@ public protocol DonationAppender {
 public struct PreparedDonations: Sendable {
     public let donations: [Donation]
     /// Per donation: its record, or why the store refuses it (`.invalidDonation`).
-    let encoded: [Result<DonationRecord, StoreError>]
+    package let encoded: [Result<DonationRecord, StoreError>]
 
     public init(_ donations: [Donation]) {
         self.donations = donations
         encoded = donations.map { donation in Result { () throws(StoreError) in try DonationRecord(donation) } }
+    }
+}
+
+extension PreparedDonations {
+    /// Per donation, in order: why the encoding refused it (`.invalidDonation`), else what `write`
+    /// answered for its record. `write` gets the records the encoding accepted, in order, and answers
+    /// one value each (true: stored, false: a duplicate); it is called also when there are none.
+    /// - Throws: an encoding error other than `.invalidDonation`, or what `write` throws.
+    package func answers(_ write: ([DonationRecord]) throws(StoreError) -> [Bool]) throws(StoreError) -> [Result<Bool, StoreError>] {
+        var records: [DonationRecord] = []
+        var outcomes: [Result<Bool, StoreError>?] = []
+        records.reserveCapacity(encoded.count)
+        outcomes.reserveCapacity(encoded.count)
+        for encoded in encoded {
+            switch encoded {
+            case let .success(record):
+                records.append(record)
+                outcomes.append(nil)
+            case let .failure(error) where error.code == .invalidDonation:
+                outcomes.append(.failure(error))
+            case let .failure(error):
+                throw error
+            }
+        }
+        let stored = try write(records)
+        var next = stored.makeIterator()
+        return outcomes.map { $0 ?? .success(next.next()!) }
     }
 }
 

@@ -136,26 +136,9 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         }
 
         func appendEach(prepared: PreparedDonations) throws(StoreError) -> [Result<Bool, StoreError>] {
-            var records: [DonationRecord] = []
-            var outcomes: [Result<Bool, StoreError>?] = []
-            records.reserveCapacity(prepared.encoded.count)
-            outcomes.reserveCapacity(prepared.encoded.count)
-            for encoded in prepared.encoded {
-                switch encoded {
-                case let .success(record):
-                    records.append(record)
-                    outcomes.append(nil)
-                case let .failure(error) where error.code == .invalidDonation:
-                    outcomes.append(.failure(error))
-                case let .failure(error):
-                    throw error
-                }
+            try prepared.answers { records throws(StoreError) in
+                try StoreError.wrap("appending \(records.count) donations") { try SQLiteDonationStore.insertEach(records, into: db) }
             }
-            let inserted = try StoreError.wrap("appending \(records.count) donations") {
-                try SQLiteDonationStore.insertEach(records, into: db)
-            }
-            var next = inserted.makeIterator()
-            return outcomes.map { $0 ?? .success(next.next()!) }
         }
 
         func appendEncoded(_ records: [DonationRecord], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {

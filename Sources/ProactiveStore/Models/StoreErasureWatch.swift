@@ -134,6 +134,20 @@ public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  /
 
 // MARK: - The seam a long-running holder watches
 
+/// How recent a look at the store's marks (`StoreChangeWatch`, a credential store's `version`) must
+/// be for the current task. A request handler sets `since` to the instant the request arrived: every
+/// write acknowledged before then must be seen, so a store that asks a server may answer with what it
+/// read by a query sent at or after `since` (one round trip shared by the request's checks, and by
+/// concurrent requests) instead of asking again. nil (the default, and for background work): ask now.
+///
+/// ```swift
+/// try await StoreFreshness.$since.withValue(.now) { try await answer(request) }
+/// ```
+public enum StoreFreshness {
+    @TaskLocal public static var since: ContinuousClock.Instant?
+}
+
+
 /// How a holder of what it read from a store (live models, declarations) learns that the store
 /// changed under it, whoever wrote: a commit (`version`), a deletion of donations (`mark`), and
 /// donations stored (`donationMark`) and for whom (`donors`). `StoreErasureWatch` is the SQLite
