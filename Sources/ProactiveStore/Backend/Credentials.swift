@@ -85,7 +85,8 @@ public enum ServiceCredential {
     /// - Returns: false when `exclusive` and `path` exists (nothing written).
     @discardableResult
     public static func writePrivately(_ text: String, to path: String, exclusive: Bool) throws(StoreError) -> Bool {
-        let temporary = path + ".tmp-\(getpid())"
+        // A name of this call's own: two threads of one process writing the same file at once must not share one.
+        let temporary = path + ".tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))") }
         let bytes = Array(text.utf8)
