@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# What the PostgreSQL change check costs an instance before each answer (PostgresChangeWatch):
-# the server round trip of its one query for the erasure journal's and the donations' marks,
+# What the PostgreSQL store's marks cost an instance before each answer (PostgresStoreMarks, in
+# PostgresChangeWatch.swift): the server round trip of its one query for the credentials' version,
+# the erasure journal's and the donations' marks and the WAL position (the same SQL as `ask()`),
 # measured with pgbench (libpq, one client, as one instance asks) on a private cluster holding a
 # simulated store, beside a bare `SELECT 1` on the same connection type (the transport's floor).
 #
@@ -22,8 +23,10 @@ URL="$(bash scripts/postgres-cluster.sh start "$CLUSTER")"
 "$P" train --store "$URL" >/dev/null 2>&1
 rows="$(psql -h "$CLUSTER" -U proactive -d proactive -Atc 'SELECT count(*) FROM donation')"
 cat > "$WORK/marks.sql" <<'SQL'
-SELECT (SELECT value FROM proactive_sequence WHERE name = 'model_erasure'),
-       GREATEST((SELECT value FROM proactive_sequence WHERE name = 'donation'), (SELECT coalesce(max(id), 0) FROM donation));
+SELECT (SELECT value FROM proactive_sequence WHERE name = 'credential'),
+       (SELECT value FROM proactive_sequence WHERE name = 'model_erasure'),
+       GREATEST((SELECT value FROM proactive_sequence WHERE name = 'donation'), (SELECT coalesce(max(id), 0) FROM donation)),
+       (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint;
 SQL
 echo "SELECT 1;" > "$WORK/floor.sql"
 run() {  # prints the average latency in ms of one query file
