@@ -7,9 +7,9 @@
 static void *open_library(void **library, const char *soname, int global, const char *packages) {
     void *handle = __atomic_load_n(library, __ATOMIC_ACQUIRE);
     if (handle != NULL) return handle;
-    // A global library binds its references to itself within itself (RTLD_DEEPBIND): OpenBLAS has
-    // about 14,000 such relocations, and looked up through every library of the process first they
-    // cost most of its load. Counted: opening twice is harmless.
+    // A global library binds its references to itself within itself (RTLD_DEEPBIND) instead of
+    // looking each up through every library of the process first (docs/PERFORMANCE.md has what
+    // that costs OpenBLAS). Counted: opening twice is harmless.
     handle = dlopen(soname, RTLD_LAZY | (global ? RTLD_GLOBAL | RTLD_DEEPBIND : RTLD_LOCAL));
     if (handle == NULL) {
         const char *reason = dlerror();
