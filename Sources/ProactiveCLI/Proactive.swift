@@ -25,7 +25,7 @@ public struct Proactive: AsyncParsableCommand {
                       FocusCommand.self, NotifyCommand.self, MigrateCommand.self, DefinitionsCommand.self,
                       TrainCommand.self, PredictCommand.self, ModelsCommand.self, LintCommand.self,
                       PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self, UsersCommand.self, CopyCommand.self,
-                      ServeCommand.self, AppsCommand.self, RoutinesCommand.self]
+                      ServeCommand.self, AppsCommand.self, RoutinesCommand.self, WorldsCommand.self]
     )
 }
 
