@@ -31,6 +31,10 @@ public struct BlendConfiguration: Sendable, Hashable {
     /// When refitting the weights, a row's log-likelihood counts half as much as that of the row this
     /// many rows after it (`nil`: all rows count the same). Short, so a changed habit moves the weights.
     package var rowHalfLife: Double?
+    /// A row (an event with its signals, for fitting the weights) is asked halfway between the previous
+    /// use and the event, at most this many minutes before it (`BlendModel.rowDate(for:)`): what comes
+    /// next, as a person asks, rather than what happens at an instant known in advance. 0: at the event.
+    package var rowLeadMinutes: Double
     /// Quarter-hour routine signal: kernels around the clock (96: one per 15 minutes) and their
     /// concentration (128 gives a neighbouring centre about 0.76 of the peak, like 8 for 24 kernels).
     package var fineTimeKernels: Int
@@ -57,7 +61,7 @@ public struct BlendConfiguration: Sendable, Hashable {
                 weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 20,
                 rowHalfLife: Double? = 50, fineTimeKernels: Int = 96, fineTimeConcentration: Double = 512,
                 routineHalfLifeDays: Double = 30, staleTransitionHours: Double = 8, overnightTransitionHours: Double = 24,
-                validationShare: Double = 0.3, guardMinimumRows: Int = 20) {
+                validationShare: Double = 0.3, guardMinimumRows: Int = 20, rowLeadMinutes: Double = 30) {
         self.profile = profile
         self.logistic = logistic
         self.includeLogistic = includeLogistic
@@ -71,6 +75,7 @@ public struct BlendConfiguration: Sendable, Hashable {
         self.maxRowValues = maxRowValues
         self.refitEvery = refitEvery
         self.rowHalfLife = rowHalfLife
+        self.rowLeadMinutes = rowLeadMinutes
         self.fineTimeKernels = fineTimeKernels
         self.fineTimeConcentration = fineTimeConcentration
         self.routineHalfLifeDays = routineHalfLifeDays
@@ -120,6 +125,9 @@ public struct BlendConfiguration: Sendable, Hashable {
         }
         guard guardMinimumRows >= 2 else {
             throw ConfigurationError(field: "guardMinimumRows", reason: "must be at least 2, got \(guardMinimumRows)")
+        }
+        guard rowLeadMinutes >= 0, rowLeadMinutes.isFinite else {
+            throw ConfigurationError(field: "rowLeadMinutes", reason: "must be 0 or more minutes, got \(rowLeadMinutes)")
         }
         guard refitEvery >= 1 else { throw ConfigurationError(field: "refitEvery", reason: "must be at least 1, got \(refitEvery)") }
     }

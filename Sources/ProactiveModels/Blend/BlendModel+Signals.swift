@@ -115,6 +115,8 @@ struct SignalFrame {
     let askedBeforeNewestUse: Bool
     /// Per target: the routine signal (`RoutineSignal`), or empty when not taken.
     let routine: [Double]
+    /// Per target: the habit-rate signal (`HabitRateSignal`), or empty when not taken.
+    let habitRate: [Double]
 
     init(_ model: BlendModel, at moment: Moment, needed: [Bool]?) {
         let space = model.profile.space
@@ -211,6 +213,9 @@ struct SignalFrame {
         self.rank = rank
         let window = model.configuration.transitionWindowMinutes * 60
         backToPrevious = recent.count > 1 && gap < window ? recent[1] : nil
+        habitRate = wanted(.habitRate)
+            ? HabitRateSignal.logRates(usage.dayHistory, targets: targets, day: reading.day, minute: reading.minuteOfDay)
+            : []
         routine = wanted(.routine)
             ? RoutineSignal.logProbabilities(usage, targets: targets, weekend: reading.isWeekend, minuteOfDay: reading.minuteOfDay,
                                              fine: clock.fine, now: now,
@@ -244,6 +249,7 @@ struct SignalFrame {
         for feature in BlendFeature.repeat1m.rawValue ... BlendFeature.repeatLater.rawValue { row[feature] = 0 }
         if t == previous { row[repeatFeature.rawValue] = 1 }
         set(.routine, routine[t])
+        set(.habitRate, habitRate[t])
     }
 
     /// Σ_f w_f · signal_f for every target, in feature order, equal to the last bit to summing the row
@@ -354,6 +360,7 @@ struct SignalFrame {
             add(.frequencyUses, usage.logUses)
             add(.frequencyOccasions, usage.logOccasions)
             if taken(.routine) { add(.routine, routine) }
+            if taken(.habitRate) { add(.habitRate, habitRate) }
             filled = targets
         }
     }

@@ -193,9 +193,21 @@ public struct BlendModel: FittedModel {
     /// when the target is not known yet).
     mutating func collectRow(for event: Event) {
         guard let label = profile.space.index(of: event.target) else { return }
-        let moment = Moment(date: event.date, utcOffset: event.utcOffset, context: event.context)
+        let moment = Moment(date: rowDate(for: event), utcOffset: event.utcOffset, context: event.context)
         rows.append(features: learnedSignals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
                     maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
+    }
+
+    /// The moment an event's row is asked at: halfway between the previous learned use and the event,
+    /// at most `BlendConfiguration.rowLeadMinutes` before the event (the event's own instant when nothing
+    /// was learned before it, or when the previous use shares its instant). A person asks the engine at a
+    /// moment without knowing when the next donation will come; a row asked at the event's very instant
+    /// teaches the weights what happens *at* a known time, which favours whatever is used often at any
+    /// time over a habit due in ten minutes (docs/WORLDS.md).
+    func rowDate(for event: Event) -> Date {
+        let gap = event.date.timeIntervalSince1970 - usage.lastTime
+        guard gap.isFinite, gap > 0 else { return event.date }
+        return event.date.addingTimeInterval(-min(gap / 2, configuration.rowLeadMinutes * 60))
     }
 
     /// Teaches every component the event (no row).

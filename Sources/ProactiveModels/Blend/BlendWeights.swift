@@ -39,6 +39,10 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     /// type, then the user's frequency. It expresses interactions the other signals, added independently,
     /// cannot: "after weather, on weekdays, comes coffee", and nothing of the kind on weekends.
     case routine
+    /// log of the target's rate of use in the coming hour at this minute, on days like today in the
+    /// calendar structure the user's data supports, given whether it was used earlier today
+    /// (`HabitRateSignal`): rent on the 1st, a hike every other Saturday, a workout whose time has passed.
+    case habitRate
 
     public static let count = allCases.count
 
@@ -50,6 +54,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
             case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
             case .habitChange: return 3
             case .routine: return 1
+            case .habitRate: return 1
             default: return 0
             }
         }

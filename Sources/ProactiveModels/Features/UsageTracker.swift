@@ -97,6 +97,8 @@ public struct UsageTracker: Sendable, Equatable {
     /// the same instant, as in aggregated logs, follow nothing).
     public private(set) var follows: [[[Int: Double]]]
     public let followWindow: Double
+    /// Every use of the last months by local day (`DayHistory`), for the habit-rate signal.
+    public internal(set) var dayHistory = DayHistory()
 
     public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,
                 habitHalfLifeDays: Double = 3, fineKernels: Int = 96, routineHalfLifeDays: Double = 30, followWindow: Double = 1800) {
@@ -217,7 +219,10 @@ public struct UsageTracker: Sendable, Equatable {
         occasions[target] += 1
         logUses[target] = Self.logFrequency(uses[target])
         logOccasions[target] = Self.logFrequency(occasions[target])
-        if let reading { activity.record(reading: reading, kernelWeights: activityKernels, time: time) }
+        if let reading {
+            activity.record(reading: reading, kernelWeights: activityKernels, time: time)
+            dayHistory.record(target: target, day: reading.day, minute: reading.minuteOfDay)
+        }
         for (k, value) in kernels.prefix(timeKernels).enumerated() where value > 1e-6 {
             timeOfDay.add(weight * value, at: target * timeKernels + k, time: time)
             timeOfDayLong.add(weight * value, at: target * timeKernels + k, time: time)

@@ -316,6 +316,13 @@ extension UsageTracker {
         for day in 0 ..< 2 {
             for row in follows[day] { Self.encodeSparse(row, into: &writer) }
         }
+        if writer.version >= 10 {
+            writer.write(dayHistory.days.map(Int.init))
+            writer.write(dayHistory.starts.map(Int.init))
+            writer.write(dayHistory.minutes.map(Double.init))
+            writer.write(dayHistory.targets.map(Int.init))
+            writer.write(dayHistory.firstDay ?? Int.min)
+        }
     }
 
     private static func encodeSparse(_ row: [Int: Double], into writer: inout ByteWriter) {
@@ -378,6 +385,20 @@ extension UsageTracker {
                   transitions: transitions, transitionTotals: totals, timeOfDay: timeOfDay, timeOfDayLong: timeOfDayLong, timeKernels: kernels,
                   fineTime: fineTime, fineTotals: fineTotals, fineKernels: fineKernels, uses: uses, occasions: occasions, activity: activity,
                   weekendFine: weekendFine, weekendTotals: weekendTotals, follows: follows, followWindow: followWindow)
+        if reader.version >= 10 {
+            let days = try reader.readInts("usage.dayHistory.days")
+            let starts = try reader.readInts("usage.dayHistory.starts")
+            let minutes = try reader.readDoubles("usage.dayHistory.minutes")
+            let uses = try reader.readInts("usage.dayHistory.targets")
+            let firstDay = try reader.readInt("usage.dayHistory.firstDay")
+            let history = DayHistory(days: days.map { Int32(truncatingIfNeeded: $0) }, starts: starts.map { Int32(truncatingIfNeeded: $0) },
+                                     minutes: minutes.map(Float.init), targets: uses.map { Int32(truncatingIfNeeded: $0) },
+                                     firstDay: firstDay == Int.min ? nil : firstDay)
+            guard history.isConsistent, uses.allSatisfy({ (0 ..< targets).contains($0) }) else {
+                throw .invalid(field: "usage.dayHistory", reason: "days, uses or targets out of range")
+            }
+            dayHistory = history
+        }
     }
 }
 

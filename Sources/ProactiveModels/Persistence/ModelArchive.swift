@@ -82,11 +82,13 @@ protocol ArchivedModel: PersistentModel {
 /// light payload each log is its count, its newest record and its per-target and
 /// per-context-value counts, and the rows and records are read from the heavy part
 /// in the order they were written.
+/// Version 10 adds the blend's habit-rate signal (a weight, and the usage state's uses by local day,
+/// `DayHistory`); a blend saved earlier is refused (the engine refits it).
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 public enum ModelArchive {
     package static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 9
+    public static let formatVersion = 10
     package static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {

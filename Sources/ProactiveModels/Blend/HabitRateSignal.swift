@@ -1,0 +1,288 @@
+import Foundation
+import ProactiveCore
+
+// MARK: - Uses by local day
+
+/// Every use of the last `DayHistory.keptDays` local days, by day: the minute of the day and the target
+/// (`UsageTracker.dayHistory`). What the habit-rate signal (`HabitRateSignal`) reads: which targets were
+/// used near a minute of the day on each past day, and what was used earlier today.
+///
+/// Flat arrays (days ascending, a day's uses in the order learned), so saving and copying are cheap.
+/// Uses must come in time order (the tracker's owner replays its log otherwise).
+public struct DayHistory: Sendable, Equatable {
+    /// How many days back uses are kept (six months: a monthly habit's last five or six occurrences).
+    public static let keptDays = 190
+    /// Local day numbers with at least one use, ascending.
+    private(set) var days: [Int32] = []
+    /// Index into `minutes`/`targets` of each day's first use.
+    private(set) var starts: [Int32] = []
+    private(set) var minutes: [Float] = []
+    private(set) var targets: [Int32] = []
+    /// The first local day with a use, ever (the start of the exposure, kept when old days are dropped).
+    private(set) var firstDay: Int?
+
+    public init() {}
+
+    init(days: [Int32], starts: [Int32], minutes: [Float], targets: [Int32], firstDay: Int?) {
+        self.days = days
+        self.starts = starts
+        self.minutes = minutes
+        self.targets = targets
+        self.firstDay = firstDay
+    }
+
+    /// Whether the stored arrays are consistent (a loaded state is checked with it).
+    var isConsistent: Bool {
+        days.count == starts.count && minutes.count == targets.count
+            && zip(days, days.dropFirst()).allSatisfy { $0 < $1 }
+            && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 } && starts.allSatisfy { $0 >= 0 && Int($0) < minutes.count }
+            && minutes.allSatisfy { $0 >= 0 && $0 < 1441 } && (days.isEmpty || firstDay != nil)
+    }
+
+    var useCount: Int { targets.count }
+
+    mutating func record(target: Int, day: Int, minute: Double) {
+        if firstDay == nil { firstDay = day }
+        if let last = days.last, Int(last) > day { return }  // out of order: the owner replays
+        if days.last.map({ Int($0) }) != day {
+            days.append(Int32(day))
+            starts.append(Int32(minutes.count))
+        }
+        minutes.append(Float(minute))
+        targets.append(Int32(target))
+        // Days older than the kept span go in blocks of 30, so appending stays amortised O(1).
+        if let first = days.first, day - Int(first) > Self.keptDays + 30 {
+            let keepFrom = days.firstIndex { day - Int($0) <= Self.keptDays } ?? days.count
+            let dropUses = keepFrom < days.count ? Int(starts[keepFrom]) : minutes.count
+            days.removeFirst(keepFrom)
+            starts.removeFirst(keepFrom)
+            starts = starts.map { $0 - Int32(dropUses) }
+            minutes.removeFirst(dropUses)
+            targets.removeFirst(dropUses)
+        }
+    }
+
+    /// The uses of stored day at position `index`.
+    func uses(ofDayAt index: Int) -> Range<Int> {
+        Int(starts[index]) ..< (index + 1 < starts.count ? Int(starts[index + 1]) : minutes.count)
+    }
+
+    func dayPosition(_ day: Int) -> Int? {
+        var low = 0, high = days.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(days[mid]) < day { low = mid + 1 } else { high = mid }
+        }
+        return low < days.count && Int(days[low]) == day ? low : nil
+    }
+}
+
+// MARK: - The habit-rate signal
+
+/// The blend's `habitRate` signal: per target, the log of its rate of use in the coming hour at this
+/// minute of the day, on days like today, given whether it was already used earlier today, learned from
+/// the user's past days with the calendar structure the data supports.
+///
+/// For target t and each past day d (up to 26 weeks back, today excluded), y(d) is t's use in the hour
+/// after this minute on that day, weighted by how soon (1 for a use at this minute, ½ half an hour
+/// later), and a(d) whether t was used earlier that day. Days are grouped by a calendar *family*, each a
+/// partition of days into cells:
+///
+/// | family | cells |
+/// |---|---|
+/// | every day | 1 |
+/// | weekday or weekend | 2 |
+/// | weekday | 7 |
+/// | weekday x week parity, x week mod 3, x week mod 4 | 14, 21, 28 |
+/// | day of the month | 31 |
+/// | last day of the month or not | 2 |
+/// | weekday x its ordinal in the month (first Monday) | 35 |
+/// | weekday x whether it is the month's last such weekday | 14 |
+///
+/// Within a family, each cell and value of a has a Beta-Bernoulli rate shrunk toward the every-day
+/// rate for that a (pseudo-count 2), estimated with each past day weighted by its recency among the
+/// days of its own cell (half as much four occurrences back): a daily habit that moved a week ago is
+/// at its new time, while a monthly habit keeps its last occurrences. The families are averaged by
+/// their posterior probability (their Beta-Binomial marginal likelihood of every past day's y, with
+/// each day weighted by its age, half-life 60 days, the same for every family, times a prior favouring
+/// coarse families): a partition wins only when the data says the calendar matters that way (rent on
+/// the 1st, a hike every other Saturday), and a target used at no fixed time keeps a flat, low rate.
+/// A once-a-day habit already used today has a low rate again today (a = 1 days say so), and one whose
+/// time has passed has a low rate (the hour after 22:15 held no workout on any past day).
+///
+/// ```swift
+/// let logRates = HabitRateSignal.logRates(history, targets: 12, day: reading.day, minute: reading.minuteOfDay)
+/// ```
+public enum HabitRateSignal {
+    /// The hour asked about, and the half-life (minutes) of a use's weight within it.
+    static let horizon = 60.0
+    static let soonHalfLife = 30.0
+    /// Past days read (26 weeks).
+    static let lookbackDays = 182
+    /// Recency within a cell: a day counts half as much as the one `cellHalfLife` occurrences of its
+    /// cell more recent.
+    static let cellHalfLife = 4.0
+    /// Half-life (days) of the weights the families are compared with.
+    static let evidenceHalfLifeDays = 60.0
+    /// Pseudo-count of a cell's shrinkage toward the every-day rate.
+    static let strength = 2.0
+    /// The floor of a rate (a target never used in the hour after this minute still has some chance).
+    static let floorRate = 1e-4
+
+    /// The calendar families: cells and prior probability.
+    static let families: [(cells: Int, prior: Double)] = [
+        (1, 0.25), (2, 0.2), (7, 0.15), (14, 0.05), (21, 0.05), (28, 0.05), (31, 0.05), (2, 0.05), (35, 0.05), (14, 0.05),
+    ]
+
+    /// Day `day`'s cell in every family.
+    @inline(__always)
+    static func cells(of day: CalendarDay, into out: UnsafeMutablePointer<Int32>) {
+        let weekday = day.weekday
+        let week = day.week
+        out[0] = 0
+        out[1] = day.isWeekend ? 1 : 0
+        out[2] = Int32(weekday)
+        out[3] = Int32(weekday * 2 + ((week % 2) + 2) % 2)
+        out[4] = Int32(weekday * 3 + ((week % 3) + 3) % 3)
+        out[5] = Int32(weekday * 4 + ((week % 4) + 4) % 4)
+        out[6] = Int32(day.dayOfMonth - 1)
+        out[7] = day.daysToMonthEnd == 0 ? 1 : 0
+        out[8] = Int32(weekday * 5 + min(day.weekdayOrdinal, 5) - 1)
+        out[9] = Int32(weekday * 2 + (day.isLastWeekdayOfMonth ? 1 : 0))
+    }
+
+    /// log rate per target (index order) at local `minute` of local day `day`, from the history's days
+    /// before `day` and its uses of `day` before `minute`. All targets get log(`floorRate`)-ish values
+    /// and no information when there is no past day.
+    public static func logRates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> [Double] {
+        guard targets > 0 else { return [] }
+        let flat = [Double](repeating: Foundation.log(0.05), count: targets)
+        guard let firstDay = history.firstDay else { return flat }
+        let low = max(firstDay, day - lookbackDays), high = day - 1
+        guard high >= low else { return flat }
+        let dayCount = high - low + 1
+        let familyCount = families.count
+
+        // Per past day: its cells, its evidence weight and its recency weight in each family.
+        var cells = [Int32](repeating: 0, count: dayCount * familyCount)
+        var evidence = [Double](repeating: 0, count: dayCount)
+        var recency = [Double](repeating: 0, count: dayCount * familyCount)
+        cells.withUnsafeMutableBufferPointer { cells in
+            for i in 0 ..< dayCount { Self.cells(of: CalendarDay(day: low + i), into: cells.baseAddress! + i * familyCount) }
+        }
+        for i in 0 ..< dayCount { evidence[i] = Foundation.exp2(-Double(high - (low + i)) / evidenceHalfLifeDays) }
+        for f in 0 ..< familyCount {
+            var seen = [Int](repeating: 0, count: families[f].cells)
+            for i in stride(from: dayCount - 1, through: 0, by: -1) {
+                let c = Int(cells[i * familyCount + f])
+                recency[i * familyCount + f] = Foundation.exp2(-Double(seen[c]) / cellHalfLife)
+                seen[c] += 1
+            }
+        }
+
+        // Per past day with uses: y of each target used in the coming hour, and the targets used before the minute.
+        var soon: [[(target: Int, y: Double)]] = Array(repeating: [], count: dayCount)
+        var earlier = [Set<Int>](repeating: [], count: dayCount)
+        var active = Set<Int>()
+        let end = minute + horizon
+        var position = history.days.firstIndex { Int($0) >= low } ?? history.days.count
+        while position < history.days.count, Int(history.days[position]) <= high {
+            let i = Int(history.days[position]) - low
+            var best: [Int: Double] = [:]
+            for u in history.uses(ofDayAt: position) {
+                let t = Int(history.targets[u])
+                guard t < targets else { continue }
+                let m = Double(history.minutes[u])
+                if m < minute {
+                    earlier[i].insert(t)
+                } else if m < end {
+                    let y = Foundation.exp2(-(m - minute) / soonHalfLife)
+                    if y > best[t] ?? 0 { best[t] = y }
+                }
+            }
+            soon[i] = best.map { ($0.key, $0.value) }
+            active.formUnion(best.keys)
+            position += 1
+        }
+        var today = Set<Int>()
+        if let at = history.dayPosition(day) {
+            for u in history.uses(ofDayAt: at) where Double(history.minutes[u]) < minute {
+                today.insert(Int(history.targets[u]))
+            }
+        }
+        let todayCells = UnsafeMutablePointer<Int32>.allocate(capacity: familyCount)
+        defer { todayCells.deallocate() }
+        Self.cells(of: CalendarDay(day: day), into: todayCells)
+
+        var evidenceTotal = 0.0
+        for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
+        let inactive = Foundation.log(max(floorRate, 0.05 / (evidenceTotal + 1)))
+        var result = [Double](repeating: inactive, count: targets)
+        let maxCells = families.map(\.cells).max()! * 2
+        var sumsEvidence = [Double](repeating: 0, count: maxCells * 2)  // (S, N) per cell x a, evidence weights
+        var sumsRecency = [Double](repeating: 0, count: maxCells * 2)   // the same, recency weights
+        var y = [Double](repeating: 0, count: dayCount)
+        var a = [Int](repeating: 0, count: dayCount)
+        for t in active.sorted() {
+            for i in 0 ..< dayCount {
+                y[i] = 0
+                a[i] = earlier[i].contains(t) ? 1 : 0
+            }
+            for i in 0 ..< dayCount { for (target, value) in soon[i] where target == t { y[i] = value } }
+            let aToday = today.contains(t) ? 1 : 0
+            // The every-day rates (evidence weights) that every family's cells shrink toward, per a.
+            var total = (s: 0.0, n: 0.0)
+            var byA = [(s: 0.0, n: 0.0), (s: 0.0, n: 0.0)]
+            for i in 0 ..< dayCount {
+                total.s += evidence[i] * y[i]
+                total.n += evidence[i]
+                byA[a[i]].s += evidence[i] * y[i]
+                byA[a[i]].n += evidence[i]
+            }
+            let overall = (total.s + 0.05) / (total.n + 1)
+            let base = byA.map { min(max((($0.s + overall) / ($0.n + 1)), 1e-6), 1 - 1e-6) }
+            var logPosterior = [Double](repeating: 0, count: familyCount)
+            var estimate = [Double](repeating: 0, count: familyCount)
+            for f in 0 ..< familyCount {
+                let cellCount = families[f].cells
+                for k in 0 ..< cellCount * 4 {
+                    sumsEvidence[k] = 0
+                    sumsRecency[k] = 0
+                }
+                for i in 0 ..< dayCount {
+                    let slot = (Int(cells[i * familyCount + f]) * 2 + a[i]) * 2
+                    sumsEvidence[slot] += evidence[i] * y[i]
+                    sumsEvidence[slot + 1] += evidence[i]
+                    let r = recency[i * familyCount + f]
+                    sumsRecency[slot] += r * y[i]
+                    sumsRecency[slot + 1] += r
+                }
+                var logLikelihood = 0.0
+                for cell in 0 ..< cellCount * 2 {
+                    let n = sumsEvidence[cell * 2 + 1]
+                    guard n > 0 else { continue }
+                    let s = sumsEvidence[cell * 2]
+                    let p = base[cell % 2]
+                    let alpha = strength * p, beta = strength * (1 - p)
+                    logLikelihood += logBeta(s + alpha, n - s + beta) - logBeta(alpha, beta)
+                }
+                logPosterior[f] = Foundation.log(families[f].prior) + logLikelihood
+                let slot = (Int(todayCells[f]) * 2 + aToday) * 2
+                estimate[f] = (sumsRecency[slot] + strength * base[aToday]) / (sumsRecency[slot + 1] + strength)
+            }
+            let largest = logPosterior.max()!
+            var normaliser = 0.0
+            var rate = 0.0
+            for f in 0 ..< familyCount {
+                let weight = Foundation.exp(logPosterior[f] - largest)
+                normaliser += weight
+                rate += weight * estimate[f]
+            }
+            result[t] = Foundation.log(max(rate / normaliser, floorRate))
+        }
+        return result
+    }
+
+    @inline(__always)
+    static func logBeta(_ a: Double, _ b: Double) -> Double { lgamma(a) + lgamma(b) - lgamma(a + b) }
+}

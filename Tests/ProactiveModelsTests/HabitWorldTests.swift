@@ -1,0 +1,88 @@
+import Foundation
+import ProactiveCore
+@testable import ProactiveLab
+@testable import ProactiveModels
+import Testing
+
+@Suite("Habit worlds, their oracle and the calendar")
+struct HabitWorldTests {
+    @Test func calendarDaysMatchFoundation() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        for day in stride(from: -800, through: 30_000, by: 37) {
+            let date = Date(timeIntervalSince1970: Double(day) * 86_400)
+            let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+            let ours = CalendarDay(day: day)
+            #expect(ours.year == parts.year && ours.month == parts.month && ours.dayOfMonth == parts.day)
+            #expect(ours.weekday == (parts.weekday! + 5) % 7)  // Foundation: Sunday = 1
+            #expect(ours.daysInMonth == calendar.range(of: .day, in: .month, for: date)!.count)
+            #expect(CalendarDay(day: day + 7).week == ours.week + 1)
+        }
+        let firstThursday = CalendarDay(day: 20_454)  // 2026-01-01
+        #expect(firstThursday.weekdayOrdinal == 1 && !firstThursday.isLastWeekdayOfMonth && firstThursday.daysToMonthEnd == 30)
+    }
+
+    @Test func theSameSeedGivesTheSameWorld() {
+        let a = WorldSet.make(seeds: [1000, 1001], samples: 500)
+        let b = WorldSet.make(seeds: [1000, 1001], samples: 500)
+        #expect(a.donations == b.donations)
+        #expect(a.questions.map(\.oracle.next) == b.questions.map(\.oracle.next))
+        #expect(a.questions.count == 2 * 32)
+        #expect(WorldSet.make(seeds: [1002], samples: 10).donations != a.donations)
+    }
+
+    /// One habit, never skipped, at 07:00 ± 3 min on the 1st of the month: just before it on a 1st the
+    /// oracle is sure of it; on the 2nd it says nothing comes within the hour; after it was used, nothing.
+    @Test func theOracleKnowsAMonthlyHabit() {
+        let rent = WorldHabit(kind: .dayOfMonth, app: "com.example.rent", intent: "Pay", rule: .dayOfMonth(1), minute: 420, jitter: 3, skip: 0)
+        let first = 20_454  // 2026-01-01
+        let world = HabitWorld(seed: 1, user: "u", timeZone: TimeZone(identifier: "UTC")!, firstDay: first, days: 100, trainDays: 60,
+                               habits: [rent], noise: [], focusDays: [Bool](repeating: false, count: 100))
+        let uses = world.uses()
+        #expect(uses.count == 4)  // Jan 1, Feb 1, Mar 1, Apr 1
+        let oracle = WorldOracle(world: world, uses: uses)
+        let february1 = 31
+        let before = oracle.answer(day: february1, minute: 405, samples: 2000, seed: 3)
+        #expect(before.next["com.example.rent/Pay"] == 1)
+        #expect(before.nothing < 0.01)
+        #expect(before.confident)
+        let february2 = oracle.answer(day: 32, minute: 405, samples: 2000, seed: 3)
+        #expect(february2.nothing == 1)
+        let use = uses[1].minute
+        #expect(oracle.answer(day: february1, minute: use + 1, samples: 500, seed: 3).nothing == 1)
+    }
+
+    /// A follower comes only after its leader: before the leader was used, the leader is next.
+    @Test func theOracleOrdersAFollowerAfterItsLeader() {
+        let weather = WorldHabit(kind: .daily, app: "w", intent: "Check", rule: .every, minute: 420, jitter: 2, skip: 0)
+        var coffee = WorldHabit(kind: .follows, app: "c", intent: "Order", rule: .every, minute: 420, jitter: 0, skip: 0)
+        coffee.leader = 0
+        coffee.delay = 3 ... 6
+        let world = HabitWorld(seed: 2, user: "u", timeZone: TimeZone(identifier: "Europe/Berlin")!, firstDay: 20_454, days: 10,
+                               trainDays: 5, habits: [weather, coffee], noise: [], focusDays: [Bool](repeating: false, count: 10))
+        let uses = world.uses()
+        let oracle = WorldOracle(world: world, uses: uses)
+        #expect(oracle.answer(day: 7, minute: 410, samples: 1000, seed: 1).top?.target == "w/Check")
+        let weatherUse = uses.first { $0.day == 7 && $0.target == "w/Check" }!.minute
+        #expect(oracle.answer(day: 7, minute: weatherUse + 1, samples: 1000, seed: 1).next["c/Order"] == 1)
+    }
+
+    /// The habit-rate signal learns a day-of-month habit: on the 1st the rent leads, on another day the
+    /// daily mail at the same time does.
+    @Test func theHabitRateLearnsADayOfTheMonth() {
+        var history = DayHistory()
+        let first = 20_454  // 2026-01-01
+        for d in 0 ..< 150 {
+            let day = CalendarDay(day: first + d)
+            history.record(target: 0, day: first + d, minute: 540 + Double(d % 5))   // mail every day at 09:00
+            if day.dayOfMonth == 1 { history.record(target: 1, day: first + d, minute: 545) }  // rent on the 1st
+        }
+        let june1 = first + 151   // 2026-06-01
+        #expect(CalendarDay(day: june1).dayOfMonth == 1)
+        let onThe1st = HabitRateSignal.logRates(history, targets: 2, day: june1, minute: 535)
+        #expect(onThe1st[1] > Foundation.log(0.5))
+        let onThe2nd = HabitRateSignal.logRates(history, targets: 2, day: june1 + 1, minute: 535)
+        #expect(onThe2nd[1] < Foundation.log(0.1))
+        #expect(onThe2nd[0] > Foundation.log(0.5))
+    }
+}
