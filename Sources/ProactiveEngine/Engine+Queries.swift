@@ -172,9 +172,9 @@ extension Engine {
         let explainer = live.model as? any ExplainableModel
         let rows = live.model.distribution(at: moment).top(k).map { scored in
             Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
-                           reasons: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
+                           why: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
         }
-        return Prediction(user: live.user, model: live.model.name, moment: moment, rows: rows,
+        return Prediction(user: live.user, model: live.model.name, moment: moment, suggestions: rows,
                           activity: live.model.activityLevel(at: moment), notes: live.notes)
     }
 
@@ -322,14 +322,26 @@ public struct Prediction: Sendable {
         public var probability: Double
         /// Up to three reasons the model ranks the target here, strongest first, each a phrase for a
         /// person such as "usually 07:00-08:00", "on weekdays", "when focus=work" or "after Order a
-        /// latte" (`Reason.text`); empty for a model that cannot explain itself.
-        public var reasons: [String]
+        /// latte" (`Reason.text`); empty for a model that cannot explain itself. The same name and
+        /// type as a suggestion's `why`, and as `why` in the JSON answers (`predict --json`, the service).
+        public var why: [String]
+
+        /// The former name of `why`.
+        @available(*, deprecated, renamed: "why")
+        public var reasons: [String] { why }
     }
 
     public var user: String
     public var model: String
     public var moment: Moment
-    public var rows: [Row]
+    /// The targets ranked, most probable first: `suggestions` as in the JSON answers (`predict --json`,
+    /// `POST /v1/predict`).
+    public var suggestions: [Row]
+
+    /// The former name of `suggestions`.
+    @available(*, deprecated, renamed: "suggestions")
+    public var rows: [Row] { suggestions }
+
     /// How likely the user is to act at all at the moment (0...1, 1 at usual times), when the
     /// model knows; the probabilities are conditional on acting (see `ActiveNowModel`).
     public var activity: Double?
