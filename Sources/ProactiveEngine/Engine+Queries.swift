@@ -266,12 +266,39 @@ extension Engine {
     /// Stores one donation as the acting party (Focus filled from the
     /// timeline) and returns it as stored. The saved state learns it on its next
     /// read (the stored row is the delta): `liveModel` folds it in.
-    /// - Throws: `StoreError` (duplicate identifier, another app's donation in app mode, ...).
+    /// - Throws: a donation already stored is an error value, never a trap: `StoreError` with code
+    ///   `.duplicateDonation` (every field equal) or `.duplicateIdentifier` (the app's identifier is
+    ///   taken), and nothing is stored; `donate(_:duplicates: .skip)` ignores it instead, as `import`
+    ///   does. Also `StoreError` for another app's donation in app mode, a paused store, ...
+    ///
+    /// ```swift
+    /// do { try engine.donate(donation) } catch let error as StoreError where error.code == .duplicateDonation {
+    ///     print("already stored")
+    /// }
+    /// ```
     @discardableResult
     public func donate(_ donation: Donation) throws -> Donation {
         let enriched = try focusTimeline().timeline.enrich(donation)
         try AppScopedDonationStore(donations, access: access).append(enriched, duplicates: .fail)
         return enriched
+    }
+
+    /// Stores one donation as `donate(_:)` does, with a choice for one already stored (the same
+    /// donation, every field equal, or the app's identifier taken): `.skip` ignores it, as `import`
+    /// does, so that code run twice on one store (an example, a replayed log) stores each donation
+    /// once; `.fail` throws as `donate(_:)` does.
+    /// - Returns: the donation as stored, or nil when `.skip` ignored it as already stored.
+    /// - Throws: `StoreError` as `donate(_:)` (the duplicate errors only with `.fail`).
+    ///
+    /// ```swift
+    /// try engine.donate(donation, duplicates: .skip)   // the donation as stored
+    /// try engine.donate(donation, duplicates: .skip)   // nil: already stored, nothing thrown
+    /// ```
+    @discardableResult
+    public func donate(_ donation: Donation, duplicates: DuplicatePolicy) throws -> Donation? {
+        let enriched = try focusTimeline().timeline.enrich(donation)
+        let result = try AppScopedDonationStore(donations, access: access).append(enriched, duplicates: duplicates)
+        return result.inserted > 0 ? enriched : nil
     }
 
     /// Deletes donations as the acting party, then finishes the erasure (`finishErasure`): every saved
