@@ -50,6 +50,9 @@ extension CommandTests {
             #expect(train.status == 1, "\(train)")
             #expect(train.error.contains("user dan has no donations; the store's users: me"), "\(train)")
             #expect(!train.output.contains("trained 0 of 1"), "\(train)")
+            // Deletes by identifier stay idempotent, as an app's are, even for an app the store no longer holds.
+            let identified = try await store.succeed("delete", "--app", "com.acme.nothing", "--identifier", "x-1")
+            #expect(identified.output == "deleted 0 donations\n", "\(identified)")
             // A known user whose span matches nothing is not an error: nothing matched, 0 deleted.
             let none = try await store.succeed("delete", "--user", "me", "--before", "2000-01-01")
             #expect(none.output == "deleted 0 donations\n", "\(none)")
