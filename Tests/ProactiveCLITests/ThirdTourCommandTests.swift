@@ -61,6 +61,24 @@ extension CommandTests {
             #expect(before != nil && after == before, "\(stats)")
         }
 
+        /// One shape for one answer: `why` is an array of phrases in `predict --json`, `suggest --json` and
+        /// `stack --json` (each span and event) alike.
+        @Test func whyIsAnArrayOfPhrasesInEveryAnswer() async throws {
+            let store = try await CLIStore.sample()
+            func phrases(_ value: JSONValue?) -> Bool {
+                guard let items = value?.array, !items.isEmpty else { return false }
+                return items.allSatisfy { $0.string?.isEmpty == false }
+            }
+            let at = "2026-11-20T07:00:00-08:00"
+            let predicted = try await store.succeed("predict", "--user", "me", "--at", at, "-k", "3", "--json").json()
+            #expect(predicted["suggestions"]?.array?.allSatisfy { phrases($0["why"]) } == true, "\(predicted)")
+            let suggested = try await store.succeed("suggest", "--user", "me", "--at", at, "-k", "3", "--json").json()
+            #expect(suggested.array?.allSatisfy { phrases($0["why"]) } == true, "\(suggested)")
+            let day = try await store.succeed("stack", "--user", "me", "--widgets", "weather,reminders", "--day", "2026-11-20", "--json").json()
+            #expect(day["spans"]?.array?.isEmpty == false && day["spans"]?.array?.allSatisfy { phrases($0["why"]) } == true, "\(day)")
+            #expect(day["events"]?.array?.allSatisfy { phrases($0["why"]) } == true, "\(day)")
+        }
+
         /// A misspelled field: the warning says what the summary counts, that the lines were stored
         /// without the field.
         @Test func aMisspelledFieldWarningSaysWhatWasStored() async throws {
