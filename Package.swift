@@ -17,6 +17,17 @@ let package = Package(
         .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
+    // What a library-only user resolves (issue 43): every package below but GRDB is named by the command
+    // line, the service, the runtime or their tests alone, each reference under a trait. Both traits are on by
+    // default (`swift build` here builds everything); an app that needs only `Proactive` depends with
+    // `traits: []` and resolves GRDB alone, one that needs `ProactiveRuntime` with `traits: ["Runtime"]`
+    // (GRDB and swift-log): 1 remote package instead of 27 (docs/PERFORMANCE.md says how it was measured).
+    traits: [
+        .trait(name: "Runtime", description: "The ProactiveRuntime product's dependency (swift-log)."),
+        .trait(name: "Tools", description: "The proactive command, the service and their tests (argument parser, Hummingbird, "
+               + "lifecycle, logging, metrics, Prometheus, NIO).", enabledTraits: ["Runtime"]),
+        .default(enabledTraits: ["Tools"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -83,7 +94,7 @@ let package = Package(
             dependencies: [
                 "ProactiveCore", "ProactiveEngine", "ProactiveModels",
                 "ProactiveStore",  // value types, and the change-detection seam (`StoreChangeWatch`)
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Runtime"])),
             ]
         ),
 
@@ -92,11 +103,11 @@ let package = Package(
             name: "ProactiveService",
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "ProactiveRuntime",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The commands, as a library so ProactiveCLITests can run them in process.
@@ -105,9 +116,9 @@ let package = Package(
             dependencies: [
                 "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService", "ProactiveRuntime",
                 "ProactiveCharts", "ProactiveLab", "ProactivePostgres",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The `proactive` executable: one file that runs the command line.
@@ -148,7 +159,7 @@ let package = Package(
             name: "ProactiveRuntimeTests",
             dependencies: [
                 "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveRanking",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ]
         ),
         .testTarget(
@@ -156,15 +167,15 @@ let package = Package(
             dependencies: [
                 "ProactiveService", "ProactiveRuntime", "ProactiveEngine", "ProactiveStore", "ProactiveCore", "ProactiveModels", "ProactiveRanking", "ProactiveLab",
                 "ProactivePostgres",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
                 // The tests run the application live and talk to it with a client of their own (no HummingbirdTesting,
                 // which would build AsyncHTTPClient and BoringSSL).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
             ]
         ),
     ],

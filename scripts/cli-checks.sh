@@ -71,6 +71,34 @@ if command -v rsvg-convert >/dev/null; then
   [ "$(head -c 8 "$WORK/day.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "--png did not write a PNG"
 fi
 
+echo "== issue 43: with both streams on one pipe, 'wrote FILE' follows the day's text, never inside a line"
+"$P" stack --user me --widgets weather,reminders --day 2026-11-20 --svg "$WORK/day.svg" > "$WORK/both.txt" 2>&1
+[ "$(tail -1 "$WORK/both.txt")" = "wrote $WORK/day.svg" ] && [ "$(grep -c 'wrote ' "$WORK/both.txt")" = 1 ] \
+  || fail "stack --svg 2>&1: 'wrote' is not the last line on its own: $(cat "$WORK/both.txt")"
+
+echo "== issue 43: an unknown command is named, with the nearest one, and exits 64"
+status=0
+"$P" sugest --help > "$WORK/out.txt" 2>"$WORK/err.txt" || status=$?
+[ "$status" = 64 ] && [ ! -s "$WORK/out.txt" ] && grep -q "unknown command 'sugest' (did you mean 'suggest'?)" "$WORK/err.txt" \
+  || fail "proactive sugest --help: exit $status, $(cat "$WORK/out.txt" "$WORK/err.txt")"
+
+echo "== issue 43: the README's socket lines find serve's default socket, with XDG_RUNTIME_DIR unset and set"
+grep '^SOCK=' README.md > "$WORK/sock.sh"
+[ "$(wc -l < "$WORK/sock.sh")" = 2 ] || fail "README: the service snippet's SOCK lines: $(cat "$WORK/sock.sh")"
+mkdir -m 700 "$WORK/xdg"
+for xdg in "" "$WORK/xdg"; do
+  if [ -n "$xdg" ]; then runtime=(env XDG_RUNTIME_DIR="$xdg"); else runtime=(env -u XDG_RUNTIME_DIR); fi
+  "${runtime[@]}" "$P" serve --store "$WORK/serve.sqlite" 2>"$WORK/serve.log" &
+  server=$!
+  for _ in $(seq 1 100); do grep -q 'listening' "$WORK/serve.log" && break; sleep 0.1; done
+  sock="$("${runtime[@]}" bash -c 'source "$1"; echo "$SOCK"' _ "$WORK/sock.sh")"
+  status=0
+  curl -sf --max-time 5 --unix-socket "$sock" http://localhost/healthz >/dev/null || status=$?
+  grep -q "try=curl --unix-socket $sock http://localhost/healthz" "$WORK/serve.log" || status=log
+  kill "$server"; wait "$server" || true
+  [ "$status" = 0 ] || fail "README's SOCK (XDG_RUNTIME_DIR='$xdg') is $sock: curl or the log line failed ($status): $(cat "$WORK/serve.log")"
+done
+
 echo "== issue 15: the bash completion script completes the commands' options"
 "$P" --generate-completion-script bash > "$WORK/completion.bash"
 bash -c 'source "$1"; COMP_WORDS=(proactive stack --sv); COMP_CWORD=2; COMP_LINE="proactive stack --sv"; COMP_POINT=${#COMP_LINE}

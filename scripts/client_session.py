@@ -60,6 +60,9 @@ def main(base_url, credential, donations_path):
     prediction = expect("predict", predict.sync_detailed(client=client, body=Question(user=USER, at=AT.isoformat(), k=3)), 200)
     check("predict", 1 <= len(prediction.suggestions) <= 3, f"{len(prediction.suggestions)} suggestions")
     check("predict", all(0 <= s.probability <= 1 for s in prediction.suggestions), "a probability outside [0, 1]")
+    # One shape for one answer (issue 43): `why` is a list of phrases in predict and suggestions alike.
+    check("predict", all(isinstance(s.why, list) and all(isinstance(w, str) for w in s.why) for s in prediction.suggestions),
+          "a why that is not a list of strings")
     print(f"predict: {prediction.suggestions[0].target} first")
 
     plain = expect("suggest", suggest.sync_detailed(client=client, body=SuggestionQuestion(user=USER, at=AT.isoformat(), k=8)), 200)
@@ -68,6 +71,8 @@ def main(base_url, credential, donations_path):
     check("suggest (developer)", developer.user == USER and len(developer.suggestions) >= 1, "no suggestion")
     check("suggest (developer)", len(developer.suggestions) >= len(plain.suggestions),
           f"developer mode lists {len(developer.suggestions)}, fewer than the {len(plain.suggestions)} without it")
+    check("suggest", all(isinstance(s.why, list) and len(s.why) >= 1 and all(isinstance(w, str) for w in s.why)
+                         for s in developer.suggestions), "a why that is not a non-empty list of strings")
     print(f"suggest: {len(plain.suggestions)} suggestions, {len(developer.suggestions)} with developer")
 
     timeline = WidgetTimeline(app="com.example.bank", widget_kind="recentPurchases", entries=[

@@ -11,11 +11,13 @@ timed swift build --build-tests
 # build (in the background, below) holds the scratch directory's lock.
 PROACTIVE_BIN="$(swift build --show-bin-path)/proactive"
 export PROACTIVE_BIN
-# Stopped at exit: the private PostgreSQL cluster and the background benchmark build, when started.
+# Stopped at exit: the private PostgreSQL cluster and the background builds, when started.
 PG_CLUSTER=""
 BENCH=""
+README_CHECK=""
 cleanup() {
   if [ -n "$BENCH" ]; then kill "$BENCH" 2>/dev/null || true; fi
+  if [ -n "$README_CHECK" ]; then kill "$README_CHECK" 2>/dev/null || true; fi
   if [ -n "$PG_CLUSTER" ]; then bash scripts/postgres-cluster.sh stop "$PG_CLUSTER"; fi
 }
 trap cleanup EXIT
@@ -46,6 +48,19 @@ BENCH_LOG="$(mktemp)"
   exit "$code"
 ) &
 BENCH=$!
+# The README's library section as a newcomer uses it (scripts/readme-library-check.sh): its Package.swift
+# beside a checkout (a path dependency, `traits: []`: GRDB is the one remote package resolved), its
+# example with the main.swift it names, built in .build-readme (its own scratch folder, kept: a second
+# local run rebuilds nothing) and run twice on one store. In the background too, beside the checks below.
+README_LOG="$(mktemp)"
+(
+  start=$SECONDS
+  code=0
+  bash scripts/readme-library-check.sh >"$README_LOG" 2>&1 || code=$?
+  echo "== test.sh: 'bash scripts/readme-library-check.sh' (in the background) took $((SECONDS - start)) s" >>"$README_LOG"
+  exit "$code"
+) &
+README_CHECK=$!
 # End-to-end checks of the CLI (import/export round trip, bad lines, strict,
 # app-scoped deletes, predict on the sample, Focus filters and migration).
 timed bash scripts/cli-checks.sh
@@ -73,3 +88,12 @@ if [ "$code" != 0 ]; then
   exit 1
 fi
 rm -f "$BENCH_LOG"
+code=0
+wait "$README_CHECK" || code=$?
+README_CHECK=""
+cat "$README_LOG" >&2
+rm -f "$README_LOG"
+if [ "$code" != 0 ]; then
+  echo "FAILED: the README's library section (scripts/readme-library-check.sh)" >&2
+  exit 1
+fi

@@ -19,6 +19,7 @@
 @_exported import ProactiveRanking
 @_exported import struct ProactiveStore.DateSpan
 @_exported import struct ProactiveStore.DonationFilter
+@_exported import enum ProactiveStore.DuplicatePolicy
 @_exported import enum ProactiveStore.DonationDeletion
 @_exported import struct ProactiveStore.ProactiveDatabase
 @_exported import enum ProactiveStore.StoreAccess

@@ -14,7 +14,9 @@ struct DeleteCommand: ParsableCommand {
             --before combine (all must match; dates select [after, before)). A delete with no \
             criterion is refused unless --all is given. Deleted rows are overwritten on disk \
             (secure_delete) and the write-ahead log is truncated, so no copy stays in the files. \
-            Prints how many donations were deleted. With --as-app A only A's donations are deleted \
+            Prints how many donations were deleted. A --user or --app the store holds no donations \
+            of is an error (exit 1) that lists the store's users or apps (not with --identifier or \
+            --group: those stay idempotent, as an app's deletes are). With --as-app A only A's donations are deleted \
             (--app, --identifier and --group for another app are refused; --all means all of A's).
 
             Example:
@@ -62,6 +64,13 @@ struct DeleteCommand: ParsableCommand {
         let request = request(after: try filter.after?.read(engine, user: filter.user, flag: "--after").date,
                               before: try filter.before?.read(engine, user: filter.user, flag: "--before").date)
         let outcome = try checked { try engine.delete(request, spelling: Self.spelling) }
+        if outcome.deleted == 0, identifier.isEmpty, group == nil {
+            // Nothing matched: a --user or --app the store does not hold is named, with what it holds. Deletes by
+            // --identifier or --group stay idempotent, as an app's are (deleting again deletes 0).
+            do { try engine.requireDonations(user: filter.user, app: filter.app) } catch let error as EngineError where error.code == .noDonations {
+                throw CommandFailure(description: "\(storeOptions.displayName): \(error.description); nothing was deleted")
+            }
+        }
         if !outcome.logTruncated {
             switch storeOptions.location {
             case .file:

@@ -30,10 +30,15 @@ public enum Output {
         if let failure { throw CommandFailure(description: "cannot write to standard output: \(String(cString: strerror(failure)))") }
     }
 
-    /// Writes to standard error (unbuffered: one write(2) per call, retried until all is written). A
-    /// standard error that cannot be written to is ignored: there is nowhere left to report it.
+    /// Writes to standard error (unbuffered: one write(2) per call, retried until all is written). What
+    /// `print` buffered for standard output is flushed first, so that with both streams on one pipe
+    /// (`2>&1`, a terminal behind `tee`) the messages come in the order they were written, never in the
+    /// middle of an output line. A standard error that cannot be written to is ignored: there is nowhere
+    /// left to report it.
     static func writeError(_ text: String) {
-        if let capture { capture.append(text, error: true) } else { _ = Array(text.utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) } }
+        if let capture { capture.append(text, error: true); return }
+        fflush(nil)
+        _ = Array(text.utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) }
     }
 
     /// `text` followed by spaces up to `width` characters (never cut): a table column.

@@ -60,20 +60,20 @@ struct PredictCommand: ParsableCommand {
                 ("context", .object(context.map { ($0.key, .string($0.value)) })),
                 ("activity", prediction.activity.map { .number($0, integer: nil) } ?? .null),
                 ("note", prediction.notes.isEmpty ? .null : .string(prediction.notes.joined(separator: "; "))),
-                ("suggestions", .array(prediction.rows.map { row in
+                ("suggestions", .array(prediction.suggestions.map { row in
                     .object([("target", .string(row.target.rawValue)), ("summary", .string(row.summary)),
                              ("probability", .number(row.probability, integer: nil)),
-                             ("why", .array(row.reasons.map { .string($0) }))])
+                             ("why", .array(row.why.map { .string($0) }))])
                 })),
             ])))
             return
         }
         for note in prediction.notes { printError("note: \(note)") }
         let contextText = context.isEmpty ? "" : " (" + context.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")"
-        print("Top \(prediction.rows.count) for \(prediction.user) at \(when)\(contextText), model \(prediction.model):")
+        print("Top \(prediction.suggestions.count) for \(prediction.user) at \(when)\(contextText), model \(prediction.model):")
         printError(MomentOptions.clockLine(clock))
-        for (position, row) in prediction.rows.enumerated() {
-            let why = row.reasons.isEmpty ? "" : " -- " + row.reasons.joined(separator: ", ")
+        for (position, row) in prediction.suggestions.enumerated() {
+            let why = row.why.isEmpty ? "" : " -- " + row.why.joined(separator: ", ")
             print(String(format: "%2d. %@  %.3f%@", position + 1, row.summary, row.probability, why))
         }
         if let activity = prediction.activity {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProactiveCore
 import ProactiveModels
 import ProactiveStore
 
@@ -36,6 +37,10 @@ extension Proactive {
     /// Output goes through `Output` (captured when a task installed a capture).
     /// - Returns: the exit status.
     public static func run(arguments: [String]) async -> Int32 {
+        if let unknown = unknownSubcommand(in: arguments) {
+            Output.writeError("Error: \(unknown)\n")
+            return ExitCode.validationFailure.rawValue
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
@@ -52,6 +57,35 @@ extension Proactive {
             }
             return code.rawValue
         }
+    }
+
+    /// Why `arguments` name no command, before ArgumentParser reads them (it would print the root's help
+    /// for `proactive sugest --help` and exit 0, or call `sugest` an unexpected argument): the first word
+    /// that is not an option, at a level that has subcommands (and no default one), must name one of them
+    /// (`help` may stand first: `proactive help sugest` is checked the same way).
+    /// - Returns: nil when every word names a command; else the message, with the nearest command
+    ///   (`unknown command 'sugest' (did you mean 'suggest'?)`, `unknown command 'focus sett' (did you
+    ///   mean 'focus set'?)`), or, when none is near, every command at that level; then where to look.
+    static func unknownSubcommand(in arguments: [String]) -> String? {
+        var command: any ParsableCommand.Type = Proactive.self
+        var path = ["proactive"]
+        var words = arguments[...]
+        if words.first == "help" { words = words.dropFirst() }
+        for word in words {
+            let configuration = command.configuration
+            guard !word.hasPrefix("-"), word != "help", !configuration.subcommands.isEmpty, configuration.defaultSubcommand == nil else { return nil }
+            let names = configuration.subcommands.map { ($0, $0.configuration.commandName ?? $0._commandName) }
+            if let match = names.first(where: { $0.1 == word || $0.0.configuration.aliases.contains(word) }) {
+                command = match.0
+                path.append(word)
+                continue
+            }
+            let prefix = path.dropFirst().map { $0 + " " }.joined()
+            let hint = Spelling.suggestion(for: word, among: names.map(\.1)).map { " (did you mean '\(prefix)\($0)'?)" }
+                ?? "; the commands\(prefix.isEmpty ? "" : " of '\(path.joined(separator: " "))'") are " + names.map(\.1).joined(separator: ", ")
+            return "unknown command '\(prefix)\(word)'\(hint)\nSee '\(path.joined(separator: " ")) --help'."
+        }
+        return nil
     }
 
     /// The command to run about a library error, which states the problem in the library's terms ("" when none).

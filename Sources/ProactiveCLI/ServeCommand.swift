@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the engine as a local HTTP/JSON service (openapi.yaml describes the API).",
         discussion: """
             Listens on a Unix domain socket (mode 0600) by default: --socket PATH, else \
-            $XDG_RUNTIME_DIR/proactive/proactive.sock, else /tmp/proactive-UID/proactive.sock. \
+            $XDG_RUNTIME_DIR/proactive/proactive.sock, else (XDG_RUNTIME_DIR unset, as in a root \
+            shell or a container) /tmp/proactive-UID/proactive.sock; the "listening" log line gives \
+            the path and a curl line to try. \
             --port listens on loopback TCP instead (--host, default 127.0.0.1); any other address \
             is refused unless --listen-any.
 
@@ -33,7 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
 
             Example:
               proactive serve --store ~/p.sqlite
-              curl --unix-socket "$XDG_RUNTIME_DIR/proactive/proactive.sock" \\
+              SOCK="${XDG_RUNTIME_DIR:+$XDG_RUNTIME_DIR/proactive}"
+              SOCK="${SOCK:-/tmp/proactive-$(id -u)}/proactive.sock"
+              curl --unix-socket "$SOCK" \\
                 -H "Authorization: Bearer $(cat ~/p.sqlite.owner-credential)" \\
                 -d '{"user":"me","k":4}' http://localhost/v1/suggestions
               proactive serve --port 8080 --owner-credential-file ~/.proactive-owner \\

@@ -150,7 +150,7 @@ struct StackCommand: ParsableCommand {
             ("smartRotate", .bool(stack.settings.smartRotate)), ("widgetSuggestions", .bool(stack.settings.widgetSuggestions)),
             ("spans", .array(result.spans.map { span in
                 .object([("start", time(span.start)), ("end", time(span.end)), ("top", .string(span.top.key)),
-                         ("reason", .string(span.reason.rawValue)), ("score", .number(span.score, integer: nil)), ("why", .string(span.why)),
+                         ("reason", .string(span.reason.rawValue)), ("score", .number(span.score, integer: nil)), ("why", .array(span.why.map(JSONValue.string))),
                          ("alsoInserted", .array(span.inserted.filter { $0 != span.top }.map { .string($0.key) }))])
             })),
             ("events", .array(result.events.map { event in
@@ -160,7 +160,7 @@ struct StackCommand: ParsableCommand {
                 case let .inserted(widget): change = [("change", .string("inserted")), ("widget", .string(widget.key))]
                 case let .removed(widget): change = [("change", .string("removed")), ("widget", .string(widget.key))]
                 }
-                return .object([("at", time(event.date))] + change + [("why", .string(event.why))])
+                return .object([("at", time(event.date))] + change + [("why", .array(event.why.map(JSONValue.string)))])
             })),
         ])
     }
@@ -182,7 +182,7 @@ struct StackCommand: ParsableCommand {
             let time = "\(clock(span.start))-\(clock(span.end))"
             let name = span.top.displayName.padding(toLength: width, withPad: " ", startingAt: 0)
             var line = "\(time)  \(name)  \(span.reason.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  "
-            line += span.reason == .resting ? span.why : "\(String(format: "%.2f", span.score))  \(span.why)"
+            line += span.reason == .resting ? span.text : "\(String(format: "%.2f", span.score))  \(span.text)"
             let others = span.inserted.filter { $0 != span.top }
             if !others.isEmpty { line += "  [also inserted: \(others.map(\.displayName).joined(separator: ", "))]" }
             lines.append(line)
@@ -221,7 +221,7 @@ struct StackCommand: ParsableCommand {
                 case let .inserted(widget): what = "inserted \(widget.displayName)"
                 case let .removed(widget): what = "removed \(widget.displayName)"
                 }
-                lines.append("\(RelevanceSignals.clock(event.date, offsetAt(event.date)))  \(what): \(event.why)")
+                lines.append("\(RelevanceSignals.clock(event.date, offsetAt(event.date)))  \(what): \(event.text)")
             }
         }
         return lines.joined(separator: "\n")

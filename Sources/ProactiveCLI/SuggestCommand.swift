@@ -68,7 +68,7 @@ struct SuggestCommand: ParsableCommand {
         }
         let width = min(48, list.map(\.summary.count).max() ?? 0)
         for (index, suggestion) in list.enumerated() {
-            print("\(index + 1). \(Output.padded(suggestion.summary, width))  \(Output.fixed(suggestion.score, 3))  \(suggestion.why)")
+            print("\(index + 1). \(Output.padded(suggestion.summary, width))  \(Output.fixed(suggestion.score, 3))  \(suggestion.why.joined(separator: "; "))")
         }
     }
 }

@@ -61,6 +61,11 @@ struct TrainCommand: AsyncParsableCommand {
     func run() async throws {
         let engine = try modelOptions.engine(storeOptions)
         try RecordingPolicy.applyRetention(engine, now: Date())  // never learn from what has expired
+        if let user {
+            do { try engine.requireDonations(user: user) } catch let error as EngineError where error.code == .noDonations {
+                throw CommandFailure(description: "\(storeOptions.displayName): \(error.description)")
+            }
+        }
         let users = try user.map { [$0] } ?? engine.users()
         guard !users.isEmpty else { throw CommandFailure(description: "no users with donations in \(storeOptions.displayName)") }
         BLAS.setThreadCount(1)  // parallel over users instead

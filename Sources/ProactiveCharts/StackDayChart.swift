@@ -191,7 +191,7 @@ public struct StackDayChart: Sendable {
             let bandY = rowTop(row) + rowHeight - bandHeight
             var tip = "\(clock(span.start))-\(clock(span.end))  \(span.top.displayName) on top (\(span.reason.rawValue))"
             if span.reason != .resting { tip += ", score \(scoreText)" }
-            tip += ": \(span.why)"
+            tip += ": \(span.text)"
             svg.group(tooltip: tip, className: "span span-\(span.reason.rawValue)") { svg in
                 // A transparent cover over the whole row makes the reason easy to hover.
                 svg.rect(x: x(start), y: rowTop(row), width: x(end) - x(start), height: rowHeight - bandHeight, fill: "#000000", opacity: 0)
@@ -221,7 +221,7 @@ public struct StackDayChart: Sendable {
             let ex = x(stepIndex(event.date))
             let bandY = rowTop(row) + rowHeight - bandHeight
             svg.polyline([(ex - 5, bandY - 9), (ex + 5, bandY - 9), (ex, bandY - 1), (ex - 5, bandY - 9)], stroke: "#222222", width: 1,
-                         className: "event", tooltip: "\(clock(event.date))  \(what): \(event.why)")
+                         className: "event", tooltip: "\(clock(event.date))  \(what): \(event.text)")
         }
 
         // Legend.

@@ -172,9 +172,9 @@ extension Engine {
         let explainer = live.model as? any ExplainableModel
         let rows = live.model.distribution(at: moment).top(k).map { scored in
             Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
-                           reasons: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
+                           why: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
         }
-        return Prediction(user: live.user, model: live.model.name, moment: moment, rows: rows,
+        return Prediction(user: live.user, model: live.model.name, moment: moment, suggestions: rows,
                           activity: live.model.activityLevel(at: moment), notes: live.notes)
     }
 
@@ -266,12 +266,39 @@ extension Engine {
     /// Stores one donation as the acting party (Focus filled from the
     /// timeline) and returns it as stored. The saved state learns it on its next
     /// read (the stored row is the delta): `liveModel` folds it in.
-    /// - Throws: `StoreError` (duplicate identifier, another app's donation in app mode, ...).
+    /// - Throws: a donation already stored is an error value, never a trap: `StoreError` with code
+    ///   `.duplicateDonation` (every field equal) or `.duplicateIdentifier` (the app's identifier is
+    ///   taken), and nothing is stored; `donate(_:duplicates: .skip)` ignores it instead, as `import`
+    ///   does. Also `StoreError` for another app's donation in app mode, a paused store, ...
+    ///
+    /// ```swift
+    /// do { try engine.donate(donation) } catch let error as StoreError where error.code == .duplicateDonation {
+    ///     print("already stored")
+    /// }
+    /// ```
     @discardableResult
     public func donate(_ donation: Donation) throws -> Donation {
         let enriched = try focusTimeline().timeline.enrich(donation)
         try AppScopedDonationStore(donations, access: access).append(enriched, duplicates: .fail)
         return enriched
+    }
+
+    /// Stores one donation as `donate(_:)` does, with a choice for one already stored (the same
+    /// donation, every field equal, or the app's identifier taken): `.skip` ignores it, as `import`
+    /// does, so that code run twice on one store (an example, a replayed log) stores each donation
+    /// once; `.fail` throws as `donate(_:)` does.
+    /// - Returns: the donation as stored, or nil when `.skip` ignored it as already stored.
+    /// - Throws: `StoreError` as `donate(_:)` (the duplicate errors only with `.fail`).
+    ///
+    /// ```swift
+    /// try engine.donate(donation, duplicates: .skip)   // the donation as stored
+    /// try engine.donate(donation, duplicates: .skip)   // nil: already stored, nothing thrown
+    /// ```
+    @discardableResult
+    public func donate(_ donation: Donation, duplicates: DuplicatePolicy) throws -> Donation? {
+        let enriched = try focusTimeline().timeline.enrich(donation)
+        let result = try AppScopedDonationStore(donations, access: access).append(enriched, duplicates: duplicates)
+        return result.inserted > 0 ? enriched : nil
     }
 
     /// Deletes donations as the acting party, then finishes the erasure (`finishErasure`): every saved
@@ -322,14 +349,26 @@ public struct Prediction: Sendable {
         public var probability: Double
         /// Up to three reasons the model ranks the target here, strongest first, each a phrase for a
         /// person such as "usually 07:00-08:00", "on weekdays", "when focus=work" or "after Order a
-        /// latte" (`Reason.text`); empty for a model that cannot explain itself.
-        public var reasons: [String]
+        /// latte" (`Reason.text`); empty for a model that cannot explain itself. The same name and
+        /// type as a suggestion's `why`, and as `why` in the JSON answers (`predict --json`, the service).
+        public var why: [String]
+
+        /// The former name of `why`.
+        @available(*, deprecated, renamed: "why")
+        public var reasons: [String] { why }
     }
 
     public var user: String
     public var model: String
     public var moment: Moment
-    public var rows: [Row]
+    /// The targets ranked, most probable first: `suggestions` as in the JSON answers (`predict --json`,
+    /// `POST /v1/predict`).
+    public var suggestions: [Row]
+
+    /// The former name of `suggestions`.
+    @available(*, deprecated, renamed: "suggestions")
+    public var rows: [Row] { suggestions }
+
     /// How likely the user is to act at all at the moment (0...1, 1 at usual times), when the
     /// model knows; the probabilities are conditional on acting (see `ActiveNowModel`).
     public var activity: Double?

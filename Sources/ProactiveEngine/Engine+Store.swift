@@ -23,6 +23,28 @@ extension Engine {
     /// - Throws: `StoreError` when the store cannot be read.
     public func users() throws -> [String] { try scopedDonations.users() }
 
+    /// Checks that the store holds donations of `user` and of `app` (each when given) that the acting
+    /// party may see, for a command that names them to delete, forget or train: a name it does not hold
+    /// is most often a typo, and acting on nothing would look like success.
+    /// - Throws: `EngineError(.noDonations)` naming the first unknown one with what the store holds,
+    ///   as `predict` says it: `user ghost has no donations; the store's users: me, u1`, or
+    ///   `app com.acme.nothing has no donations; the store's apps: com.example.coffee`; store failures.
+    ///
+    /// ```swift
+    /// try engine.requireDonations(user: "ghost")   // throws: user ghost has no donations; the store's users: me
+    /// ```
+    public func requireDonations(user: String? = nil, app: String? = nil) throws {
+        if let user, try !users().contains(user) {
+            throw EngineError(.noDonations, "user \(user) has no donations" + (try knownUsersPhrase()))
+        }
+        if let app, try scopedDonations.count(matching: DonationFilter(app: app)) == 0 {
+            let apps = try statistics().byApp.map(\.name).sorted()
+            let more = apps.count > 10 ? " and \(apps.count - 10) more" : ""
+            throw EngineError(.noDonations, "app \(app) has no donations"
+                + (apps.isEmpty ? "; the store has no donations" : "; the store's apps: " + apps.prefix(10).joined(separator: ", ") + more))
+        }
+    }
+
     /// The IANA zone set for `user`, or nil (each donation's own offset then stands).
     /// - Throws: `StoreError` when the store cannot be read.
     public func timeZone(forUser user: String) throws -> String? { try scopedDonations.timeZone(forUser: user) }

@@ -286,7 +286,7 @@ public struct Engine: Sendable {
     }
 
     /// "; the store's users: a, b" (at most 10, then how many more), or "; the store has no donations".
-    func knownUsersPhrase() throws -> String {
+    public func knownUsersPhrase() throws -> String {
         let users = try AppScopedDonationStore(donations, access: access).users()
         guard !users.isEmpty else { return "; the store has no donations" }
         let more = users.count > 10 ? " and \(users.count - 10) more" : ""

@@ -239,7 +239,7 @@ struct StackAnswer: ResponseEncodable {
         var app: String
         var score: Double
         var inStack: Bool
-        var why: String
+        var why: [String]
     }
 
     var user: String
@@ -248,7 +248,7 @@ struct StackAnswer: ResponseEncodable {
     var app: String
     var reason: String
     var score: Double
-    var why: String
+    var why: [String]
     var inserted: [String]
     var skipped: [String]
     var candidates: [Candidate]

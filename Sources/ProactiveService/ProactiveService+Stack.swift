@@ -39,7 +39,7 @@ extension ProactiveService {
                                                              distribution: ActiveNowModel(live.model).distribution(at: moment),
                                                              moment: moment, state: &state)
         // Times in reasons on the user's clock at each (a zone's offset changes at DST), else the moment's offset.
-        let why = { (signals: RelevanceSignals) in signals.why(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
+        let why = { (signals: RelevanceSignals) in signals.reasons(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
         return StackAnswer(
             user: question.user, at: Instant(date: when.date, utcOffset: offset), top: decision.top.displayName, app: decision.top.app,
             reason: decision.reason.rawValue, score: decision.topScore, why: why(decision.topSignals),

@@ -211,8 +211,8 @@ public struct ProactiveService: Sendable {
             model: prediction.model,
             context: .object(prediction.moment.context.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }),
             activity: prediction.activity, note: prediction.notes.isEmpty ? nil : prediction.notes.joined(separator: "; "),
-            suggestions: prediction.rows.map { row in
-                PredictAnswer.Row(target: row.target.rawValue, summary: row.summary, probability: row.probability, why: row.reasons)
+            suggestions: prediction.suggestions.map { row in
+                PredictAnswer.Row(target: row.target.rawValue, summary: row.summary, probability: row.probability, why: row.why)
             })
     }
 

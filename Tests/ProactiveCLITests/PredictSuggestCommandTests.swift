@@ -117,7 +117,9 @@ extension CommandTests {
                 #expect(match.map { Int($0.1) } == index + 1)
                 #expect(match.map { String($0.2) } == row["summary"]?.string)
                 #expect(match.map { String($0.3) } == String(format: "%.3f", row["score"]?.number ?? -1))
-                #expect(match.map { String($0.4) } == row["why"]?.string)
+                // `why` is an array of phrases, as in predict (issue 43); the text joins them with "; ".
+                #expect(match.map { String($0.4) } == row["why"]?.array?.compactMap(\.string).joined(separator: "; "))
+                #expect(row["why"]?.array?.isEmpty == false, "\(row)")
             }
         }
 
@@ -134,7 +136,7 @@ extension CommandTests {
             for row in top {
                 let (score, probability) = (row["score"]?.number ?? 0, row["probability"]?.number ?? 1)
                 #expect(score > probability)
-                #expect(row["why"]?.string?.hasPrefix("window ") == true)
+                #expect(row["why"]?.array?.first?.string?.hasPrefix("window ") == true)
             }
             // The declarations change the ranking, not the model: the probabilities are the same as before.
             let earlier = probabilities(before.array ?? [])

@@ -214,8 +214,8 @@ struct EngineUseCaseTests {
         #expect(events[4] == "prior true")
         for user in users {
             let at = now.addingTimeInterval(-3_600)
-            let expected = try serial.predict(user: user, at: at, k: 100, now: now).rows.map(\.probability)
-            #expect(try parallel.predict(user: user, at: at, k: 100, now: now).rows.map(\.probability) == expected)
+            let expected = try serial.predict(user: user, at: at, k: 100, now: now).suggestions.map(\.probability)
+            #expect(try parallel.predict(user: user, at: at, k: 100, now: now).suggestions.map(\.probability) == expected)
         }
     }
 

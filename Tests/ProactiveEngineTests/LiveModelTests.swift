@@ -55,8 +55,8 @@ struct LiveModelTests {
             let suggestion = try engine.suggest(user: "me", at: date, utcOffset: -8 * 3600, context: ["place": "home"], k: 5)
             let live = try engine.liveModel(user: "me")
             let direct = live.model.distribution(at: try engine.moment(for: live, at: date, utcOffset: -8 * 3600, context: ["place": "home"]))
-            #expect(prediction.rows.count == 5)
-            for row in prediction.rows {
+            #expect(prediction.suggestions.count == 5)
+            for row in prediction.suggestions {
                 #expect(suggestion.distribution.probability(of: row.target) == row.probability)
                 #expect(direct.probability(of: row.target) == row.probability)
             }

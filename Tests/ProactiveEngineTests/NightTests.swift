@@ -48,7 +48,7 @@ struct NightTests {
             let date = Self.at(43, minutes / 60, minutes % 60)
             let prediction = try engine.predict(user: "me", at: date, utcOffset: 0, k: 1)
             #expect((prediction.activity ?? 1) < 0.02, "\(minutes / 60):\(minutes % 60) activity \(prediction.activity ?? -1)")
-            #expect(prediction.rows[0].probability > 0.3)  // the model alone would be confident
+            #expect(prediction.suggestions[0].probability > 0.3)  // the model alone would be confident
             let suggestions = try engine.suggest(user: "me", at: date, utcOffset: 0, k: 4)
             #expect(suggestions.suggestions.isEmpty, "\(minutes / 60):\(minutes % 60): \(suggestions.suggestions.map(\.summary))")
             let stack = try engine.stackDecision(user: "me", widgets: ["weather", "coffee"], at: date, utcOffset: 0)
@@ -61,7 +61,7 @@ struct NightTests {
         #expect(prediction.activity == 1)
         let suggestions = try engine.suggest(user: "me", at: morning, utcOffset: 0, k: 2)
         #expect(suggestions.activity == 1)
-        #expect(suggestions.suggestions.first?.summary == prediction.rows[0].summary)
+        #expect(suggestions.suggestions.first?.summary == prediction.suggestions[0].summary)
         let stack = try engine.stackDecision(user: "me", widgets: ["weather", "coffee"], at: morning, utcOffset: 0)
         #expect(stack.reason == .rotated)
     }

@@ -97,9 +97,9 @@ struct SplitStateTests {
         let after = try dates.map { try reopened.suggest(user: "me", at: $0, utcOffset: Self.zone, context: ["place": "home"], k: 6, developerMode: true) }
         for (a, b) in zip(before, after) { Self.expectSame(a, b, "one piece") }
         let again = try reopened.predict(user: "me", at: dates[0], utcOffset: Self.zone, context: ["place": "home"], k: 6)
-        #expect(again.rows.map(\.target) == predicted.rows.map(\.target))
-        #expect(again.rows.map(\.probability) == predicted.rows.map(\.probability))
-        #expect(again.rows.map(\.reasons) == predicted.rows.map(\.reasons))
+        #expect(again.suggestions.map(\.target) == predicted.suggestions.map(\.target))
+        #expect(again.suggestions.map(\.probability) == predicted.suggestions.map(\.probability))
+        #expect(again.suggestions.map(\.why) == predicted.suggestions.map(\.why))
         #expect(try Self.partSizes(reopened) == (onePiece.count, nil), "reading saves nothing")
         reopened.persistAfter = 1
         try reopened.donate(log[log.count - 6])

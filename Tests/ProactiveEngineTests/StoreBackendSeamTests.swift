@@ -26,8 +26,8 @@ struct StoreBackendSeamTests {
             try engine.train(user: "me", now: Self.at)
         }
         func answers(_ engine: Engine) throws -> [String] {
-            try engine.predict(user: "me", at: Self.at, utcOffset: -28_800, k: 6, now: Self.at).rows
-                .map { "\($0.target.rawValue) \($0.probability) \($0.reasons)" }
+            try engine.predict(user: "me", at: Self.at, utcOffset: -28_800, k: 6, now: Self.at).suggestions
+                .map { "\($0.target.rawValue) \($0.probability) \($0.why)" }
         }
         let before = try answers(file)
         #expect(before.count == 6)

@@ -42,8 +42,8 @@ struct UserClockTests {
         #expect(pacific.utcOffset == -8 * 3600)
         #expect(pacific.clock.hasPrefix("UTC-08:00, the offset of the user's latest donation"))
         let answers = try [pacific, utc, tokyo].map { try engine.predict(user: "me", at: $0.date, utcOffset: $0.utcOffset, k: 4) }
-        #expect(answers[0].rows.map(\.target) == answers[1].rows.map(\.target))
-        #expect(answers[0].rows.map(\.probability) == answers[2].rows.map(\.probability))
+        #expect(answers[0].suggestions.map(\.target) == answers[1].suggestions.map(\.target))
+        #expect(answers[0].suggestions.map(\.probability) == answers[2].suggestions.map(\.probability))
         // The local time without an offset is the same instant on that clock.
         #expect(try engine.readMoment("2026-11-20T07:30", user: "me") == pacific)
     }

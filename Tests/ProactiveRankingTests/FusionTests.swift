@@ -48,6 +48,7 @@ import Testing
         signals.dismissal = 0.31
         signals.lastDismissal = Day.at(9, 40)
         #expect(signals.why(configuration, utcOffset: Day.offset) == "window 09:30–10:30; predicted 12% now; not now at 09:40 (×0.31)")
+        #expect(signals.reasons(configuration, utcOffset: Day.offset) == ["window 09:30–10:30", "predicted 12% now", "not now at 09:40 (×0.31)"])
         #expect(RelevanceSignals().why(configuration, utcOffset: 0) == "no relevance")
     }
 

@@ -47,9 +47,10 @@ import Testing
         #expect(events(day) == ["09:30 insert calendar", "10:30 remove calendar", "15:00 rotate weather->reminders",
                                 "18:00 rotate reminders->weather"])
         let insertion = try #require(day.events.first { if case .inserted = $0.change { return true } else { return false } })
-        #expect(insertion.why == "score 0.9: window 09:30–10:30; until 10:30")
+        #expect(insertion.why == ["score 0.9", "window 09:30–10:30", "until 10:30"])
+        #expect(insertion.text == "score 0.9: window 09:30–10:30; until 10:30")
         let evening = try #require(day.spans.first { RelevanceSignals.clock($0.start, Day.offset) == "18:00" })
-        #expect(evening.why.hasPrefix("timeline 1 (100% of its best) since 18:00 until 20:00"))
+        #expect(evening.why.first == "timeline 1 (100% of its best) since 18:00 until 20:00")
         #expect(day.rows == [Talk.weather, Talk.reminders, Talk.calendar])
         #expect(day.steps.count == 1440 && day.topRow.count == 1440)
     }
@@ -240,6 +241,6 @@ import Testing
             .run(SmartStack(widgets: [Talk.reminders, Talk.weather]), model: Talk.model(), from: start, to: end)
         let rain = try #require(day.spans.first { $0.start == rainFrom })
         #expect(rain.top == Talk.weather)
-        #expect(rain.why.contains("since 01:00 until 23:30"), "\(rain.why)")
+        #expect(rain.text.contains("since 01:00 until 23:30"), "\(rain.why)")
     }
 }

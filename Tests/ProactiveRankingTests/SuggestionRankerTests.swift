@@ -48,7 +48,7 @@ import Testing
         let suggestions = ranker.suggest(scores, moment: Day.moment(9), k: 3)
         #expect(suggestions.map(\.target) == Array(scores.prefix(3).map(\.target)))
         #expect(suggestions[0].summary == "Do item0" && suggestions[0].app == "com.example.app0")
-        #expect(suggestions[0].why == "predicted \(RelevanceSignals.percent(scores[0].probability)) now")
+        #expect(suggestions[0].why == ["predicted \(RelevanceSignals.percent(scores[0].probability)) now"])
         #expect(Set(suggestions.map(\.target)).count == 3)               // de-duplicated
         #expect(ranker.suggest(scores, moment: Day.moment(9), k: 0).isEmpty)
         #expect(ranker.suggest(Array(scores.prefix(2)), moment: Day.moment(9), k: 5).count == 2)   // asks for more than exist
@@ -75,9 +75,9 @@ import Testing
         var ranker = SuggestionRanker(ranker: Ranker(declarations: declarations, feedback: FeedbackIndex([dismiss]), targets: targets))
         let suggestions = ranker.suggest(scores, moment: Day.moment(9, 5), k: 6)
         #expect(suggestions[0].target == deep)
-        #expect(suggestions[0].why.hasPrefix("window 09:00–10:00"))
+        #expect(suggestions[0].why.first?.hasPrefix("window 09:00–10:00") == true)
         #expect(!suggestions.prefix(4).contains { $0.target == top })   // 0.22 x 0.22 ten minutes after "not now"
-        #expect(suggestions.contains { $0.target == top && $0.why.contains("not now at 08:55") })
+        #expect(suggestions.contains { $0.target == top && $0.why.contains { $0.hasPrefix("not now at 08:55") } })
         // Outside the window it is back to its model probability.
         #expect(ranker.suggest(scores, moment: Day.moment(10, 5), k: 4).first?.target != deep)
     }

@@ -148,6 +148,17 @@ struct ServiceStackTests {
             let top = try #require(answer.json?.string("top"))
             #expect(candidates.contains(top))
             #expect(["resting", "rotated", "inserted"].contains(answer.json?.string("reason") ?? ""))
+            // One shape for one answer (issue 43): `why` is an array of phrases, as in predict and suggestions.
+            func isReasons(_ value: JSONValue?) -> Bool {
+                guard case let .array(items)? = value else { return false }
+                return !items.isEmpty && items.allSatisfy { if case .string = $0 { true } else { false } }
+            }
+            #expect(isReasons(answer.json?["why"]), "\(answer.text)")
+            #expect(answer.json?["candidates"]?.items.allSatisfy { isReasons($0["why"]) } == true, "\(answer.text)")
+            let suggested = try await client.send(.post, "/v1/suggestions", credential: fixture.owner,
+                                                  body: #"{"user": "me", "at": "2026-11-20T15:30:00-08:00", "k": 4}"#)
+            let suggestions = suggested.json?["suggestions"]?.items ?? []
+            #expect(!suggestions.isEmpty && suggestions.allSatisfy { isReasons($0["why"]) }, "\(suggested.text)")
             let unknown = try await client.send(.post, "/v1/stack", credential: fixture.owner,
                                                 body: #"{"user": "me", "widgets": ["no-such-widget"]}"#)
             #expect(unknown.status == .badRequest)

@@ -89,7 +89,7 @@ struct ServiceErasureTests {
         _ = try SQLitePrivacyStore(database: fixture.database).eraseTraces()
         #expect(try Self.occurrences(of: Self.secret, in: fixture) == 0, "\(erasure)")
         let answer = try Engine(database: try Self.otherProcess(fixture)).predict(user: "u", at: Date(timeIntervalSince1970: 1_795_190_100), utcOffset: -8 * 3600, k: 8)
-        #expect(!answer.rows.contains { $0.summary.contains(Self.secret) || $0.target.rawValue.contains(Self.secret) })
+        #expect(!answer.suggestions.contains { $0.summary.contains(Self.secret) || $0.target.rawValue.contains(Self.secret) })
     }
 
     @Test("the periodic retention sweep erases bytes as delete does: no copy in the file, its log or a saved state")

@@ -319,7 +319,7 @@ struct ServiceQueryTests {
             let engine = Engine(database: fixture.database)
             let at = Date(timeIntervalSince1970: try Timestamp.parse("2026-11-20T08:30:00-08:00").secondsSince1970)
             let direct = try engine.predict(user: "me", at: at, utcOffset: -8 * 3600, k: 3)
-            #expect(rows.map { $0.string("target") } == direct.rows.map(\.target.rawValue))
+            #expect(rows.map { $0.string("target") } == direct.suggestions.map(\.target.rawValue))
 
             let suggestions = try await client.send(.post, "/v1/suggestions", credential: fixture.owner,
                                                     body: #"{"user": "me", "at": "2026-11-20T08:30:00-08:00", "developer": true}"#)

@@ -10,19 +10,49 @@ import Testing
 struct ReadmeExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test func runsAsPrinted() throws {
+    /// Runs `body` with the path of a store file in a new folder, removed afterwards.
+    static func withStore(_ body: (String) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("me.sqlite").path
-        let result = try morningRoutine(store: path)
-        // Two minutes to the coffee: the latte leads and is suggested (the weather was checked at 07:06).
-        #expect(result.top == "Order a latte")
-        #expect(result.suggestions.contains("Order a latte"))
-        #expect(result.stackTop == "order (latte)")
-        // The extra donation was learned without a refit.
-        let live = try Engine(path: path).liveModel(user: "me")
-        #expect(!live.refitted && live.key.donationCount == 29)
+        try body(folder.appendingPathComponent("me.sqlite").path)
+    }
+
+    @Test func runsAsPrinted() throws {
+        try Self.withStore { path in
+            let result = try morningRoutine(store: path)
+            // Two minutes to the coffee: the latte leads and is suggested (the weather was checked at 07:06).
+            #expect(result.top == "Order a latte")
+            #expect(result.suggestions.contains("Order a latte"))
+            #expect(result.stackTop == "order (latte)")
+            // The extra donation was learned without a refit.
+            let live = try Engine(path: path).liveModel(user: "me")
+            #expect(!live.refitted && live.key.donationCount == 29)
+        }
+    }
+
+    /// Run twice on one store, as a newcomer runs an example again: the same answers, no error, and
+    /// each donation stored once.
+    @Test func runsTwiceOnOneStore() throws {
+        try Self.withStore { path in
+            let first = try morningRoutine(store: path)
+            let second = try morningRoutine(store: path)
+            #expect(first.top == second.top && first.suggestions == second.suggestions && first.stackTop == second.stackTop)
+            #expect(second.top == "Order a latte")
+            #expect(try Engine(path: path).statistics().rows == 29)
+        }
+    }
+
+    /// A donation already stored is an error value the caller can catch (nothing stored), or, with
+    /// `duplicates: .skip`, ignored with nil; never a trap.
+    @Test func aRepeatedDonationIsACatchableErrorOrSkipped() throws {
+        let engine = Engine(database: try ProactiveDatabase.inMemory())
+        let donation = Donation(user: "me", app: "com.example.coffee", intent: "OrderCoffeeIntent",
+                                parameters: ["item": .string("latte")], date: Date(timeIntervalSince1970: 1_795_564_800), utcOffset: 0)
+        try engine.donate(donation)
+        #expect { try engine.donate(donation) } throws: { error in (error as? StoreError)?.code == .duplicateDonation }
+        #expect(try engine.donate(donation, duplicates: .skip) == nil)
+        #expect(try engine.statistics().rows == 1)
     }
 
     @Test func theReadmeShowsThisFile() throws {

@@ -105,7 +105,7 @@ public enum RoutineSuite {
                 try advance(to: date, "check")
                 let prediction = try engine.predict(user: check.user, at: date, utcOffset: offset, context: check.context, k: rows, now: date)
                 let context = check.context.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-                outcomes.append(judge(check, prediction.rows,
+                outcomes.append(judge(check, prediction.suggestions,
                                       moment: "\(userClock.text(day: check.day, minute: check.minute)) \(userClock.zone.identifier)\(context)"))
             }
             stepIndex += 1
@@ -132,10 +132,10 @@ public enum RoutineSuite {
             problems.append("nothing ranked, expected \(check.expected.summary)")
         }
         if let expectedRow {
-            if let fragment = check.reason, !expectedRow.reasons.contains(where: { $0.contains(fragment) }) {
+            if let fragment = check.reason, !expectedRow.why.contains(where: { $0.contains(fragment) }) {
                 problems.append("\(expectedRow.summary)'s reasons lack \"\(fragment)\"")
             }
-            if let fragment = check.forbiddenReason, expectedRow.reasons.contains(where: { $0.contains(fragment) }) {
+            if let fragment = check.forbiddenReason, expectedRow.why.contains(where: { $0.contains(fragment) }) {
                 problems.append("\(expectedRow.summary)'s reasons say \"\(fragment)\"")
             }
         }
@@ -143,12 +143,12 @@ public enum RoutineSuite {
             if let index = rows.firstIndex(where: { $0.target == action.target }) {
                 problems.append("\(action.summary) is ranked \(index + 1)")
             }
-            if let row = rows.first(where: { $0.reasons.contains { $0.contains(action.summary) } }) {
+            if let row = rows.first(where: { $0.why.contains { $0.contains(action.summary) } }) {
                 problems.append("\(row.summary)'s reasons name \(action.summary)")
             }
         }
         return RoutineCheckOutcome(check: check, moment: moment, expected: check.expected.summary, got: top?.summary, probability: top?.probability,
                                    expectedRank: expectedIndex.map { $0 + 1 }, expectedProbability: expectedRow?.probability,
-                                   reasons: top?.reasons ?? [], expectedReasons: expectedRow?.reasons ?? [], problems: problems)
+                                   reasons: top?.why ?? [], expectedReasons: expectedRow?.why ?? [], problems: problems)
     }
 }

@@ -96,8 +96,20 @@ public struct RelevanceSignals: Sendable, Hashable {
     /// `why`, each time shown on the clock in force at that instant: `utcOffsetAt(t)` seconds east
     /// of UTC (a zone's offset, which changes at DST within the span a reason covers).
     public func why(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> String {
+        reasons(configuration, utcOffsetAt: utcOffsetAt).joined(separator: "; ")
+    }
+
+    /// The parts of `why`, one phrase each, strongest contribution first, as answers carry them
+    /// (a JSON array `why`, as a prediction's reasons are): `["window 09:30–10:30", "predicted 12% now",
+    /// "not now at 09:10 (×0.31)"]`; a blocked candidate has the block's one phrase.
+    public func reasons(_ configuration: FusionConfiguration, utcOffset: Int) -> [String] {
+        reasons(configuration, utcOffsetAt: { _ in utcOffset })
+    }
+
+    /// `reasons`, each time shown on the clock in force at that instant (as `why(_:utcOffsetAt:)`).
+    public func reasons(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> [String] {
         func clock(_ date: Date) -> String { Self.clock(date, utcOffsetAt(date)) }
-        if let block { return block.description }
+        if let block { return [block.description] }
         var parts: [(weight: Double, text: String)] = []
         if probability > 0 {
             parts.append((configuration.modelWeight * probability, "predicted \(Self.percent(probability)) now"))
@@ -114,12 +126,12 @@ public struct RelevanceSignals: Sendable, Hashable {
             if let until = timeline.until { text += " until \(clock(until))" }
             parts.append((configuration.timelineWeight * timeline.normalized, text))
         }
-        var text = parts.sorted { $0.weight > $1.weight }.map(\.text).joined(separator: "; ")
-        if text.isEmpty { text = "no relevance" }
-        if let usedWindow { text += "; window \(clock(usedWindow.start))–\(clock(usedWindow.end)) already used" }
-        if dismissal < 1, let last = lastDismissal { text += "; not now at \(clock(last)) (×\(Self.number(dismissal)))" }
-        if fatigue < 1 { text += "; shown \(impressions)× unused (×\(Self.number(fatigue)))" }
-        return text
+        var texts = parts.sorted { $0.weight > $1.weight }.map(\.text)
+        if texts.isEmpty { texts = ["no relevance"] }
+        if let usedWindow { texts.append("window \(clock(usedWindow.start))–\(clock(usedWindow.end)) already used") }
+        if dismissal < 1, let last = lastDismissal { texts.append("not now at \(clock(last)) (×\(Self.number(dismissal)))") }
+        if fatigue < 1 { texts.append("shown \(impressions)× unused (×\(Self.number(fatigue)))") }
+        return texts
     }
 
     /// The signal that contributes most to the evidence (nil when none does).

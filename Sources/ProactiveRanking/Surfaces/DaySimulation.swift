@@ -18,14 +18,33 @@ public struct StackSpan: Sendable, Hashable {
     public var signal: SignalKind?
     /// The top widget's score and reason at the span's start.
     public var score: Double
-    public var why: String
+    /// Why the widget is on top, one phrase a reason, strongest first (as a suggestion's `why`):
+    /// `["timeline 1 (100% of its best) since 18:00 until 20:00", "predicted 3% now"]`.
+    public var why: [String]
+
+    /// `why` as one line for a person: the phrases joined with "; ".
+    public var text: String { why.joined(separator: "; ") }
 }
 
 /// A change at one instant (rotation, insertion, removal) with its reason.
 public struct StackEvent: Sendable, Hashable {
     public var date: Date
     public var change: StackChange
-    public var why: String
+    /// Why, one phrase a reason: for a widget rotated to or inserted, its score first, then its
+    /// reasons strongest first (`["score 0.9", "window 09:30–10:30", "until 10:30"]`); for a removal,
+    /// `["relevance ended (score 0.1)"]`, the Focus filter's phrase, or `["no longer declared"]`.
+    public var why: [String]
+
+    /// `why` as one line for a person: `score 0.9: window 09:30–10:30; until 10:30`.
+    public var text: String {
+        switch change {
+        case .rotated, .inserted:
+            guard let score = why.first else { return "" }
+            return why.count == 1 ? score : score + ": " + why.dropFirst().joined(separator: "; ")
+        case .removed:
+            return why.joined(separator: "; ")
+        }
+    }
 }
 
 /// A simulated stretch of time: spans, events, and per-step rows for charts.
@@ -55,7 +74,7 @@ public struct StackSimulation: Sendable {
 /// ```swift
 /// let day = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffset: -8 * 3600)
 /// let result = day.run(stack, from: midnight, to: midnight + 86_400) { model.scores(at: $0) }
-/// for span in result.spans { print(span.start, span.top, span.why) }
+/// for span in result.spans { print(span.start, span.top, span.text) }
 /// ```
 public struct DaySimulation: Sendable {
     public var engine: SmartStackEngine
@@ -173,8 +192,8 @@ public struct DaySimulation: Sendable {
                 spans[spans.count - 1] = last
             } else {
                 let why = decision.reason == .resting
-                    ? "nothing relevant enough: stays where it was"
-                    : decision.topSignals.why(configuration, utcOffsetAt: clock)
+                    ? ["nothing relevant enough: stays where it was"]
+                    : decision.topSignals.reasons(configuration, utcOffsetAt: clock)
                 spans.append(StackSpan(start: t, end: spanEnd, top: decision.top, reason: decision.reason, inserted: inserted,
                                        signal: signal, score: decision.topScore, why: why))
             }
@@ -186,19 +205,19 @@ public struct DaySimulation: Sendable {
 
     // MARK: Pieces
 
-    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration, offsetAt: (Date) -> Int) -> String {
+    private func reason(for change: StackChange, decision: StackDecision, configuration: FusionConfiguration, offsetAt: (Date) -> Int) -> [String] {
         switch change {
         case let .rotated(_, to), let .inserted(to):
-            guard let candidate = decision.candidates.first(where: { $0.widget == to }) else { return "" }
-            var text = "score \(RelevanceSignals.number(candidate.score)): " + candidate.signals.why(configuration, utcOffsetAt: offsetAt)
-            if case .inserted = change, let end = candidate.signals.declaredEnd { text += "; until \(RelevanceSignals.clock(end, offsetAt(end)))" }
-            return text
+            guard let candidate = decision.candidates.first(where: { $0.widget == to }) else { return [] }
+            var why = ["score \(RelevanceSignals.number(candidate.score))"] + candidate.signals.reasons(configuration, utcOffsetAt: offsetAt)
+            if case .inserted = change, let end = candidate.signals.declaredEnd { why.append("until \(RelevanceSignals.clock(end, offsetAt(end)))") }
+            return why
         case let .removed(widget):
             guard let candidate = decision.candidates.first(where: { $0.widget == widget && !$0.inStack }) else {
-                return "no longer declared"
+                return ["no longer declared"]
             }
-            if candidate.signals.block != nil { return candidate.signals.why(configuration, utcOffsetAt: offsetAt) }
-            return "relevance ended (score \(RelevanceSignals.number(candidate.score)))"
+            if candidate.signals.block != nil { return candidate.signals.reasons(configuration, utcOffsetAt: offsetAt) }
+            return ["relevance ended (score \(RelevanceSignals.number(candidate.score)))"]
         }
     }
 

@@ -33,17 +33,19 @@ public struct Suggestion: Sendable, Hashable {
         self.utcOffset = utcOffset
     }
 
-    /// A short reason for a person, its parts strongest contribution first and separated by "; ":
-    /// the declaration's (a relevance window, a timeline score), the model's probability, the
-    /// user's feedback, with times on the suggestion's clock (`RelevanceSignals.why`). Example:
-    /// `"window 09:30–10:30; predicted 12% now; not now 20 min ago (×0.31)"`. Meant to be shown, not parsed.
-    public var why: String { signals.why(configuration, utcOffset: utcOffset) }
+    /// Why it ranks here, one phrase a reason, strongest contribution first: the declaration's (a
+    /// relevance window, a timeline score), the model's probability, the user's feedback, with times
+    /// on the suggestion's clock (`RelevanceSignals.reasons`). Example: `["window 09:30–10:30",
+    /// "predicted 12% now", "not now at 09:10 (×0.31)"]`. The same name and type as a prediction's
+    /// `why`, in the library and in every JSON answer; meant to be shown, not parsed.
+    public var why: [String] { signals.reasons(configuration, utcOffset: utcOffset) }
 
-    /// The suggestion as one JSON object (what the CLI's JSON output prints).
+    /// The suggestion as one JSON object (what the CLI's JSON output and the service print).
     public var json: JSONValue {
         .object([
             ("target", .string(target.rawValue)), ("app", .string(app)), ("summary", .string(summary)),
-            ("score", .number(score, integer: nil)), ("probability", .number(signals.probability, integer: nil)), ("why", .string(why)),
+            ("score", .number(score, integer: nil)), ("probability", .number(signals.probability, integer: nil)),
+            ("why", .array(why.map(JSONValue.string))),
         ])
     }
 }

@@ -73,14 +73,15 @@ public struct ImportSummary: Sendable, Hashable {
         public var lines = 0
     }
 
-    /// One warning per unknown field: `FILE:LINE: 3 lines have the field "paramters", which the
-    /// format does not define (did you mean "parameters"?); it was not stored`.
+    /// One warning per unknown field, saying what was stored (the lines, counted as stored, without the
+    /// field): `FILE:LINE: 3 lines have the field "paramters", which the format does not define (did you
+    /// mean "parameters"?); they were stored without it (--strict refuses such lines)`.
     public var unknownFieldWarnings: [String] {
         unknownFields.sorted { $0.key < $1.key }.map { name, field in
             let hint = Spelling.suggestion(for: name, among: DonationLineCodec.fields).map { " (did you mean \"\($0)\"?)" } ?? ""
             let lines = field.lines == 1 ? "1 line has" : "\(field.lines) lines have"
             return "\(field.source):\(field.firstLine): \(lines) the field \"\(name)\", which the format does not define\(hint); "
-                + "it was not stored (--strict refuses such lines)"
+                + "\(field.lines == 1 ? "it was" : "they were") stored without it (--strict refuses such lines)"
         }
     }
 
