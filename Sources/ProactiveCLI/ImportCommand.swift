@@ -50,12 +50,23 @@ struct ImportCommand: ParsableCommand {
             dropped and skipped, and why, goes to standard error. A malformed row is named and \
             skipped (--strict: stops).
 
+            A desktop's own history: --format zsh (EXTENDED_HISTORY), fish, bash (written with \
+            HISTTIMEFORMAT set) read a shell's history file (app the shell, intent the command, \
+            with git's subcommand, ssh's host, cd's directory; a command without a time is counted \
+            and skipped); --format firefox (places.sqlite) and chromium (History) read a browser's \
+            history, even while the browser runs (intent visit, parameter site); --format \
+            activitywatch reads an ActivityWatch export (app switches; `proactive follow \
+            activitywatch` follows a running server). Their clock is this machine's zone unless \
+            --timezone says otherwise.
+
             Examples:
               proactive import donations.jsonl
               proactive import log.jsonl --user-timezone u1=America/New_York
               proactive import --strict a.jsonl b.jsonl
               proactive import --format android-usage app_usage \\
                 --timezone America/New_York --user pixel
+              proactive import --format zsh ~/.zsh_history
+              proactive import --format firefox ~/.mozilla/firefox/*.default*/places.sqlite
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -164,10 +175,20 @@ struct ImportCommand: ParsableCommand {
             ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
             return result.store
         case .knowledgec:
-            let result = try importer.importKnowledgeC(path: file, options: deviceLog.knowledgeCOptions())
-            ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
-            return result.store
+            return Self.tell(try importer.importKnowledgeC(path: file, options: deviceLog.knowledgeCOptions()), file)
+        case .zsh, .fish, .bash:
+            return Self.tell(try importer.importShellHistory(path: file, shell: format.shell!, options: deviceLog.shellOptions()), file)
+        case .firefox, .chromium:
+            return Self.tell(try importer.importBrowserHistory(path: file, browser: format.browser!, options: deviceLog.browserOptions()), file)
+        case .activitywatch:
+            return Self.tell(try importer.importActivityWatch(path: file, options: deviceLog.activityWatchOptions()), file)
         }
+    }
+
+    /// Prints what a device or desktop reader kept, dropped and why; returns the store's summary.
+    private static func tell(_ result: DeviceLogImport, _ file: String) -> ImportSummary {
+        ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
+        return result.store
     }
 
     /// A file whose first character (after a byte order mark and white space) is `[` is a JSON
