@@ -8,6 +8,8 @@
 #    next `suggest --developer` answer.
 # 2. zsh and fish write their own history files (Debian's packages, installed when missing);
 #    `import --format zsh|fish` reads every command with its time.
+# 3. rofi under Xvfb lists `proactive launcher rofi`, the engine's first suggestion on top; the
+#    screenshot is out/desktop/rofi.png; Return launches it and the launch is donated (scripts/launcher-check.sh).
 # Each part says SKIPPED and why when its tool cannot be installed here.
 # Usage: scripts/desktop-checks.sh [path/to/proactive]   (AW_PORT=NNNN to choose the port)
 set -euo pipefail
@@ -123,3 +125,6 @@ if install_packages zsh fish && command -v zsh >/dev/null && command -v fish >/d
 else
   echo "SKIPPED: the real-shell checks: zsh and fish could not be installed ($(tail -1 "$WORK/apt.log" 2>/dev/null))" >&2
 fi
+
+# --- 3. The launcher in rofi --------------------------------------------------------------------
+bash scripts/launcher-check.sh "$P"

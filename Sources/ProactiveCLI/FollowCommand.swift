@@ -33,7 +33,7 @@ struct FollowActivityWatchCommand: ParsableCommand {
             on standard error, and said again when it answers. Saved models are brought up to date \
             after each poll that stored something. While recording is paused nothing is stored.
 
-            Run it as a systemd user service: see contrib/systemd/proactive-follow-activitywatch.service.
+            Run it as a systemd user service: docs/proactive-follow-activitywatch.service says how.
 
             Examples:
               proactive follow activitywatch
