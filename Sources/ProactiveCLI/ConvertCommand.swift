@@ -18,7 +18,7 @@ struct ConvertCommand: ParsableCommand {
             Example:
               proactive convert --format android-usage datasets/device-logs/app_usage \\
                   --timezone America/New_York -o android.jsonl
-              proactive convert --format fish ~/.local/share/fish/fish_history -o shell.jsonl
+              proactive convert --format fish fish_history -o shell.jsonl
             """
     )
 

@@ -37,7 +37,8 @@ struct FollowActivityWatchCommand: ParsableCommand {
 
             Examples:
               proactive follow activitywatch
-              proactive follow activitywatch --url http://localhost:5600 --interval 10 --user me
+              proactive follow activitywatch --url http://localhost:5600 \\
+                  --interval 10 --user me
             """)
 
     @OptionGroup var storeOptions: StoreOptions

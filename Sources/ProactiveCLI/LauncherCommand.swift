@@ -58,7 +58,8 @@ struct LauncherOptions: ParsableArguments {
     }
 }
 
-/// `proactive launcher rofi`: rofi's script mode (`rofi -show proactive -modes "proactive:proactive launcher rofi"`).
+/// `proactive launcher rofi`: rofi's script mode (`rofi -show proactive -modi "proactive:proactive launcher rofi"`;
+/// rofi 1.7.4 and later also read `-modes`). rofi splits the mode at its colons: write `--at` in Unix seconds.
 struct LauncherRofiCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rofi",
@@ -70,11 +71,12 @@ struct LauncherRofiCommand: ParsableCommand {
             When a row is chosen rofi runs it again (ROFI_RETV=1, ROFI_INFO naming the row): it starts \
             the application (or opens the site), donates the launch as an `open` of the app (what \
             ActivityWatch calls it: the file's StartupWMClass, else the program's name), and exits, \
-            which closes rofi.
+            which closes rofi. rofi 1.7.4 and later also take -modes for -modi. rofi splits the mode \
+            at its colons: give --at in Unix seconds there.
 
             Examples:
-              rofi -show proactive -modes "proactive:proactive launcher rofi"
-              rofi -show proactive -modes "proactive:proactive launcher rofi --user me --store ~/.local/share/proactive/store.sqlite"
+              rofi -show proactive -modi "proactive:proactive launcher rofi"
+              rofi -show proactive -modi "proactive:proactive launcher rofi --user me"
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -116,7 +118,7 @@ struct LauncherLinesCommand: ParsableCommand {
         abstract: "The launcher's menu as lines (suggestions first): pipe it to dmenu, then `launcher launch` the choice.",
         discussion: """
             Example:
-              proactive launcher launch "$(proactive launcher lines | dmenu -i -p proactive)"
+              proactive launcher launch "$(proactive launcher lines | dmenu)"
             """)
 
     @OptionGroup var storeOptions: StoreOptions
