@@ -40,6 +40,8 @@ public struct ActivityWatchFollower {
     public let options: ActivityWatchOptions
     /// The newest stored switch per window bucket (seconds since 1970), once known.
     private var checkpoints: [String: Double] = [:]
+    /// Buckets whose stored checkpoint was looked up (once per follower: a scan of the user's donations).
+    private var lookedUp: Set<String> = []
 
     public init(engine: Engine, transport: any ActivityWatchTransport, options: ActivityWatchOptions) {
         self.engine = engine
@@ -81,7 +83,8 @@ public struct ActivityWatchFollower {
         var donations: [Donation] = []
         for (bucket, description) in windows {
             report.buckets.append(bucket)
-            let checkpoint = try checkpoints[bucket] ?? storedCheckpoint(bucket: bucket)
+            if lookedUp.insert(bucket).inserted, let stored = try storedCheckpoint(bucket: bucket) { checkpoints[bucket] = stored }
+            let checkpoint = checkpoints[bucket]
             let since = checkpoint.map { Self.iso($0) }
             var events = try self.events(bucket: bucket, since: since, key: "app", report: &report)
                 .filter { checkpoint == nil || $0.start >= checkpoint! - 0.0005 }
