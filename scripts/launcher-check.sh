@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAILED: $*" >&2; [ -f "$WORK/rofi.log" ] && sed 's/^/  rofi: /' "$WORK/rofi.log" | tail -20 >&2; exit 1; }
-packages=(rofi xvfb imagemagick xdotool)
+packages=(rofi xvfb imagemagick xdotool x11-utils)  # x11-utils: xdpyinfo, to wait for the screen
 missing=()
 for package in "${packages[@]}"; do dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package"); done
 if [ ${#missing[@]} -gt 0 ]; then
