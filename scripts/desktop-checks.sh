@@ -117,7 +117,7 @@ if install_packages zsh fish && command -v zsh >/dev/null && command -v fish >/d
   grep -q "zsh: read 5 rows, kept 5 donations" "$WORK/zsh.log" || fail "zsh: $(head -1 "$WORK/zsh.log")"
   # fish saves history only at an interactive prompt: typed through a pseudo-terminal (script(1)).
   mkdir -p "$WORK/fish-data/fish/generated_completions"
-  (sleep 2; for line in 'git status' 'cd /tmp' 'ls'; do printf '%s\r' "$line"; sleep 0.7; done; printf 'exit\r'; sleep 1) |
+  (sleep 2; for line in 'git status' 'cd /tmp' 'ls'; do printf '%s\r' "$line"; sleep 0.7; done; printf 'exit\r'; sleep 3) |
     XDG_DATA_HOME="$WORK/fish-data" XDG_CONFIG_HOME="$WORK/fish-config" HOME="$WORK" script -qec "fish -i" /dev/null >/dev/null 2>&1 || true
   "$P" import --store "$WORK/shell.sqlite" --format fish "$WORK/fish-data/fish/fish_history" 2>"$WORK/fish.log" || fail "import --format fish"
   grep -q "fish: read 4 rows, kept 4 donations" "$WORK/fish.log" || fail "fish: $(head -1 "$WORK/fish.log")"
