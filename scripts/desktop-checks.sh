@@ -22,8 +22,8 @@ WORK="$(mktemp -d)"
 SERVER=""
 FOLLOW=""
 cleanup() {
-  [ -n "$FOLLOW" ] && kill "$FOLLOW" 2>/dev/null
-  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+  if [ -n "$FOLLOW" ]; then kill "$FOLLOW" 2>/dev/null || true; fi
+  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -14,8 +14,8 @@ WORK="$(mktemp -d)"
 XVFB=""
 ROFI=""
 cleanup() {
-  [ -n "$ROFI" ] && kill "$ROFI" 2>/dev/null
-  [ -n "$XVFB" ] && kill "$XVFB" 2>/dev/null
+  if [ -n "$ROFI" ]; then kill "$ROFI" 2>/dev/null || true; fi
+  if [ -n "$XVFB" ]; then kill "$XVFB" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
