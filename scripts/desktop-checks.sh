@@ -6,8 +6,8 @@
 #    with SIGKILL 5 times and restarted; at the end the store holds exactly the switches the rules
 #    keep from the server's events (none lost, none twice), and a switch made now is in the
 #    next `suggest --developer` answer.
-# 2. zsh and fish write their own history files (Debian's packages, installed when missing);
-#    `import --format zsh|fish` reads every command with its time.
+# 2. zsh, fish and bash write their own history files (Debian's zsh and fish, installed when
+#    missing); `import --format zsh|fish|bash` reads every command with its time.
 # 3. rofi under Xvfb lists `proactive launcher rofi`, the engine's first suggestion on top; the
 #    screenshot is out/desktop/rofi.png; Return launches it and the launch is donated (scripts/launcher-check.sh).
 # Each part says SKIPPED and why when its tool cannot be installed here.
@@ -110,7 +110,7 @@ fi
 
 # --- 2. Shells writing their own history --------------------------------------------------------
 if install_packages zsh fish && command -v zsh >/dev/null && command -v fish >/dev/null; then
-  echo "== desktop: zsh and fish write their history, import reads it"
+  echo "== desktop: zsh, fish and bash write their history, import reads it"
   printf 'git status\ncd /tmp\nssh -V\ngit log -1\nexit\n' |
     HISTFILE="$WORK/zsh_history" SAVEHIST=100 HISTSIZE=100 HOME="$WORK" zsh -f -i -o EXTENDED_HISTORY -o INC_APPEND_HISTORY >/dev/null 2>&1 || true
   "$P" import --store "$WORK/shell.sqlite" --format zsh "$WORK/zsh_history" 2>"$WORK/zsh.log" || fail "import --format zsh"
@@ -121,7 +121,12 @@ if install_packages zsh fish && command -v zsh >/dev/null && command -v fish >/d
     XDG_DATA_HOME="$WORK/fish-data" XDG_CONFIG_HOME="$WORK/fish-config" HOME="$WORK" script -qec "fish -i" /dev/null >/dev/null 2>&1 || true
   "$P" import --store "$WORK/shell.sqlite" --format fish "$WORK/fish-data/fish/fish_history" 2>"$WORK/fish.log" || fail "import --format fish"
   grep -q "fish: read 4 rows, kept 4 donations" "$WORK/fish.log" || fail "fish: $(head -1 "$WORK/fish.log")"
-  echo "zsh: 5 commands written by zsh, 5 stored; fish: 4 written by fish, 4 stored"
+  # bash writes #EPOCH lines when HISTTIMEFORMAT is set.
+  printf 'git status\ncd /tmp\nls -d /\n' |
+    HISTFILE="$WORK/bash_history" HISTTIMEFORMAT='%F %T ' HOME="$WORK" bash --norc -i >/dev/null 2>&1 || true
+  "$P" import --store "$WORK/shell.sqlite" --format bash "$WORK/bash_history" 2>"$WORK/bash.log" || fail "import --format bash"
+  grep -q "bash: read 3 rows, kept 3 donations" "$WORK/bash.log" || fail "bash: $(head -1 "$WORK/bash.log")"
+  echo "zsh: 5 commands written by zsh, 5 stored; fish: 4 written by fish, 4 stored; bash: 3 written by bash, 3 stored"
 else
   echo "SKIPPED: the real-shell checks: zsh and fish could not be installed ($(tail -1 "$WORK/apt.log" 2>/dev/null))" >&2
 fi

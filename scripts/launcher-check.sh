@@ -15,7 +15,8 @@ XVFB=""
 ROFI=""
 cleanup() {
   if [ -n "$ROFI" ]; then kill "$ROFI" 2>/dev/null || true; fi
-  if [ -n "$XVFB" ]; then kill "$XVFB" 2>/dev/null || true; fi
+  # Waited for: an X server that exits late removes the socket of the next one on its display.
+  if [ -n "$XVFB" ]; then kill "$XVFB" 2>/dev/null || true; wait "$XVFB" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -62,10 +63,13 @@ first=$(XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" "$P" launcher line
 expected=$("$P" suggest --store "$STORE" --user me --at "$AT" --format lines | head -1)
 [ "$first" = "Firefox" ] && [ "$expected" = "Open firefox" ] || fail "the launcher's first row is '$first', the engine's first suggestion '$expected'"
 
-Xvfb :46 -screen 0 1024x600x24 >"$WORK/xvfb.log" 2>&1 &
+# Xvfb picks a free display and writes its number (-displayfd).
+Xvfb -displayfd 3 -screen 0 1024x600x24 3>"$WORK/display" >"$WORK/xvfb.log" 2>&1 &
 XVFB=$!
-for _ in $(seq 1 50); do DISPLAY=:46 xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-export DISPLAY=:46
+for _ in $(seq 1 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
+[ -s "$WORK/display" ] || fail "Xvfb did not start: $(tail -1 "$WORK/xvfb.log")"
+export DISPLAY=":$(head -1 "$WORK/display")"
+xdpyinfo >/dev/null 2>&1 || fail "Xvfb at $DISPLAY does not answer"
 XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" HOME="$WORK" \
   rofi -show proactive -modi "proactive:$P launcher rofi --store $STORE --user me --at $AT" -theme-str 'window {width: 600px;}' >"$WORK/rofi.log" 2>&1 &
 ROFI=$!
