@@ -2,8 +2,16 @@ import Foundation
 import ProactiveEngine
 #if canImport(Glibc)
 import Glibc
+private let systemSocket = Glibc.socket
+private let systemConnect = Glibc.connect
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+private let sendFlags = Int32(MSG_NOSIGNAL)
 #elseif canImport(Darwin)
 import Darwin
+private let systemSocket = Darwin.socket
+private let systemConnect = Darwin.connect
+private let streamSocket = SOCK_STREAM
+private let sendFlags: Int32 = 0  // Darwin: SO_NOSIGPIPE instead
 #endif
 
 // MARK: - A plain HTTP GET for a local server
@@ -34,7 +42,7 @@ struct LoopbackHTTPClient: ActivityWatchTransport {
         var bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, sendFlags) }
             guard count > 0 else { throw ActivityWatchUnreachable("\(url): the connection closed while sending (\(String(cString: strerror(errno))))") }
             sent += count
         }
@@ -67,11 +75,7 @@ struct LoopbackHTTPClient: ActivityWatchTransport {
     private func connect() throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = streamSocket
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
@@ -81,12 +85,12 @@ struct LoopbackHTTPClient: ActivityWatchTransport {
         var reason = "no address"
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
-            let socket = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            let socket = systemSocket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
             if socket >= 0 {
                 var timeout = timeval(tv_sec: 10, tv_usec: 0)
                 setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                if Glibc.connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return socket }
+                if systemConnect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return socket }
                 reason = String(cString: strerror(errno))
                 close(socket)
             }
