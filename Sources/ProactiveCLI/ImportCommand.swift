@@ -42,7 +42,8 @@ struct ImportCommand: ParsableCommand {
 
             The summary goes to standard error (with --json, a JSON object to standard output). \
             Exit status: 0 when every line was stored, already stored or older than the retention \
-            window; 2 when the import finished but some lines were rejected; 1 when a strict \
+            window; 2 when the import finished but some lines were rejected (or rows of a device \
+            or desktop log were malformed); 1 when a strict \
             import stopped or an error occurred.
 
             --format android-usage and --format knowledgec read a device's SQLite database \
@@ -133,8 +134,10 @@ struct ImportCommand: ParsableCommand {
         let (importer, retention) = (run.importer, run.retention)
         var total = ImportSummary()
         var perFile: [(file: String, summary: ImportSummary)] = []
+        var malformed = 0
         for file in files {
-            let summary = try importFile(file, with: importer)
+            let (summary, malformedRows) = try importFile(file, with: importer)
+            malformed += malformedRows
             printer.finish()
             for message in summary.messages { ImportProgressPrinter.writeError(message + "\n") }
             for warning in summary.unknownFieldWarnings + summary.timeZoneWarnings { ImportProgressPrinter.writeError("warning: \(warning)\n") }
@@ -162,18 +165,17 @@ struct ImportCommand: ParsableCommand {
             ImportProgressPrinter.writeError("stopped (--strict): \(total.abortedBy!); nothing from that file was stored\n")
             throw ExitCode.failure
         }
-        if total.rejected > 0 { throw ExitCode(2) }
+        if total.rejected > 0 || malformed > 0 { throw ExitCode(2) }
     }
 
-    private func importFile(_ file: String, with importer: DonationImporter) throws -> ImportSummary {
+    /// Imports one file; returns the store's summary and how many rows a device or desktop reader found malformed.
+    private func importFile(_ file: String, with importer: DonationImporter) throws -> (ImportSummary, Int) {
         switch format {
         case .jsonl:
             try Self.refuseJSONArray(file)
-            return try importer.importJSONLines(path: file)
+            return (try importer.importJSONLines(path: file), 0)
         case .androidUsage:
-            let result = try importer.importAndroidUsage(path: file, options: deviceLog.androidOptions())
-            ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
-            return result.store
+            return Self.tell(try importer.importAndroidUsage(path: file, options: deviceLog.androidOptions()), file)
         case .knowledgec:
             return Self.tell(try importer.importKnowledgeC(path: file, options: deviceLog.knowledgeCOptions()), file)
         case .zsh, .fish, .bash:
@@ -185,10 +187,10 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    /// Prints what a device or desktop reader kept, dropped and why; returns the store's summary.
-    private static func tell(_ result: DeviceLogImport, _ file: String) -> ImportSummary {
+    /// Prints what a device or desktop reader kept, dropped and why; returns the store's summary and the malformed rows.
+    private static func tell(_ result: DeviceLogImport, _ file: String) -> (ImportSummary, Int) {
         ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
-        return result.store
+        return (result.store, result.device.problemCount)
     }
 
     /// A file whose first character (after a byte order mark and white space) is `[` is a JSON
