@@ -78,6 +78,9 @@ fi
 # no generator warning, and a scripted session through it against a live server (docs/API.md).
 timed bash scripts/client-check.sh
 timed bash scripts/api-fuzz.sh --short
+# The desktop sources against the real tools: `follow activitywatch` on a real aw-server (PyPI, into
+# .venv-aw/) through 5 SIGKILLs, zsh and fish writing their own history (docs/DESKTOP.md).
+timed bash scripts/desktop-checks.sh
 code=0
 wait "$BENCH" || code=$?
 BENCH=""

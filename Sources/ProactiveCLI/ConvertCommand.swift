@@ -11,17 +11,18 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Convert a device log into donation JSON Lines (for evaluation and sharing).",
         discussion: """
-            Reads FILE in --format (android-usage, knowledgec or jsonl) exactly as `import` does and \
+            Reads FILE in --format (any format `import` reads) exactly as `import` does and \
             writes one canonical donation per line. A summary of what was kept, dropped and why goes \
             to standard error.
 
             Example:
               proactive convert --format android-usage datasets/device-logs/app_usage \\
                   --timezone America/New_York -o android.jsonl
+              proactive convert --format fish fish_history -o shell.jsonl
             """
     )
 
-    @Argument(help: "The log to read (a SQLite file for android-usage and knowledgec; - for standard input with jsonl).")
+    @Argument(help: "The log to read (a SQLite file for android-usage, knowledgec, firefox and chromium; - for standard input with jsonl).")
     var file: String
 
     @Option(help: ArgumentHelp(stringLiteral: LogFormat.help))

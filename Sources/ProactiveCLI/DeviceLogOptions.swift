@@ -7,7 +7,8 @@ import ProactiveStore
 
 /// The donation-log formats `import` and `convert` read.
 enum LogFormat: String, CaseIterable, ExpressibleByArgument {
-    static let help = "The format of the files: \(allCases.map(\.rawValue).joined(separator: ", ")) (Android Digital Wellbeing app_usage, Apple knowledgeC.db)."
+    static let help = "The format of the files: \(allCases.map(\.rawValue).joined(separator: ", ")) (Android Digital Wellbeing app_usage, Apple knowledgeC.db; "
+        + "a shell's history file; Firefox places.sqlite, Chromium History; an ActivityWatch export)."
 
     /// Donation JSON Lines (docs/FORMATS.md).
     case jsonl
@@ -15,6 +16,23 @@ enum LogFormat: String, CaseIterable, ExpressibleByArgument {
     case androidUsage = "android-usage"
     /// Apple knowledgeC.db.
     case knowledgec
+    /// zsh history with EXTENDED_HISTORY (`~/.zsh_history`).
+    case zsh
+    /// fish history (`~/.local/share/fish/fish_history`).
+    case fish
+    /// bash history written with HISTTIMEFORMAT set (`~/.bash_history`).
+    case bash
+    /// Firefox `places.sqlite`.
+    case firefox
+    /// Chromium's or Chrome's `History`.
+    case chromium
+    /// An ActivityWatch export (`GET /api/0/export`).
+    case activitywatch
+
+    var shell: ShellKind? { ShellKind(rawValue: rawValue) }
+    var browser: BrowserKind? { BrowserKind(rawValue: rawValue) }
+    /// The desktop's own formats: their time zone defaults to this machine's.
+    var isDesktop: Bool { shell != nil || browser != nil || self == .activitywatch }
 }
 
 /// How Android deduplicates foreground events (`--dedup`).
@@ -30,11 +48,11 @@ enum DedupRule: String, CaseIterable, ExpressibleByArgument {
 /// (each command has its own `--format`).
 struct DeviceLogOptions: ParsableArguments {
     @Option(name: .customLong("timezone"), help: ArgumentHelp(
-        "android-usage, knowledgec: IANA time zone the device lived in (e.g. America/New_York); each donation's offset is this zone's offset at its instant.",
-        discussion: "Required for android-usage (its timestamps carry no offset); knowledgec defaults to each row's ZSECONDSFROMGMT."))
+        "Device and desktop logs: IANA time zone the device lived in (e.g. America/New_York); each donation's offset is this zone's offset at its instant.",
+        discussion: "Required for android-usage (its timestamps carry no offset); knowledgec defaults to each row's ZSECONDSFROMGMT; zsh, fish, bash, firefox, chromium and activitywatch default to this machine's zone."))
     var timeZoneName: String?
 
-    @Option(help: "android-usage, knowledgec: the user the donations belong to.")
+    @Option(help: "Device and desktop logs: the user the donations belong to.")
     var user: String = Donation.defaultUser
 
     @Flag(help: "android-usage: keep launcher and System UI foreground events.")
@@ -49,6 +67,21 @@ struct DeviceLogOptions: ParsableArguments {
     @Option(help: "android-usage: add context unlocked=recent to launches within this many seconds after a keyguard unlock.")
     var unlockWindow: Double?
 
+    @Flag(help: "zsh, fish, bash: also donate the parameter 'arguments' (the rest of the command line; it rarely repeats, and `proactive lint` says so). Default: only what repeats (git's subcommand, ssh's host, cd's directory).")
+    var keepArguments = false
+
+    @Option(help: "firefox, chromium: a visit to the same site as the previous kept visit is folded into it unless this many minutes passed (0 keeps every visit).")
+    var foldWindow: Double = 30
+
+    @Option(help: "activitywatch: seconds a window must stay in front to count as an app switch.")
+    var minDwell: Double = 5
+
+    @Option(help: "activitywatch: the same app counts as a new switch after this many idle minutes (no other window, or an AFK period, between).")
+    var idleWindow: Double = 30
+
+    @Flag(help: "activitywatch: keep switches made while the afk-watcher says you were away (default: skipped).")
+    var keepAfk = false
+
     /// Checks the options against the format being read.
     /// - Parameter timeZoneForJSONLines: whether `--timezone` may rewrite JSON Lines offsets.
     func check(format: LogFormat, timeZoneForJSONLines: Bool) throws {
@@ -61,6 +94,24 @@ struct DeviceLogOptions: ParsableArguments {
         _ = try timeZone()
         guard dedupWindow >= 0, dedupWindow.isFinite else { throw ValidationError("--dedup-window must be >= 0 minutes") }
         if let unlockWindow, !(unlockWindow >= 0) { throw ValidationError("--unlock-window must be >= 0 seconds") }
+        for (name, value) in [("--fold-window", foldWindow), ("--min-dwell", minDwell), ("--idle-window", idleWindow)] where !(value >= 0 && value.isFinite) {
+            throw ValidationError("\(name) must be a number >= 0, found \(value)")
+        }
+    }
+
+    /// `--timezone`, or this machine's zone for the desktop formats.
+    func desktopTimeZone() throws -> TimeZone { try timeZone() ?? TimeZone.current }
+
+    func shellOptions() throws -> ShellHistoryOptions {
+        ShellHistoryOptions(user: user, timeZone: try desktopTimeZone(), keepArguments: keepArguments)
+    }
+
+    func browserOptions() throws -> BrowserHistoryOptions {
+        BrowserHistoryOptions(user: user, timeZone: try desktopTimeZone(), foldWindow: foldWindow * 60)
+    }
+
+    func activityWatchOptions() throws -> ActivityWatchOptions {
+        ActivityWatchOptions(user: user, timeZone: try desktopTimeZone(), minimumDwell: minDwell, idleWindow: idleWindow * 60, keepAFK: keepAfk)
     }
 
     /// The zone given with `--timezone`, if any.
@@ -95,6 +146,12 @@ struct DeviceLogOptions: ParsableArguments {
             return try AndroidUsageReader.read(path: path, options: androidOptions(), emit: emit).lines(source: path)
         case .knowledgec:
             return try KnowledgeCReader.read(path: path, options: knowledgeCOptions(), emit: emit).lines(source: path)
+        case .zsh, .fish, .bash:
+            return try ShellHistoryReader.read(path: path, shell: format.shell!, options: shellOptions(), emit: emit).lines(source: path)
+        case .firefox, .chromium:
+            return try BrowserHistoryReader.read(path: path, browser: format.browser!, options: browserOptions(), emit: emit).lines(source: path)
+        case .activitywatch:
+            return try ActivityWatchExportReader.read(path: path, options: activityWatchOptions(), emit: emit).lines(source: path)
         case .jsonl:
             let zone = try timeZone()
             var kept = 0

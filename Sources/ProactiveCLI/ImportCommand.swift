@@ -42,7 +42,8 @@ struct ImportCommand: ParsableCommand {
 
             The summary goes to standard error (with --json, a JSON object to standard output). \
             Exit status: 0 when every line was stored, already stored or older than the retention \
-            window; 2 when the import finished but some lines were rejected; 1 when a strict \
+            window; 2 when the import finished but some lines were rejected (or rows of a device \
+            or desktop log were malformed); 1 when a strict \
             import stopped or an error occurred.
 
             --format android-usage and --format knowledgec read a device's SQLite database \
@@ -50,12 +51,23 @@ struct ImportCommand: ParsableCommand {
             dropped and skipped, and why, goes to standard error. A malformed row is named and \
             skipped (--strict: stops).
 
+            A desktop's own history: --format zsh (EXTENDED_HISTORY), fish, bash (written with \
+            HISTTIMEFORMAT set) read a shell's history file (app the shell, intent the command, \
+            with git's subcommand, ssh's host, cd's directory; a command without a time is counted \
+            and skipped); --format firefox (places.sqlite) and chromium (History) read a browser's \
+            history, even while the browser runs (intent visit, parameter site); --format \
+            activitywatch reads an ActivityWatch export (app switches; `proactive follow \
+            activitywatch` follows a running server). Their clock is this machine's zone unless \
+            --timezone says otherwise.
+
             Examples:
               proactive import donations.jsonl
               proactive import log.jsonl --user-timezone u1=America/New_York
               proactive import --strict a.jsonl b.jsonl
               proactive import --format android-usage app_usage \\
                 --timezone America/New_York --user pixel
+              proactive import --format zsh ~/.zsh_history
+              proactive import --format firefox ~/.mozilla/firefox/*.default*/places.sqlite
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -122,8 +134,10 @@ struct ImportCommand: ParsableCommand {
         let (importer, retention) = (run.importer, run.retention)
         var total = ImportSummary()
         var perFile: [(file: String, summary: ImportSummary)] = []
+        var malformed = 0
         for file in files {
-            let summary = try importFile(file, with: importer)
+            let (summary, malformedRows) = try importFile(file, with: importer)
+            malformed += malformedRows
             printer.finish()
             for message in summary.messages { ImportProgressPrinter.writeError(message + "\n") }
             for warning in summary.unknownFieldWarnings + summary.timeZoneWarnings { ImportProgressPrinter.writeError("warning: \(warning)\n") }
@@ -151,23 +165,32 @@ struct ImportCommand: ParsableCommand {
             ImportProgressPrinter.writeError("stopped (--strict): \(total.abortedBy!); nothing from that file was stored\n")
             throw ExitCode.failure
         }
-        if total.rejected > 0 { throw ExitCode(2) }
+        if total.rejected > 0 || malformed > 0 { throw ExitCode(2) }
     }
 
-    private func importFile(_ file: String, with importer: DonationImporter) throws -> ImportSummary {
+    /// Imports one file; returns the store's summary and how many rows a device or desktop reader found malformed.
+    private func importFile(_ file: String, with importer: DonationImporter) throws -> (ImportSummary, Int) {
         switch format {
         case .jsonl:
             try Self.refuseJSONArray(file)
-            return try importer.importJSONLines(path: file)
+            return (try importer.importJSONLines(path: file), 0)
         case .androidUsage:
-            let result = try importer.importAndroidUsage(path: file, options: deviceLog.androidOptions())
-            ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
-            return result.store
+            return Self.tell(try importer.importAndroidUsage(path: file, options: deviceLog.androidOptions()), file)
         case .knowledgec:
-            let result = try importer.importKnowledgeC(path: file, options: deviceLog.knowledgeCOptions())
-            ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
-            return result.store
+            return Self.tell(try importer.importKnowledgeC(path: file, options: deviceLog.knowledgeCOptions()), file)
+        case .zsh, .fish, .bash:
+            return Self.tell(try importer.importShellHistory(path: file, shell: format.shell!, options: deviceLog.shellOptions()), file)
+        case .firefox, .chromium:
+            return Self.tell(try importer.importBrowserHistory(path: file, browser: format.browser!, options: deviceLog.browserOptions()), file)
+        case .activitywatch:
+            return Self.tell(try importer.importActivityWatch(path: file, options: deviceLog.activityWatchOptions()), file)
         }
+    }
+
+    /// Prints what a device or desktop reader kept, dropped and why; returns the store's summary and the malformed rows.
+    private static func tell(_ result: DeviceLogImport, _ file: String) -> (ImportSummary, Int) {
+        ImportProgressPrinter.writeError(result.device.lines(source: file).joined(separator: "\n") + "\n")
+        return (result.store, result.device.problemCount)
     }
 
     /// A file whose first character (after a byte order mark and white space) is `[` is a JSON

@@ -22,7 +22,7 @@ public struct Proactive: AsyncParsableCommand {
         version: version,
         subcommands: [ImportCommand.self, ExportCommand.self, DonateCommand.self, DeleteCommand.self, StatsCommand.self,
                       ConvertCommand.self, SplitCommand.self, EvaluateCommand.self, SimulateCommand.self,
-                      SuggestCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
+                      SuggestCommand.self, LauncherCommand.self, FollowCommand.self, StackCommand.self, ShortcutsCommand.self, TimelineCommand.self, FeedbackCommand.self,
                       FocusCommand.self, NotifyCommand.self, MigrateCommand.self, DefinitionsCommand.self,
                       TrainCommand.self, PredictCommand.self, ModelsCommand.self, LintCommand.self,
                       PauseCommand.self, RetentionCommand.self, ForgetCommand.self, CompactCommand.self, UsersCommand.self, CopyCommand.self,

@@ -34,6 +34,9 @@ struct SuggestCommand: ParsableCommand {
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
+    @Option(help: "Output: table, json, lines or dmenu (one summary a line, best first, nothing else), rofi (rows of a rofi script mode, each row's info the target key).")
+    var format: SuggestFormat = .table
+
     func validate() throws {
         if let problem = Engine.Limits.kProblem(k) { throw ValidationError("-k \(problem), found \(k)") }
     }
@@ -48,8 +51,15 @@ struct SuggestCommand: ParsableCommand {
         } catch let error as EngineError where error.code == .noDonations {
             throw CommandFailure(description: "\(storeOptions.displayName): \(error.description)")
         }
-        if json {
+        if json || format == .json {
             print(JSONWriter.string(.array(result.suggestions.map(\.json))))
+            return
+        }
+        if format != .table {
+            for suggestion in result.suggestions {
+                let text = LauncherRofiCommand.clean(suggestion.summary)
+                print(format == .rofi ? text + "\0info\u{1F}" + LauncherRofiCommand.clean(suggestion.target.rawValue) : text)
+            }
             return
         }
         for note in result.notes { printError("note: \(note)") }
@@ -71,4 +81,9 @@ struct SuggestCommand: ParsableCommand {
             print("\(index + 1). \(Output.padded(suggestion.summary, width))  \(Output.fixed(suggestion.score, 3))  \(suggestion.why.joined(separator: "; "))")
         }
     }
+}
+
+/// `suggest --format`.
+enum SuggestFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, json, lines, dmenu, rofi
 }

@@ -40,7 +40,7 @@ extension DonationImporter {
     /// record. Malformed rows are listed in the device summary
     /// (`ROW: field: reason`); in strict mode the first one aborts the import
     /// and nothing from the file is stored.
-    private func importDeviceLog(
+    func importDeviceLog(
         path: String, format: String,
         read: (_ onProblem: (DeviceLogProblem) throws -> Void, _ emit: (Donation) throws -> Void) throws -> DeviceLogSummary
     ) throws(StoreError) -> DeviceLogImport {
