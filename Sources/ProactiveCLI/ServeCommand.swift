@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
             --port listens on loopback TCP instead (--host, default 127.0.0.1); any other address \
             is refused unless --listen-any.
 
-            Every route but GET /healthz needs Authorization: Bearer CREDENTIAL. The first serve \
+            Every route but GET /healthz and GET /readyz needs Authorization: Bearer CREDENTIAL. The first serve \
             of a store file writes the owner's credential to STORE.owner-credential (mode 0600). \
             A PostgreSQL database keeps only credentials' hashes: the first serve of a database \
             writes the owner's credential to --owner-credential-file PATH (mode 0600, required \
