@@ -39,6 +39,28 @@ extension CommandTests {
     /// Issue 42: names checked everywhere, a full disk and a read-only store said as such.
     @Suite("Hardening, third round")
     struct HardeningRoundThree {
+        @Test("on a read-only mount stats, export, predict and suggest read the store; a write says the store is read-only, naming it",
+              .enabled(if: ScratchMount.available, "needs root to mount a tmpfs"))
+        func readOnlyStore() async throws {
+            let mount = try ScratchMount(size: "64m")
+            let store = mount.path + "/store.sqlite"
+            func run(_ arguments: String...) async -> CommandRun { await proactive(arguments + ["--store", store]) }
+            let imported = await run("import", Sample.donations, "--progress", "none")
+            try #require(imported.status == 0, "\(imported)")
+            try mount.makeReadOnly()
+            #expect(!FileManager.default.fileExists(atPath: store + "-wal") && !FileManager.default.fileExists(atPath: store + "-shm"))
+            let stats = await run("stats")
+            #expect(stats.status == 0, "\(stats)")
+            #expect(await run("export").status == 0)
+            let predict = await run("predict", "--user", "me", "--at", "2026-11-20T07:30:00-08:00")
+            #expect(predict.status == 0, "\(predict)")
+            let suggest = await run("suggest", "--user", "me", "--at", "2026-11-20T07:30:00-08:00")
+            #expect(suggest.status == 0, "\(suggest)")
+            let write = await run("donate", "--app", "com.example.coffee", "--intent", "OrderCoffeeIntent")
+            #expect(write.status != 0, "\(write)")
+            #expect(write.error.contains("the store is read-only: \(store)"), "\(write)")
+        }
+
         @Test("a full disk: import stops saying the disk is full, and what was committed before stays readable",
               .enabled(if: ScratchMount.available, "needs root to mount a tmpfs"))
         func diskFull() async throws {
