@@ -22,9 +22,8 @@ extension ProactiveService {
         guard let user = query.get("user") else {
             throw APIError.badRequest("an erasure needs the user it erases (?user=U)", field: "user")
         }
-        guard !user.isEmpty else { throw APIError.badRequest("must not be empty", field: "user") }
+        try Self.checkNames(request)
         let app = query.get("app")
-        if app?.isEmpty == true { throw APIError.badRequest("must not be empty", field: "app") }
         let erased = try engine(context).erase(user: user, app: app)
         await runtime.didWrite(.erasure)  // held models, inputs and kept answers
         return ErasedAnswer(user: user, erased: erased)

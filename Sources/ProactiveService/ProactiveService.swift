@@ -180,6 +180,7 @@ public struct ProactiveService: Sendable {
         if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
+        try Self.checkNames(request)
         let identifiers = query.getAll("identifier")
         let group = query.get("group")
         let app = query.get("app")
@@ -245,6 +246,7 @@ public struct ProactiveService: Sendable {
         if let unknown = query.first(where: { !["user", "app"].contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
+        try Self.checkNames(request)
         var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
         filter = try context.access.scope(filter, to: "count")
         return StatsAnswer(try engine(context).statistics(matching: filter))

@@ -39,6 +39,28 @@ extension CommandTests {
     /// Issue 42: names checked everywhere, a full disk and a read-only store said as such.
     @Suite("Hardening, third round")
     struct HardeningRoundThree {
+        @Test("apps add refuses '.', '..' and a percent-encoded separator, naming the rule; nothing is minted")
+        func appsAddRefusesPaths() async throws {
+            let store = try CLIStore()
+            for app in [".", "..", "com.example.coffee%2F..%2Fcom.example.tea", "com\\tea"] {
+                let run = await store.run("apps", "add", app)
+                #expect(run.status != 0, "\(run)")
+                #expect(run.error.contains("is not a bundle identifier"), "\(run)")
+            }
+            #expect(await store.run("apps", "list").output.isEmpty)
+            try await store.succeed("apps", "add", "com.example.coffee")
+        }
+
+        @Test("a Focus filter declared for app '..' is refused, naming the field")
+        func focusFilterForAPath() async throws {
+            let store = try CLIStore()
+            let file = store.directory.appendingPathComponent("filter.json").path
+            try #"{"app": "..", "title": "T", "parameters": [{"name": "units", "type": "string"}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+            let run = await store.run("focus", "filter", "define", "--app", "..", file)
+            #expect(run.status != 0, "\(run)")
+            #expect(run.error.contains("'.' or '..'"), "\(run)")
+        }
+
         @Test("on a read-only mount stats, export, predict and suggest read the store; a write says the store is read-only, naming it",
               .enabled(if: ScratchMount.available, "needs root to mount a tmpfs"))
         func readOnlyStore() async throws {

@@ -49,6 +49,36 @@ struct ServiceHardeningTests {
         }
     }
 
+    @Test("one identifier rule on every path segment, query value and body field: '.', '..', encoded separators and U+0000 are a 400 naming the field")
+    func namesCheckedEverywhere() async throws {
+        let fixture = try ServiceFixture()
+        let refused: [(method: HTTPRequest.Method, uri: String, body: String?, field: String)] = [
+            (.put, "/v1/apps/com.example.coffee%2F..%2Fcom.example.tea/shortcuts?user=me", #"{"shortcuts": []}"#, "app"),
+            (.put, "/v1/apps/%2E%2E/shortcuts?user=me", #"{"shortcuts": []}"#, "app"),
+            (.get, "/v1/apps/%2E/focus-filter", nil, "app"),
+            (.put, "/v1/apps/com.example.coffee%5C..%5Ccom.example.tea/focus-filter",
+             #"{"title": "T", "parameters": [{"name": "units", "type": "string"}]}"#, "app"),
+            (.get, "/v1/stats?app=..", nil, "app"),
+            (.get, "/v1/stats?user=a%00b", nil, "user"),
+            (.delete, "/v1/donations?app=com.example.coffee%252F..", nil, "app"),
+            (.delete, "/v1/users?user=a%00b", nil, "user"),
+            (.put, "/v1/timelines?user=%00", "[]", "user"),
+            (.post, "/v1/predict", #"{"user": "a\u0000b"}"#, "user"),
+            (.post, "/v1/notifications", #"{"app": ".."}"#, "app"),
+            (.post, "/v1/donations", #"{"app": "com.example.coffee", "intent": "OrderCoffeeIntent", "parameters": {"si\u0000ze": "large"}, "date": "2026-11-20T07:00:00Z"}"#, "parameters"),
+            (.post, "/v1/donations", #"{"app": "com.example.coffee", "intent": "OrderCoffeeIntent", "parameters": {"size": "lar\u0000ge"}, "date": "2026-11-20T07:00:00Z"}"#, "parameters.size"),
+        ]
+        try await fixture.test { client async throws in
+            for request in refused {
+                let answer = try await client.send(request.method, request.uri, credential: fixture.owner, body: request.body)
+                #expect(answer.status == .badRequest, "\(request.method) \(request.uri): \(answer.text)")
+                #expect(answer.json?.string("error", "field") == request.field, "\(request.method) \(request.uri): \(answer.text)")
+            }
+        }
+        #expect(try fixture.storedCount() == 0)
+        #expect(try SQLiteDeclarationStore(database: fixture.database).shortcutSets(user: "me").isEmpty)
+    }
+
     @Test("GET /readyz asks the store: 200 ready; /healthz stays the liveness check; neither needs a credential")
     func ready() async throws {
         let fixture = try ServiceFixture()

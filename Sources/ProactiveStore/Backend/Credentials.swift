@@ -34,7 +34,7 @@ public enum ServiceCredential {
     public static func isBundleIdentifier(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 255 && text.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-_".unicodeScalars.contains(scalar))
-        }
+        } && IdentifierRules.bundleIdentifierProblem(text) == nil
     }
 
     /// Compares two hashes in time independent of where they differ.
@@ -49,6 +49,9 @@ public enum ServiceCredential {
     /// The checks every store makes before writing an app credential.
     /// - Throws: `.invalidRequest` naming what is wrong.
     package static func requireApp(_ app: String, credential: String) throws(StoreError) {
+        if let problem = IdentifierRules.bundleIdentifierProblem(app) {
+            throw StoreError(.invalidRequest, "\"\(app)\" is not a bundle identifier: \(problem)")
+        }
         guard isBundleIdentifier(app) else {
             throw StoreError(.invalidRequest, "\"\(app)\" is not a bundle identifier (letters, digits, '.', '-', '_')")
         }
