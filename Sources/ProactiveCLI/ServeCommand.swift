@@ -78,6 +78,11 @@ struct ServeCommand: AsyncParsableCommand {
         """, valueName: "seconds"))
     var shutdownSave = 20
 
+    @Option(help: ArgumentHelp("""
+        Seconds a connection may wait without sending a complete request head or the next part of         a body before it is closed (idle, half-sent or stalled connections cannot pin the server).
+        """, valueName: "seconds"))
+    var idleTimeout = 10
+
     func validate() throws {
         if storeOptions.asApp != nil { throw ValidationError("serve acts for every credential; --as-app does not apply") }
         if socket != nil, port != nil { throw ValidationError("give --socket or --port, not both") }
@@ -88,6 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
         guard saveEvery >= 1 else { throw ValidationError("--save-every must be at least 1 second") }
         guard shutdownSave >= 0 else { throw ValidationError("--shutdown-save must be 0 or more seconds") }
+        guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
         _ = try Self.size(maxBody, option: "--max-body")
         _ = try Self.size(memoryBudget, option: "--memory-budget")
     }
@@ -107,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.service.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
         settings.saveEvery = .seconds(saveEvery)
         settings.shutdownSave = .seconds(shutdownSave)
+        settings.service.idleTimeout = .seconds(idleTimeout)
         settings.ownerCredentialFile = ownerCredentialFile
         try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)
     }

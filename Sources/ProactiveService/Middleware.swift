@@ -33,12 +33,17 @@ public struct ServiceRequestContext: RequestContext {
 
 // MARK: - Body size
 
-/// Sets each request's `maxUploadSize` to the service's `Configuration.maxBody`.
+/// Sets each request's `maxUploadSize` to the service's `Configuration.maxBody`, and answers 413 at once when
+/// `Content-Length` declares more (without waiting for a body that may never come).
 struct BodyLimitMiddleware: RouterMiddleware {
     let maxBody: Int
 
     func handle(_ request: Request, context: ServiceRequestContext,
                 next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        // A declared length over the limit is refused before any of the body is awaited (the client may never send it).
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBody {
+            throw APIError(.contentTooLarge, "too_large", "the body is larger than the server's --max-body (Content-Length \(declared) > \(maxBody) bytes)")
+        }
         var context = context
         context.maxUploadSize = maxBody
         return try await next(request, context)

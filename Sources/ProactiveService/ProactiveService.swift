@@ -16,8 +16,13 @@ import ProactiveStore
 /// route; `router().routes` lists them for the test that checks the two agree.
 public struct ProactiveService: Sendable {
     public struct Configuration: Sendable {
-        /// Largest request body accepted (413 above it).
+        /// Largest request body accepted (413 above it; at once when `Content-Length` declares more).
         public var maxBody = 16 << 20
+        /// How long a connection may go without a complete request head or another part of a request
+        /// (a body chunk) before the server closes it: idle keep-alive connections, half-sent headers
+        /// (the header deadline: no part is read before the head is complete) and stalled bodies alike.
+        /// A request being answered is never cut. `proactive serve --idle-timeout`.
+        public var idleTimeout: Duration = .seconds(10)
         /// Bytes of live models kept in memory.
         public var memoryBudget = 512 << 20
         /// How long declarations, feedback and Focus filters read for a question are reused
