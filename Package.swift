@@ -40,6 +40,8 @@ let package = Package(
         // Already Hummingbird's; named here for the service tests' HTTP/1.1 client (NIOPosix, NIOHTTP1, HTTPTypes).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // SHA-256 of the service's credentials (already in Hummingbird's graph, through swift-nio-extras).
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // MARK: C libraries (one thin module each)
@@ -63,6 +65,7 @@ let package = Package(
             dependencies: [
                 "ProactiveCore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),  // raw binding on the import path
+                .product(name: "Crypto", package: "swift-crypto"),  // credential hashes (SHA-256)
             ]
         ),
         .target(name: "ProactiveModels", dependencies: ["ProactiveCore", "LinearAlgebra", "CKernels"]),

@@ -26,7 +26,8 @@ struct ModelChoiceOptions: ParsableArguments {
 
     /// The engine over the store, with the `--definitions` overlay.
     func engine(_ store: StoreOptions, appMode: StoreOptions.AppMode = .refused) throws -> Engine {
-        var engine = try store.openEngine(.oneConnection, appMode: appMode).warningAboutSkippedData()
+        // A store this process cannot write (a read-only file or mount) is read as it is; no state is saved.
+        var engine = try store.openEngine(store.isReadOnlyFile ? .readOnly : .oneConnection, appMode: appMode).warningAboutSkippedData()
         engine.definitionsOverlay = try loadDefinitions(definitions).definitions
         return engine
     }

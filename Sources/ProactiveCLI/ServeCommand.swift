@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
             --port listens on loopback TCP instead (--host, default 127.0.0.1); any other address \
             is refused unless --listen-any.
 
-            Every route but GET /healthz needs Authorization: Bearer CREDENTIAL. The first serve \
+            Every route but GET /healthz and GET /readyz needs Authorization: Bearer CREDENTIAL. The first serve \
             of a store file writes the owner's credential to STORE.owner-credential (mode 0600). \
             A PostgreSQL database keeps only credentials' hashes: the first serve of a database \
             writes the owner's credential to --owner-credential-file PATH (mode 0600, required \
@@ -82,6 +82,11 @@ struct ServeCommand: AsyncParsableCommand {
         """, valueName: "seconds"))
     var shutdownSave = 20
 
+    @Option(help: ArgumentHelp("""
+        Seconds a connection may wait without sending a complete request head or the next part of         a body before it is closed (idle, half-sent or stalled connections cannot pin the server).
+        """, valueName: "seconds"))
+    var idleTimeout = 10
+
     func validate() throws {
         if storeOptions.asApp != nil { throw ValidationError("serve acts for every credential; --as-app does not apply") }
         if socket != nil, port != nil { throw ValidationError("give --socket or --port, not both") }
@@ -92,6 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
         guard saveEvery >= 1 else { throw ValidationError("--save-every must be at least 1 second") }
         guard shutdownSave >= 0 else { throw ValidationError("--shutdown-save must be 0 or more seconds") }
+        guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
         _ = try Self.size(maxBody, option: "--max-body")
         _ = try Self.size(memoryBudget, option: "--memory-budget")
     }
@@ -111,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.service.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
         settings.saveEvery = .seconds(saveEvery)
         settings.shutdownSave = .seconds(shutdownSave)
+        settings.service.idleTimeout = .seconds(idleTimeout)
         settings.ownerCredentialFile = ownerCredentialFile
         try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)
     }

@@ -98,6 +98,13 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// Whether the store is a file this process cannot write (a read-only file, folder or mount): a
+    /// command that only reads opens it `.readOnly` then.
+    var isReadOnlyFile: Bool {
+        if case let .file(path) = location { return SQLiteBackend.readOnlyReason(path: path) != nil }
+        return false
+    }
+
     /// The acting party: the device owner, or the app given with `--as-app`.
     var access: StoreAccess { asApp.map(StoreAccess.app) ?? .administrator }
 

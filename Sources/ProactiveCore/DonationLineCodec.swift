@@ -117,7 +117,9 @@ public enum DonationLineCodec {
                 for (name, raw) in entries {
                     if case .null = raw { continue }  // an unset parameter
                     guard !name.isEmpty else { throw DonationLineError(field: key, reason: "a parameter name is empty") }
+                    if let problem = IdentifierRules.parameterNameProblem(name) { throw DonationLineError(field: key, reason: problem) }
                     guard parameters[name] == nil else { throw DonationLineError(field: "parameters.\(name)", reason: "appears twice") }
+                    if let problem = nulProblem(raw) { throw DonationLineError(field: "parameters.\(name)", reason: problem) }
                     do {
                         parameters[name] = try ParameterValue(json: raw)
                     } catch {
@@ -189,6 +191,21 @@ public enum DonationLineCodec {
         guard case let .string(text) = value else { throw DonationLineError(field: field, reason: "must be a string, found \(value.kindName)") }
         guard !text.isEmpty else { throw DonationLineError(field: field, reason: "must not be empty") }
         return text
+    }
+
+    /// Why a parameter's value (its strings and member names, at any depth) cannot be stored: one holds U+0000
+    /// (`IdentifierRules.textValueProblem`); nil when none does.
+    private static func nulProblem(_ value: JSONValue) -> String? {
+        switch value {
+        case let .string(text): return IdentifierRules.textValueProblem(text)
+        case let .array(items): return items.lazy.compactMap(nulProblem).first
+        case let .object(members):
+            for (name, member) in members {
+                if let problem = IdentifierRules.textValueProblem(name).map({ "a member name " + $0 }) ?? nulProblem(member) { return problem }
+            }
+            return nil
+        default: return nil
+        }
     }
 
     /// A non-empty string without control characters (`IdentifierRules`).

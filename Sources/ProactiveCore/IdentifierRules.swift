@@ -20,9 +20,40 @@ public enum IdentifierRules {
         return nil
     }
 
-    /// Why `text` is not an acceptable bundle identifier, nil when it is.
+    /// Why `text` is not an acceptable bundle identifier, nil when it is: printable ASCII without `/`
+    /// or spaces, nor `\` or `%` (a percent-encoded or backslash separator read back as a path), and
+    /// never `.` or `..` alone (a path to another place, not an app).
     public static func bundleIdentifierProblem(_ text: String) -> String? {
-        printableNameProblem(text, rule: "a bundle identifier is printable ASCII without '/' or spaces", refusing: ["/"])
+        if let problem = printableNameProblem(text, rule: "a bundle identifier is printable ASCII without '/' or spaces", refusing: ["/"]) {
+            return problem
+        }
+        if let offset = text.unicodeScalars.firstIndex(where: { $0 == "%" || $0 == "\\" }) {
+            let position = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: offset) + 1
+            return "a bundle identifier must not contain '%' or '\\' (a percent-encoded or backslash path separator; "
+                + "found '\(text.unicodeScalars[offset])' at character \(position))"
+        }
+        if text == "." || text == ".." { return "a bundle identifier must not be '.' or '..' (a path, not an app)" }
+        return nil
+    }
+
+    /// Why `text` cannot name a user, nil when it can: non-empty, without control characters
+    /// (U+0000 included). Any other text is a user, as the donation format takes it.
+    public static func userProblem(_ text: String) -> String? {
+        if text.isEmpty { return "must not be empty" }
+        return controlCharacterProblem(text)
+    }
+
+    /// Why `text` cannot be a parameter's name, nil when it can: non-empty, without control characters.
+    public static func parameterNameProblem(_ text: String) -> String? {
+        if text.isEmpty { return "a parameter name must not be empty" }
+        return controlCharacterProblem(text).map { "a parameter name " + $0 }
+    }
+
+    /// Why a text value cannot be stored, nil when it can: U+0000 ends a C string (SQLite's text functions,
+    /// PostgreSQL's `text`, which refuses it), so a value holding one would read back as another value.
+    public static func textValueProblem(_ text: String) -> String? {
+        guard let offset = text.unicodeScalars.firstIndex(of: "\u{0}") else { return nil }
+        return "must not contain U+0000 (found at character \(text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: offset) + 1))"
     }
 
     /// Why `text` is not an acceptable widget kind, nil when it is. A kind names a widget within

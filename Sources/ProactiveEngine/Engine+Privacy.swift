@@ -75,6 +75,27 @@ extension Engine {
         return try privacy.forget(user: user)
     }
 
+    /// Erases what the acting party holds of `user`, or only `app`'s part of it. The device owner
+    /// without `app` erases everything (`forget(user:)`: donations, feedback, shortcuts, timelines, the
+    /// zone setting, saved models); with `app`, or under an app's access (its own data only), the
+    /// app's donations, feedback, relevant shortcuts and widget timelines of the user go, then saved
+    /// models unlearn those donations (`settleDeletions`) and the store's log is emptied again, so
+    /// no page keeps their bytes. What the HTTP erasure route runs (`DELETE /v1/users`).
+    /// - Returns: the rows erased per table ("donation": 12, "feedback": 1, ...; tables with none omitted).
+    /// - Throws: `StoreError(.accessDenied)` for another app's data under an app's access;
+    ///   `StoreError(.invalidRequest)` for an empty user or app; store failures.
+    ///
+    /// ```swift
+    /// let erased = try Engine(storage: storage, access: .app("com.example.coffee")).erase(user: "u1")
+    /// ```
+    public func erase(user: String, app: String? = nil, now: Date = Date()) throws -> [String: Int] {
+        if let app { try access.require(app: app, to: "erase") }
+        guard let app = app ?? access.app else { return try forget(user: user) }
+        let erased = try privacy.forget(user: user, app: app)
+        if erased["donation", default: 0] > 0 { _ = try finishErasure(now: now) }
+        return erased
+    }
+
     /// Settles pending deletions (no deleted donation stays in a saved state or the journal), then
     /// rebuilds the store file without free pages and truncates its write-ahead log. Device owner only.
     /// - Returns: the file and log sizes before and after, and whether the log could be truncated.

@@ -17,6 +17,15 @@ public struct StoreReport: Sendable {
 }
 
 extension Engine {
+    /// Whether the store answers now: one cheap statement (the recording state, one row read by its
+    /// key), for a readiness check (`GET /readyz`). Reads no donation and needs no access.
+    /// - Throws: `StoreError` as the store reports it (`.unavailable` while a database server is away).
+    ///
+    /// ```swift
+    /// try engine.checkStoreAnswers()   // throws while PostgreSQL is paused or restarting
+    /// ```
+    public func checkStoreAnswers() throws { _ = try privacy.isRecordingPaused() }
+
     var scopedDonations: AppScopedDonationStore { AppScopedDonationStore(donations, access: access) }
 
     /// The users with donations the acting party may see, sorted.

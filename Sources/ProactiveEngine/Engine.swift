@@ -147,7 +147,7 @@ public struct Engine: Sendable {
                     .compactMap { $0 }.joined(separator: " and ") + "; refitted"
             }
         } else {
-            problem = "no saved \(choice.name) state for user \(user); fitted now and saved"
+            problem = "no saved \(choice.name) state for user \(user); fitted now and " + (storage.isReadOnly ? "not saved (the store is read-only)" : "saved")
         }
         var live = try fit(inputs, prior: try savedPrior(user: user, choice), now: now)
         live.notes.append(problem)
@@ -464,10 +464,12 @@ public struct Engine: Sendable {
         live.catalogue.settle()
     }
 
-    /// Saves the state (monotone: never over a state that is further along).
-    /// - Returns: the size of the saved model bytes (both parts).
+    /// Saves the state (monotone: never over a state that is further along); on a store opened read-only
+    /// nothing (the model answers from memory, and the next writable open saves it).
+    /// - Returns: the size of the saved model bytes (both parts); 0 when nothing was saved.
     @discardableResult
     func persist(_ live: LiveModel, now: Date) throws -> Int {
+        if storage.isReadOnly { return 0 }
         let saved = live.saved(now: now)
         try states.save(saved)
         return saved.bytes.count + (saved.heavy?.count ?? 0)

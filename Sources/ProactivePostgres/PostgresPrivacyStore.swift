@@ -165,7 +165,30 @@ public struct PostgresPrivacyStore: PrivacyStore {
     /// - Returns: rows erased per table (tables with none, and the journal's copies, are omitted).
     /// - Throws: `.invalidRequest` for an empty user.
     public func forget(user: String) throws(StoreError) -> [String: Int] {
+        try forget(user: user, app: nil)
+    }
+
+    /// `forget(user:)` with `app` nil; with an app, only that app's rows of `user` in one transaction
+    /// holding the writer lock (`SQLitePrivacyStore.userAppTables`), then `eraseTraces()`.
+    /// - Returns: rows erased per table (tables with none are omitted).
+    /// - Throws: `.invalidRequest` for an empty user or app.
+    public func forget(user: String, app: String?) throws(StoreError) -> [String: Int] {
         guard !user.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty user") }
+        if let app {
+            guard !app.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty app") }
+            let erased = try PostgresErrors.wrap("erasing \(app)'s data of user \(user)") {
+                try database.inTransaction(writing: true) { session in
+                    var erased: [String: Int] = [:]
+                    for table in SQLitePrivacyStore.userAppTables {
+                        let changed = try session.query("DELETE FROM \(unescaped: table) WHERE \"user\" = \(user) AND app = \(app)").changed
+                        if changed > 0 { erased[table] = changed }
+                    }
+                    return erased
+                }
+            }
+            try eraseTraces()
+            return erased
+        }
         // The heavy parts before their states: deleting a state cascades to its heavy part, which would then count as none.
         let order = ["donation", "model_state_heavy"] + Self.userTables.filter { $0 != "donation" && $0 != "model_state_heavy" }
         let erased = try PostgresErrors.wrap("forgetting user \(user)") {

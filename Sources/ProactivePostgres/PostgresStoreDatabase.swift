@@ -205,6 +205,8 @@ enum PostgresErrors {
             var detail = error.message
             if let constraint = error.constraint { detail += " (constraint \(constraint))" }
             guard let state = error.sqlState else { return StoreError(.database, "\(operation): \(detail)") }
+            // disk_full: the server could not extend a file (its disk or its quota); the transaction was rolled back.
+            if state == "53100" { return StoreError.diskFull(while: operation, detail: "PostgreSQL error 53100: \(detail)") }
             return StoreError(.database, "\(operation): PostgreSQL error \(state): \(detail)")
         }
         return StoreError(.database, "\(operation): \(error)")

@@ -21,7 +21,7 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
     public var line: Int?
     /// For a 405: the methods the path answers (the `Allow` header).
     public var allow: String?
-    /// For a 503: the seconds after which the request may be sent again (the `Retry-After` header).
+    /// For a 503 or 507: the seconds after which the request may be sent again (the `Retry-After` header).
     public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil, line: Int? = nil) {
@@ -57,6 +57,9 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
     /// The `Retry-After` of a 503 answered while the database cannot be reached, in seconds.
     public static let databaseRetryAfter = 5
 
+    /// The `Retry-After` of a 507 answered while the disk holding the store is full, in seconds.
+    public static let diskFullRetryAfter = 60
+
     /// The API's answer to an error thrown by the store or the engine: `StoreError.unavailable`
     /// is a 503 `database_unavailable` with `Retry-After: databaseRetryAfter`.
     public static func from(_ error: any Error) -> APIError {
@@ -75,6 +78,11 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
                 // soon, and the next one connects anew. No answer from a held model meanwhile (see docs/ARCHITECTURE.md).
                 var answer = APIError(.serviceUnavailable, "database_unavailable", error.message)
                 answer.retryAfter = databaseRetryAfter
+                return answer
+            case .diskFull:
+                // Not the client's fault and not a bug: the same request may succeed once space is freed.
+                var answer = APIError(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), "disk_full", error.message)
+                answer.retryAfter = diskFullRetryAfter
                 return answer
             default: return APIError(.internalServerError, "store", error.message)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ProactiveRuntime
 import ProactiveStore
 import ServiceLifecycle
@@ -50,8 +51,12 @@ public func buildApplication(service: ProactiveService, settings: ServeSettings,
     let keepers = settings.saveEvery.map {
         [ModelKeeperService(keeper: ModelKeeper(models: service.models, interval: $0, shutdownBudget: settings.shutdownSave, logger: logger))]
     } ?? []
+    // Hummingbird's HTTP/1 idle timer: reset by each request part read, so it is also the header and read deadline.
+    let idle = service.configuration.idleTimeout.components
+    let timeout = TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)
     return Application(
         router: service.router(),
+        server: .http1(configuration: .init(idleTimeout: timeout)),
         configuration: ApplicationConfiguration(address: address, serverName: "proactive"),
         services: keepers,
         onServerRunning: { channel in

@@ -33,12 +33,17 @@ public struct ServiceRequestContext: RequestContext {
 
 // MARK: - Body size
 
-/// Sets each request's `maxUploadSize` to the service's `Configuration.maxBody`.
+/// Sets each request's `maxUploadSize` to the service's `Configuration.maxBody`, and answers 413 at once when
+/// `Content-Length` declares more (without waiting for a body that may never come).
 struct BodyLimitMiddleware: RouterMiddleware {
     let maxBody: Int
 
     func handle(_ request: Request, context: ServiceRequestContext,
                 next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        // A declared length over the limit is refused before any of the body is awaited (the client may never send it).
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBody {
+            throw APIError(.contentTooLarge, "too_large", "the body is larger than the server's --max-body (Content-Length \(declared) > \(maxBody) bytes)")
+        }
         var context = context
         context.maxUploadSize = maxBody
         return try await next(request, context)
@@ -47,7 +52,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
 
 // MARK: - Credentials
 
-/// Every route but `/healthz` needs `Authorization: Bearer CREDENTIAL`: 401 when
+/// Every route but `/healthz` and `/readyz` needs `Authorization: Bearer CREDENTIAL`: 401 when
 /// it is missing or unknown; 503 when the store's credentials cannot be read (nothing is granted
 /// then): `database_unavailable` with `Retry-After` while the database is away, else
 /// `credentials_unavailable`. The credential itself is never logged.
@@ -57,7 +62,7 @@ struct CredentialMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: ServiceRequestContext,
                 next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
-        if request.uri.path == "/healthz" { return try await next(request, context) }
+        if request.uri.path == "/healthz" || request.uri.path == "/readyz" { return try await next(request, context) }
         // Every write acknowledged before the request arrived is seen: a look at the store's marks
         // sent since then serves the credential check and the answer (`StoreFreshness`).
         return try await StoreFreshness.$since.withValue(.now) { try await check(request, context: context, next: next) }

@@ -13,7 +13,7 @@ extension ProactiveService {
     /// shortcuts for the user (the body is a `shortcuts set` file: the set
     /// object, or its `shortcuts` array; `[]` withdraws them all).
     func putShortcuts(_ request: Request, _ context: ServiceRequestContext) async throws -> ShortcutsAnswer {
-        let app = try context.parameters.require("app")
+        let app = try Self.pathParameter(context, "app")
         let user = try Self.user(request, allowing: ["user", "at"])
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
         let date = try request.uri.queryParameters.get("at").map { try BodyReading.date($0, field: "at", user: user, engine: engine(context)) } ?? Date()
@@ -51,9 +51,8 @@ extension ProactiveService {
         if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
-        let user = query.get("user") ?? Donation.defaultUser
-        guard !user.isEmpty else { throw APIError.badRequest("must not be empty", field: "user") }
-        return user
+        try checkNames(request)
+        return query.get("user") ?? Donation.defaultUser
     }
 
     static func bodyText(_ request: Request, maxBody: Int) async throws -> String {

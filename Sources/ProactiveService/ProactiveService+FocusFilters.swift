@@ -111,14 +111,33 @@ extension ProactiveService {
         default: throw APIError.badRequest("must be true or false", field: "all")
         }
         for name in ["user", "focus"] where query.get(name)?.isEmpty == true { throw APIError.badRequest("must not be empty", field: name) }
+        try Self.checkNames(request)
         let result = try engine(context).focusPeople(user: query.get("user"), focus: query.get("focus"), all: all, configuration: configuration)
         return FocusPeopleAnswer(user: result.user, people: result.rows.map(\.json))
     }
 
-    /// A path parameter, percent-decoded.
+    /// A path parameter, percent-decoded; `app` must be a bundle identifier (`IdentifierRules`: no `/`,
+    /// `%`, `\\`, `.` or `..`, so no encoded separator reaches another app's rows), any other name a
+    /// non-empty text without control characters.
+    /// - Throws: `APIError` 400 naming the parameter.
     static func pathParameter(_ context: ServiceRequestContext, _ name: String) throws -> String {
         let raw = try context.parameters.require(name)
         guard let value = raw.removingPercentEncoding, !value.isEmpty else { throw APIError.badRequest("must not be empty", field: name) }
+        if let problem = name == "app" ? IdentifierRules.bundleIdentifierProblem(value) : IdentifierRules.controlCharacterProblem(value) {
+            throw APIError.badRequest(problem, field: name)
+        }
         return value
+    }
+
+    /// The query parameters that name a user or an app (`user`, `app`), checked as the donation format
+    /// checks them (`IdentifierRules`): a present value breaking the rule is a 400 naming it.
+    static func checkNames(_ request: Request) throws {
+        let query = request.uri.queryParameters
+        for value in query.getAll("user") {
+            if let problem = IdentifierRules.userProblem(value) { throw APIError.badRequest(problem, field: "user") }
+        }
+        for value in query.getAll("app") {
+            if let problem = IdentifierRules.bundleIdentifierProblem(value) { throw APIError.badRequest(problem, field: "app") }
+        }
     }
 }

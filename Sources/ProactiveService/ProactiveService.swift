@@ -16,8 +16,13 @@ import ProactiveStore
 /// route; `router().routes` lists them for the test that checks the two agree.
 public struct ProactiveService: Sendable {
     public struct Configuration: Sendable {
-        /// Largest request body accepted (413 above it).
+        /// Largest request body accepted (413 above it; at once when `Content-Length` declares more).
         public var maxBody = 16 << 20
+        /// How long a connection may go without a complete request head or another part of a request
+        /// (a body chunk) before the server closes it: idle keep-alive connections, half-sent headers
+        /// (the header deadline: no part is read before the head is complete) and stalled bodies alike.
+        /// A request being answered is never cut. `proactive serve --idle-timeout`.
+        public var idleTimeout: Duration = .seconds(10)
         /// Bytes of live models kept in memory.
         public var memoryBudget = 512 << 20
         /// How long declarations, feedback and Focus filters read for a question are reused
@@ -180,6 +185,7 @@ public struct ProactiveService: Sendable {
         if let unknown = query.first(where: { !known.contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
+        try Self.checkNames(request)
         let identifiers = query.getAll("identifier")
         let group = query.get("group")
         let app = query.get("app")
@@ -245,6 +251,7 @@ public struct ProactiveService: Sendable {
         if let unknown = query.first(where: { !["user", "app"].contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
         }
+        try Self.checkNames(request)
         var filter = DonationFilter(user: query.get("user"), app: query.get("app"))
         filter = try context.access.scope(filter, to: "count")
         return StatsAnswer(try engine(context).statistics(matching: filter))

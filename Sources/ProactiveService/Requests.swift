@@ -41,7 +41,8 @@ struct Question: Decodable {
         }
     }
 
-    static func nonEmpty(_ text: String) -> String? { text.isEmpty ? "must not be empty" : nil }
+    /// A user names whom the question is about: non-empty, no control characters (`IdentifierRules.userProblem`).
+    static func nonEmpty(_ text: String) -> String? { IdentifierRules.userProblem(text) }
 
     /// The moment on the user's clock (`Engine.readMoment`), read from the held model `live`.
     func moment(_ engine: Engine, live: LiveModel, now: Date = Date()) throws -> Engine.ReadDate {
@@ -120,6 +121,7 @@ struct NotificationQuestion: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         app = try container.decode(String.self, forKey: .app)
         if app.isEmpty { throw container.refuse(.app, "must be a non-empty bundle identifier") }
+        if let problem = IdentifierRules.bundleIdentifierProblem(app) { throw container.refuse(.app, problem) }
         criteria = try container.decodeIfPresent([String: String].self, forKey: .criteria) ?? [:]
         if criteria.keys.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw container.refuse(.criteria, "a criteria key is empty")

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ProactiveEngine
 
 // MARK: - The routes, one controller per area
 
@@ -23,14 +24,28 @@ extension ProactiveService {
     }
 }
 
-/// `GET /healthz` (no credential) and `GET /metrics` (the owner's).
+/// `GET /healthz` (liveness) and `GET /readyz` (readiness: the store answers), no credential; `GET /metrics` (the owner's).
 struct HealthController {
     let service: ProactiveService
 
     var routes: RouteCollection<ServiceRequestContext> {
         RouteCollection(context: ServiceRequestContext.self)
             .get("/healthz") { _, _ in HealthAnswer() }
+            .get("/readyz", use: ready)
             .get("/metrics", use: metrics)
+    }
+
+    /// 200 `{"status": "ready"}` when the store answers one cheap statement (`Engine.checkStoreAnswers`);
+    /// 503 `store_unavailable` with `Retry-After` while it does not (the database away, the file unreadable).
+    @Sendable func ready(_ request: Request, _ context: ServiceRequestContext) throws -> HealthAnswer {
+        do {
+            try Engine(storage: service.storage).checkStoreAnswers()
+        } catch {
+            var answer = APIError(.serviceUnavailable, "store_unavailable", "the store does not answer: \(error)")
+            answer.retryAfter = APIError.databaseRetryAfter
+            throw answer
+        }
+        return HealthAnswer(status: "ready")
     }
 
     @Sendable func metrics(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
@@ -49,6 +64,7 @@ struct DonationController {
         RouteCollection(context: ServiceRequestContext.self)
             .post("donations", use: service.donate)
             .delete("donations", use: service.deleteDonations)
+            .delete("users", use: service.eraseUser)
     }
 }
 

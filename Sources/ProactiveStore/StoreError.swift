@@ -45,6 +45,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// answer in time): the call's writes were not committed, unless the message says the
         /// commit may have been applied. The next call connects again; the service answers 503.
         case unavailable
+        /// The disk holding the store is full (SQLite's SQLITE_FULL, PostgreSQL's SQLSTATE 53100):
+        /// the write was rolled back and nothing of it was stored; it may succeed once space is freed.
+        case diskFull
+        /// The store can only be read here (a read-only file, folder or mount): a write was refused.
+        case readOnly
     }
 
     public var code: Code
@@ -69,6 +74,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
                 return StoreError(.notAProactiveStore, "\(operation): the file is not a SQLite database")
             case .SQLITE_CORRUPT:
                 return StoreError(.corrupt, "\(operation): the database file is damaged (\(error.message ?? "SQLITE_CORRUPT"))")
+            case .SQLITE_READONLY:
+                return StoreError(.readOnly, "\(operation): the store is read-only (SQLite error \(error.extendedResultCode.rawValue): "
+                                  + "\(error.message ?? "attempt to write a readonly database"))")
+            case .SQLITE_FULL:
+                return diskFull(while: operation, detail: "SQLite error 13: \(error.message ?? "database or disk is full")")
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 return StoreError(.busy, "\(operation): another process kept the store busy for more than "
                                   + "\(Int(ProactiveDatabase.busyTimeout)) s; nothing was changed, try again")
@@ -78,6 +88,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             }
         }
         return StoreError(.database, "\(operation): \(error)")
+    }
+
+    /// The error of a write refused for lack of disk space (`.diskFull`), in words a person acts on,
+    /// with the database's own report (`detail`) kept at the end.
+    package static func diskFull(while operation: String, detail: String) -> StoreError {
+        StoreError(.diskFull, "\(operation): the disk is full, so nothing of this write was stored; free space on the disk "
+                   + "holding the store, then try again (\(detail))")
     }
 
     /// Runs `body`, wrapping whatever it throws with `operation`.

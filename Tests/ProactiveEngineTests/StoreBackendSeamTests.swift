@@ -203,6 +203,7 @@ struct ForwardingPrivacy: PrivacyStore {
     func clearRetention(app: String) throws(StoreError) -> Bool { try base.clearRetention(app: app) }
     func applyRetention(now: Date, bulk: Bool) throws(StoreError) -> RetentionReport { try base.applyRetention(now: now, bulk: bulk) }
     func forget(user: String) throws(StoreError) -> [String: Int] { try base.forget(user: user) }
+    func forget(user: String, app: String?) throws(StoreError) -> [String: Int] { try base.forget(user: user, app: app) }
     func eraseTraces() throws(StoreError) -> Bool { try base.eraseTraces() }
     func compact() throws(StoreError) -> StoreCompactionReport { try base.compact() }
 }

@@ -53,4 +53,31 @@ struct PostgresErasureTests {
         #expect(Self.filesHolding(marker, after).isEmpty)
         #expect(try parts.donations.all().count == 200)
     }
+
+    /// One app's erasure of a user (`forget(user:app:)`, what an app's `DELETE /v1/users` runs), then
+    /// `compact`: no table or index file keeps the secret of that app's rows; the other app's stay.
+    @Test func compactLeavesNoByteOfOneAppsErasedRows() throws {
+        let server = try TestDatabase()
+        let database = try server.open()
+        let parts = database.storeParts()
+        let marker = "APPSECRET_" + UUID().uuidString
+        try parts.donations.append((0..<200).map { sample(user: "other", minutes: Double($0), identifier: "o\($0)") }, duplicates: .fail)
+        try parts.donations.append([sample(user: "victim", app: "com.example.coffee", minutes: 500, identifier: "v", parameters: ["note": .string(marker)]),
+                                    sample(user: "victim", app: "com.example.tea", minutes: 501, identifier: "t")], duplicates: .fail)
+        try parts.declarations.replaceTimeline(StoredTimeline(user: "victim", widget: "com.example.coffee/w", app: "com.example.coffee",
+                                                              timelineJSON: #"{"entries":[1],"note":"\#(marker)"}"#))
+        try parts.declarations.replaceShortcutSet(StoredShortcutSet(user: "victim", app: "com.example.coffee", declaredAt: Date(timeIntervalSince1970: sampleDay),
+                                                                    shortcutsJSON: #"[{"title":"\#(marker)"}]"#))
+        guard let before = try Self.relationFiles(database) else {
+            print("PostgresErasureTests: the server's data directory is not readable here; the files were not checked")
+            return
+        }
+        #expect(!Self.filesHolding(marker, before).isEmpty, "the marker is written to the tables' files")
+        #expect(try parts.privacy.forget(user: "victim", app: "com.example.coffee")
+                == ["donation": 1, "relevant_shortcut_set": 1, "widget_timeline": 1])
+        _ = try parts.privacy.compact()
+        let after = try #require(try Self.relationFiles(database))
+        #expect(Self.filesHolding(marker, after).isEmpty)
+        #expect(try parts.donations.all().count == 201)
+    }
 }

@@ -60,7 +60,14 @@ struct ServicePostgresOutageTests {
             try database.allowConnections(false)
             for pid in try database.backends() { try database.terminate(pid) }
             let refused = try await predict()
+            // Readiness asks the store (503 while it is away); liveness does not.
+            let notReady = try await client.send(.get, "/readyz", credential: nil)
+            let alive = try await client.send(.get, "/healthz", credential: nil)
             try database.allowConnections(true)
+            #expect(notReady.status == .serviceUnavailable, "\(notReady.text)")
+            #expect(notReady.json?.string("error", "code") == "store_unavailable", "\(notReady.text)")
+            #expect(alive.status == .ok)
+            #expect(try await client.send(.get, "/readyz", credential: nil).status == .ok)
             #expect(refused.status == .serviceUnavailable, "\(refused.text)")
             #expect(refused.retryAfter == String(APIError.databaseRetryAfter))
             #expect(refused.code == "database_unavailable")

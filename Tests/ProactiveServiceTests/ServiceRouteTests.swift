@@ -11,14 +11,14 @@ import Testing
 
 @Suite("Service: credentials")
 struct ServiceCredentialTests {
-    @Test("healthz answers without a credential; everything else needs a known one (401, JSON)")
+    @Test("healthz and readyz answer without a credential; everything else needs a known one (401, JSON)")
     func credentialsAreRequired() async throws {
         let fixture = try ServiceFixture()
         try await fixture.test { client async throws in
             let health = try await client.send(.get, "/healthz", credential: nil)
             #expect(health.status == .ok)
             #expect(health.json?.string("status") == "ok")
-            for route in fixture.service.router().routes where route.path.description != "/healthz" {
+            for route in fixture.service.router().routes where !["/healthz", "/readyz"].contains(route.path.description) {
                 let (method, path) = (route.method, samplePath(route.path.description))
                 let missing = try await client.send(method, path, credential: nil)
                 #expect(missing.status == .unauthorized, "\(method) \(path)")

@@ -1,7 +1,7 @@
 import Testing
 import ProactiveStore
 
-/// The stores' own SHA-256 (credential hashes) against published and independently computed digests.
+/// The credential hash (swift-crypto's SHA-256) against published and independently computed digests.
 @Suite("SHA-256")
 struct SHA256DigestTests {
     @Test(arguments: [
@@ -15,7 +15,7 @@ struct SHA256DigestTests {
         ("pk_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "e0b6760a94bd5116d72b76f6e5a6fcdf78f9ca9ed00b8340ed9519d3459e06c3"),
     ])
     func digest(_ message: String, _ expected: String) {
-        #expect(SHA256Digest.hex(Array(message.utf8)) == expected)
+        #expect(ServiceCredential.sha256Hex(Array(message.utf8)) == expected)
     }
 
     @Test func aCredentialIsStoredAsItsDigest() {

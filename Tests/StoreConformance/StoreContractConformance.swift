@@ -54,6 +54,7 @@ public enum StoreContractConformance {
         Check(name: "pausingRefusesDonationsAndFeedback", run: pausingRefusesDonationsAndFeedback),
         Check(name: "retentionWindowsAreValidatedAndApplied", run: retentionWindowsAreValidatedAndApplied),
         Check(name: "forgetErasesEveryTableOfTheUserOnly", run: forgetErasesEveryTableOfTheUserOnly),
+        Check(name: "forgetOneAppErasesItsRowsOfTheUserOnly", run: forgetOneAppErasesItsRowsOfTheUserOnly),
         Check(name: "physicalErasureRuns", run: physicalErasureRuns),
     ]
 
@@ -246,6 +247,30 @@ public enum StoreContractConformance {
         #expect(try parts.donations.all().compactMap(\.identifier).sorted() == ["h-new", "m-new"])
         #expect(try parts.declarations.feedback(user: "u1").map(\.app) == ["com.health"])
         #expect(try privacy.applyRetention(now: now) == RetentionReport(), "applying it again erases nothing")
+    }
+
+    /// `forget(user:app:)`: the app's donations, feedback, shortcuts and timelines of the user go in one
+    /// transaction; the user's other apps, other users and the user's settings and saved models stay.
+    public static func forgetOneAppErasesItsRowsOfTheUserOnly(_ parts: StoreParts) throws {
+        #expect(storeError { _ = try parts.privacy.forget(user: "u1", app: "") }?.code == .invalidRequest)
+        for user in ["u1", "u2"] {
+            for app in ["com.a", "com.b"] {
+                try parts.donations.append([sample(user: user, app: app, identifier: "\(user)-\(app)")], duplicates: .fail)
+                try parts.declarations.appendFeedback([tap(user, app: app)])
+                try parts.declarations.replaceShortcutSet(StoredShortcutSet(user: user, app: app, declaredAt: day, shortcutsJSON: "[1]"))
+                try parts.declarations.replaceTimeline(StoredTimeline(user: user, widget: "\(app)/w", app: app, timelineJSON: #"{"entries":[1]}"#))
+            }
+            try parts.donations.setTimeZone("Europe/Paris", forUser: user)
+        }
+        let counts = try parts.privacy.forget(user: "u1", app: "com.a")
+        #expect(counts == ["donation": 1, "feedback": 1, "relevant_shortcut_set": 1, "widget_timeline": 1])
+        #expect(try parts.donations.all().map { "\($0.user) \($0.app)" }.sorted() == ["u1 com.b", "u2 com.a", "u2 com.b"])
+        #expect(try parts.declarations.feedback(user: "u1").map(\.app) == ["com.b"])
+        #expect(try parts.declarations.shortcutSets(user: "u1").map(\.app) == ["com.b"])
+        #expect(try parts.declarations.timelines(user: "u1").map(\.app) == ["com.b"])
+        #expect(try parts.declarations.shortcutSets(user: "u2").count == 2)
+        #expect(try parts.donations.timeZone(forUser: "u1") == "Europe/Paris")
+        #expect(try parts.privacy.forget(user: "u1", app: "com.a").isEmpty)
     }
 
     public static func forgetErasesEveryTableOfTheUserOnly(_ parts: StoreParts) throws {

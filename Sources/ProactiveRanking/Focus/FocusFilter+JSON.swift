@@ -40,6 +40,7 @@ extension FocusFilter {
             throw FocusError(field: "app", reason: "the file declares a filter for \(stated), not for \(expectedApp): an app declares only its own filter")
         }
         let app = stated ?? expectedApp!
+        if let problem = IdentifierRules.bundleIdentifierProblem(app) { throw FocusError(field: "app", reason: problem) }
         let title = try string(json["title"], "title")!
         let description = try string(json["description"], "description", required: false, allowEmpty: true) ?? ""
         guard case let .array(rawParameters)? = json["parameters"] else {
@@ -59,6 +60,7 @@ extension FocusFilter {
     private static func parseParameter(_ json: JSONValue, path: String) throws(FocusError) -> FocusFilterParameter {
         guard case .object = json else { throw FocusError(field: path, reason: "a parameter is an object, found \(json.kindName)") }
         let name = try string(json["name"], path + ".name")!
+        if let problem = IdentifierRules.parameterNameProblem(name) { throw FocusError(field: path + ".name", reason: problem) }
         let title = try string(json["title"], path + ".title", required: false)
         let typeName = try string(json["type"], path + ".type")!
         let type: FocusFilterParameterType

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ProactiveCore
 
@@ -17,8 +18,24 @@ public enum ServiceCredential {
         return "pk_" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    /// The SHA-256 of the credential in lowercase hex (asked on every request: no formatter).
-    public static func hash(_ credential: String) -> String { SHA256Digest.hex(Array(credential.utf8)) }
+    /// The SHA-256 of the credential in lowercase hex (swift-crypto's `SHA256`; asked on every request: no formatter).
+    public static func hash(_ credential: String) -> String { sha256Hex(Array(credential.utf8)) }
+
+    /// The SHA-256 of `bytes` (swift-crypto's `SHA256`) in lowercase hex: 64 characters.
+    ///
+    /// ```swift
+    /// ServiceCredential.sha256Hex(Array("abc".utf8))   // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    /// ```
+    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in SHA256.hash(data: bytes) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// Whether `credential` is `pk_` and 64 lowercase hex digits.
     public static func isWellFormed(_ credential: String) -> Bool {
@@ -30,11 +47,12 @@ public enum ServiceCredential {
 
     private static func isHexDigit(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) }
 
-    /// Whether `text` may name an app credential: 1 to 255 ASCII letters, digits, '.', '-', '_'.
+    /// Whether `text` may name an app credential: 1 to 255 ASCII letters, digits, '.', '-', '_', and a
+    /// bundle identifier by the one rule every path takes (`IdentifierRules`: never `.` or `..` alone).
     public static func isBundleIdentifier(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 255 && text.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-_".unicodeScalars.contains(scalar))
-        }
+        } && IdentifierRules.bundleIdentifierProblem(text) == nil
     }
 
     /// Compares two hashes in time independent of where they differ.
@@ -49,6 +67,9 @@ public enum ServiceCredential {
     /// The checks every store makes before writing an app credential.
     /// - Throws: `.invalidRequest` naming what is wrong.
     package static func requireApp(_ app: String, credential: String) throws(StoreError) {
+        if let problem = IdentifierRules.bundleIdentifierProblem(app) {
+            throw StoreError(.invalidRequest, "\"\(app)\" is not a bundle identifier: \(problem)")
+        }
         guard isBundleIdentifier(app) else {
             throw StoreError(.invalidRequest, "\"\(app)\" is not a bundle identifier (letters, digits, '.', '-', '_')")
         }

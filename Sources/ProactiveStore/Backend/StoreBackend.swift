@@ -54,6 +54,10 @@ public protocol StoreBackend: Sendable {
     /// deletions; nil when no other connection can write to it (an in-memory store).
     func changeWatch() -> (any StoreChangeWatch)?
 
+    /// Whether the store was opened only to read (every write fails); the engine then saves no
+    /// model state to it. The default is false.
+    var isReadOnly: Bool { get }
+
     /// Tunes the store for a long-running writer that stores batches many times a second
     /// (`proactive serve`); durability and crash safety are as without it. The default does nothing.
     func prepareForSustainedWrites() throws(StoreError)
@@ -61,6 +65,10 @@ public protocol StoreBackend: Sendable {
 
 extension StoreBackend {
     public func prepareForSustainedWrites() throws(StoreError) {}
+
+    /// Whether the store was opened only to read (every write fails): the engine then saves no model
+    /// state to it. False by default.
+    public var isReadOnly: Bool { false }
 
     /// The last migration applied, or "none" for an empty store.
     public func schemaVersion() throws(StoreError) -> String { try appliedMigrations().last ?? "none" }
@@ -90,6 +98,10 @@ public struct SQLiteBackend: StoreBackend {
         self.init(try ProactiveDatabase(path: path, mode: mode))
     }
 
+    /// Why the store file at `path` cannot be written here (`ProactiveDatabase.readOnlyReason`), nil when it can
+    /// or does not exist: a command that only reads then opens it `.readOnly`.
+    public static func readOnlyReason(path: String) -> String? { ProactiveDatabase.readOnlyReason(path) }
+
     /// A private in-memory store with the full schema (tests, scratch work).
     public static func inMemory() throws(StoreError) -> SQLiteBackend { SQLiteBackend(try ProactiveDatabase.inMemory()) }
 
@@ -115,6 +127,8 @@ public struct SQLiteBackend: StoreBackend {
 
     public var location: String { database.path ?? "in-memory store" }
     public var filePath: String? { database.path }
+    /// `ProactiveDatabase.isReadOnly`.
+    public var isReadOnly: Bool { database.isReadOnly }
 
     public func appliedMigrations() throws(StoreError) -> [String] { try database.appliedMigrations() }
     public func integrityProblems() throws(StoreError) -> [String] { try database.integrityProblems() }

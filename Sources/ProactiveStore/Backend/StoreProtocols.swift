@@ -130,6 +130,11 @@ public protocol PrivacyStore: Sendable {
     /// Erases everything the store holds about `user` in one transaction, then its traces.
     /// - Returns: rows erased per table (tables with none are omitted).
     func forget(user: String) throws(StoreError) -> [String: Int]
+    /// `forget(user:)` when `app` is nil; else erases only that app's rows of `user` (donations,
+    /// feedback, relevant shortcuts, widget timelines) in one transaction, then its traces. Saved
+    /// models unlearn the erased donations through the erasure journal (`Engine.erase(user:)`).
+    /// - Returns: rows erased per table (tables with none are omitted).
+    func forget(user: String, app: String?) throws(StoreError) -> [String: Int]
     /// Makes deleted rows' bytes unreadable in the database's files (SQLite: checkpoint and
     /// truncate the write-ahead log). True when nothing could keep them.
     @discardableResult

@@ -38,6 +38,9 @@ public struct ProactiveDatabase: Sendable {
     let writer: any DatabaseWriter
     /// The file path, nil for an in-memory database.
     public let path: String?
+    /// True when the store was opened read-only (`OpenMode.readOnly` on a current store): every write
+    /// fails, and the engine saves no model state to it.
+    public var isReadOnly: Bool { writer.configuration.readonly }
 
     /// Written to the SQLite header (`PRAGMA application_id`) by the first
     /// migration: "PROA".
@@ -92,6 +95,10 @@ public struct ProactiveDatabase: Sendable {
             self.init(current: reader, path: path)
             return
         }
+        if let reason = Self.readOnlyReason(path) {
+            throw StoreError(.readOnly, "the store is read-only: \(path) (\(reason)); this command writes to it, while "
+                             + "stats, export, predict and suggest read it as it is")
+        }
         let writer = try StoreError.wrap("opening the store \(path)") { () throws -> any DatabaseWriter in
             if mode == .oneConnection { return try BusyRetry.run { try DatabaseQueue(path: path, configuration: Self.configuration()) } }
             return try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
@@ -117,13 +124,44 @@ public struct ProactiveDatabase: Sendable {
         }
     }
 
+    /// Why the existing store file at `path` cannot be written here, nil when it can: the file, or
+    /// the folder its write-ahead log and shared-memory files are created in, refuses writing
+    /// (`access(2)`: a read-only mount refuses even root; the owner's mode bits refuse others).
+    public static func readOnlyReason(_ path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        if access(path, W_OK) != 0 { return "the file cannot be written: \(String(cString: strerror(errno)))" }
+        let folder = (path as NSString).deletingLastPathComponent
+        if access(folder.isEmpty ? "." : folder, W_OK) != 0 {
+            return "its folder cannot be written: \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    /// The name SQLite opens a read-only store by: its path, or, when its folder cannot be written (a
+    /// read-only mount) and no write-ahead log or shared-memory file is beside it, the path as a URI with
+    /// `immutable=1`. In WAL mode SQLite needs the shared-memory file to read; it cannot create one in such
+    /// a folder, and with no log beside the file every committed page is in the file itself, which no
+    /// process can change through that mount.
+    static func readOnlyName(_ path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        let logged = [path + "-wal", path + "-shm"].contains { file in
+            ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0 > 0
+        }
+        guard access(folder.isEmpty ? "." : folder, W_OK) != 0, !logged else { return path }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
     /// The store opened read-only, or nil when it needs migrating and its file is writable.
     private static func openReadOnly(path: String) throws(StoreError) -> (any DatabaseWriter)? {
         let migrator = Self.migrator
         return try StoreError.wrap("opening the store \(path) for reading") {
             var configuration = Self.configuration()
             configuration.readonly = true
-            let queue = try BusyRetry.run { try DatabaseQueue(path: path, configuration: configuration) }
+            let name = readOnlyName(path)
+            let queue = try BusyRetry.run { try DatabaseQueue(path: name, configuration: configuration) }
             let current = try queue.read { db in
                 if isCurrent(db) { return true }
                 try checkIdentity(db, migrator: migrator, name: path)

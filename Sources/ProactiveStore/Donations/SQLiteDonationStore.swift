@@ -82,18 +82,20 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
     /// - Throws: when the transaction cannot be begun or committed (then nothing is stored).
     public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
         if batches.isEmpty { return [] }
-        var batchFailed = false
+        var batchError: StoreError?
         do {
             return try writer.write { db in
                 let appender = TransactionAppender(db: db)
                 return try batches.map { batch in
                     do { return .success(try appender.appendEach(prepared: batch)) } catch {
-                        batchFailed = true
+                        batchError = StoreError.wrapping(error, while: "appending \(batch.donations.count) donations")
                         throw error  // rolls the transaction back
                     }
                 }
             }
-        } catch where batchFailed {
+        } catch where batchError != nil {
+            // A full disk refuses every batch alike (and SQLite has rolled the whole transaction back): say so to all.
+            if let batchError, batchError.code == .diskFull { throw batchError }
             return try appendEachInSavepoints(batches)
         } catch {
             throw StoreError.wrapping(error, while: "committing \(batches.count) batches of donations")
@@ -105,7 +107,7 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
         try StoreError.wrap("committing \(batches.count) batches of donations") {
             try writer.write { db in
                 let appender = TransactionAppender(db: db)
-                return batches.map { batch in
+                return try batches.map { batch in
                     var outcome: Result<[Result<Bool, StoreError>], StoreError>?
                     do {
                         try db.inSavepoint {
@@ -113,7 +115,10 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
                             return .commit
                         }
                     } catch {
-                        outcome = .failure(StoreError.wrapping(error, while: "appending \(batch.donations.count) donations"))
+                        let refused = StoreError.wrapping(error, while: "appending \(batch.donations.count) donations")
+                        // SQLite rolls the whole transaction back on a full disk: no later batch can be stored either.
+                        if refused.code == .diskFull { throw refused }
+                        outcome = .failure(refused)
                     }
                     return outcome!
                 }

@@ -166,7 +166,37 @@ public struct SQLitePrivacyStore: Sendable {
     /// and saved models; then erases the traces from the write-ahead log.
     /// - Returns: rows erased per table (tables with none are omitted).
     public func forget(user: String) throws(StoreError) -> [String: Int] {
+        try forget(user: user, app: nil)
+    }
+
+    /// Every table that holds one app's data of a user, by its `user` and `app` columns: what
+    /// `forget(user:app:)` erases for an app (saved models are the user's, fitted across apps: they
+    /// unlearn the app's donations through the erasure journal instead).
+    public static let userAppTables = ["donation", "feedback", "relevant_shortcut_set", "widget_timeline"]
+
+    /// `forget(user:)` with `app` nil; with an app, erases in one transaction only that app's rows of
+    /// `user` (`userAppTables`: donations, feedback, relevant shortcuts, widget timelines), then the
+    /// write-ahead log's traces. Saved models keep the erased donations' journal entries until
+    /// they unlearn them (`Engine.erase(user:)` settles them, then truncates the log again).
+    /// - Returns: rows erased per table (tables with none are omitted).
+    /// - Throws: `.invalidRequest` for an empty user or app; store failures.
+    public func forget(user: String, app: String?) throws(StoreError) -> [String: Int] {
         guard !user.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty user") }
+        if let app {
+            guard !app.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty app") }
+            let erased = try StoreError.wrap("erasing \(app)'s data of user \(user)") {
+                try writer.write { db in
+                    var erased: [String: Int] = [:]
+                    for table in Self.userAppTables {
+                        try db.execute(sql: "DELETE FROM \(table) WHERE user = ? AND app = ?", arguments: [user, app])
+                        if db.changesCount > 0 { erased[table] = db.changesCount }
+                    }
+                    return erased
+                }
+            }
+            try eraseTraces()
+            return erased
+        }
         let erased = try StoreError.wrap("forgetting user \(user)") {
             try writer.write { db in
                 var erased: [String: Int] = [:]
