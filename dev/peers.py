@@ -590,7 +590,26 @@ def top_scores(targets, p, limit=40):
     return {targets[i]: round(float(p[i]) / total, 6) for i in order if p[i] > 0}
 
 
-def run_worlds_peer(name, worlds, donations, questions, log):
+def shifted_examples(h, lo, hi, shifts, user):
+    """Training examples for questions asked at a moment about the next donation within the
+    hour: donation i is the answer at its own instant and at shifts - 1 moments drawn
+    uniformly in the hour before it (never before the previous donation), each with the
+    features of that moment and weight / shifts (seeded by user and position)."""
+    out = []
+    for i in range(lo, hi):
+        e = h.events[i]
+        out.append((h.rec(e.ts, e.local, e.context, end=i), e.target, e.weight / shifts))
+        if shifts > 1:
+            rng = random.Random(f"{user}/{i}")
+            room = min(3600.0, e.ts - h.ts[i - 1]) if i > 0 else 3600.0
+            for _ in range(shifts - 1):
+                ts = e.ts - rng.uniform(0, room)
+                local = datetime.fromtimestamp(ts, tz=e.local.tzinfo)
+                out.append((h.rec(ts, local, e.context, end=i), e.target, e.weight / shifts))
+    return out
+
+
+def run_worlds_peer(name, worlds, donations, questions, shifts):
     """Answers every question with peer `name`; returns ({id: scores}, seconds)."""
     start = time.perf_counter()
     answers = {}
@@ -603,11 +622,10 @@ def run_worlds_peer(name, worlds, donations, questions, log):
         for user, w in worlds.items():
             h = histories.get(user) or History([])
             end = h.before(w["trainEnd"])
-            for i in range(end):
-                e = h.events[i]
-                recs.append(h.rec(e.ts, e.local, e.context))
-                ys.append(e.target)
-                ws.append(e.weight)
+            for r, y, wt in shifted_examples(h, 0, end, shifts, user):
+                recs.append(r)
+                ys.append(y)
+                ws.append(wt)
                 us.append(user)
             user_targets[user] = sorted({e.target for e in h.events[:end]})
         model = GRUPeer().fit(recs, ys, ws, us, user_targets)
@@ -620,9 +638,10 @@ def run_worlds_peer(name, worlds, donations, questions, log):
     for user, w in worlds.items():
         h = histories.get(user) or History([])
         end = h.before(w["trainEnd"])
-        recs = [h.rec(h.events[i].ts, h.events[i].local, h.events[i].context) for i in range(end)]
-        ys = [e.target for e in h.events[:end]]
-        ws = [e.weight for e in h.events[:end]]
+        examples = shifted_examples(h, 0, end, shifts, user)
+        recs = [r for r, _, _ in examples]
+        ys = [y for _, y, _ in examples]
+        ws = [wt for _, _, wt in examples]
         qs = sorted(by_user.get(user, []), key=lambda q: q["ts"])
         if not ys:
             for q in qs:
@@ -637,10 +656,9 @@ def run_worlds_peer(name, worlds, donations, questions, log):
             learned = end
             for q in live:  # learns online from donations in [trainEnd, at)
                 upto = h.before(q["ts"])
-                while learned < upto:
-                    e = h.events[learned]
-                    peer.learn(h.rec(e.ts, e.local, e.context), e.target, e.weight)
-                    learned += 1
+                for r, y, wt in shifted_examples(h, learned, upto, shifts, user):
+                    peer.learn(r, y, wt)
+                learned = max(learned, upto)
                 answers[q["id"]] = top_scores(peer.targets, peer.proba(h.rec(q["ts"], q["local"], q["context"])))
         else:
             p = peer.proba_batch([h.rec(q["ts"], q["local"], q["context"]) for q in qs]) if qs else []
@@ -720,7 +738,7 @@ def cmd_worlds(args):
               f"{len(questions)} questions", file=sys.stderr)
         results = {}
         for name in args.peers:
-            answers, seconds = run_worlds_peer(name, worlds, donations, questions, args)
+            answers, seconds = run_worlds_peer(name, worlds, donations, questions, args.shifts)
             path = os.path.join(directory, f"predictions-{name}.jsonl")
             tmp = path + ".tmp"
             with open(tmp, "w", encoding="utf-8") as handle:
@@ -916,6 +934,9 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     w = sub.add_parser("worlds", help="answer the questions of habit worlds and score them")
     w.add_argument("dirs", nargs="+", help="directories written by `proactive worlds generate`")
+    w.add_argument("--shifts", type=int, default=3,
+                   help="training moments per donation: its instant and SHIFTS-1 random moments in the "
+                        "hour before it (1 = donation instants only)")
     g = sub.add_parser("logs", help="hit@1 / hit@4 / mrr on the logs of docs/RESULTS-TABLE.md")
     g.add_argument("--data", default="out/results", help="where the results commands wrote the logs")
     g.add_argument("--max-users", type=int, default=0,
