@@ -55,6 +55,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 PEERS = ["nb", "markov", "logreg", "lgbm", "gru"]
+OPTIONAL = ["gru-user"]  # run only when named in --peers: the GRU fitted per user
 GAP_EDGES = [5, 15, 30, 60, 180, 720]  # minutes; bucket i = gap < GAP_EDGES[i]
 
 
@@ -529,6 +530,25 @@ class GRUPeer:
         return [self.targets[i] for i in known], p
 
 
+def fit_grus(per_user, pooled):
+    """{user: (examples, targets)} -> {user: GRUPeer}: one model for all users (pooled, with
+    a user embedding) or one per user (`gru-user`)."""
+    def fit(users):
+        recs, ys, ws, us = [], [], [], []
+        for user in users:
+            for r, y, wt in per_user[user][0]:
+                recs.append(r)
+                ys.append(y)
+                ws.append(wt)
+                us.append(user)
+        return GRUPeer().fit(recs, ys, ws, us, {u: per_user[u][1] for u in users})
+    users = [u for u in sorted(per_user) if per_user[u][0]]
+    if pooled:
+        model = fit(users) if users else None
+        return {u: model for u in users}
+    return {u: fit([u]) for u in users}
+
+
 def make_peer(name):
     return {"nb": NaiveBayes, "markov": Markov, "logreg": LogReg, "lgbm": LGBM}[name]()
 
@@ -617,21 +637,20 @@ def run_worlds_peer(name, worlds, donations, questions, shifts):
     for q in questions:
         by_user[q["user"]].append(q)
     histories = {u: History(evs) for u, evs in donations.items()}
-    if name == "gru":
-        recs, ys, ws, us, user_targets = [], [], [], [], {}
+    if name.startswith("gru"):
+        per_user = {}
         for user, w in worlds.items():
             h = histories.get(user) or History([])
             end = h.before(w["trainEnd"])
-            for r, y, wt in shifted_examples(h, 0, end, shifts, user):
-                recs.append(r)
-                ys.append(y)
-                ws.append(wt)
-                us.append(user)
-            user_targets[user] = sorted({e.target for e in h.events[:end]})
-        model = GRUPeer().fit(recs, ys, ws, us, user_targets)
+            per_user[user] = (shifted_examples(h, 0, end, shifts, user), sorted({e.target for e in h.events[:end]}))
+        models = fit_grus(per_user, pooled=(name == "gru"))
         for user, qs in by_user.items():
             h = histories.get(user) or History([])
-            targets, p = model.proba_batch([h.rec(q["ts"], q["local"], q["context"]) for q in qs], user)
+            if user not in models:
+                for q in qs:
+                    answers[q["id"]] = {}
+                continue
+            targets, p = models[user].proba_batch([h.rec(q["ts"], q["local"], q["context"]) for q in qs], user)
             for q, row in zip(qs, p):
                 answers[q["id"]] = top_scores(targets, row) if len(targets) else {}
         return answers, time.perf_counter() - start
@@ -750,7 +769,7 @@ def cmd_worlds(args):
         for entry in sorted(os.listdir(directory)):
             if entry.startswith("predictions-") and entry.endswith(".jsonl"):
                 name = entry[len("predictions-"):-len(".jsonl")]
-                if name not in results:
+                if name not in results and name not in PEERS + OPTIONAL:  # the engine's, or another model's
                     path = os.path.join(directory, entry)
                     results[name] = (score_worlds(questions, read_predictions(path), path), None)
         order = [n for n in results if n not in args.peers] + list(args.peers)
@@ -802,15 +821,18 @@ def eval_log_user(name, train, test, online, refit_days, gru=None, user=None):
     walk = [test[i] for i in order]
     ranks = [0] * len(test)
     recs = [hist.rec(e.ts, e.local, e.context) for e in walk]
-    if name == "gru":
+    if name.startswith("gru"):
+        if gru is None:
+            return ranks
         targets, p = gru.proba_batch(recs, user)
         index = {t: i for i, t in enumerate(targets)}
         for k, e in enumerate(walk):
             ranks[order[k]] = rank_of(targets, p[k], e.target, index) if len(targets) else 0
         return ranks
-    train_recs = [hist.rec(e.ts, e.local, e.context) for e in train]
-    ys = [e.target for e in train]
-    ws = [e.weight for e in train]
+    own = History(train)  # training rows' features come from training rows only
+    train_recs = [own.rec(e.ts, e.local, e.context, end=i) for i, e in enumerate(own.events)]
+    ys = [e.target for e in own.events]
+    ws = [e.weight for e in own.events]
     peer = make_peer(name)
     if ys:
         peer.fit(train_recs, ys, ws)
@@ -858,7 +880,7 @@ def eval_log_user(name, train, test, online, refit_days, gru=None, user=None):
 
 def cmd_logs(args):
     rows = []
-    rng = random.Random(args.seed)
+    gru_cache = {}
     for label, train_name, test_name, online, zone_name in LOGS:
         train_path = os.path.join(args.data, train_name)
         test_path = os.path.join(args.data, test_name)
@@ -888,20 +910,24 @@ def cmd_logs(args):
         for name in args.peers:
             start = time.perf_counter()
             all_ranks = []
-            gru = None
-            if name == "gru":
-                recs, ys, ws, us, user_targets = [], [], [], [], {}
-                for u in users:
-                    h = History(train.get(u, []))
-                    for e in h.events:
-                        recs.append(h.rec(e.ts, e.local, e.context))
-                        ys.append(e.target)
-                        ws.append(e.weight)
-                        us.append(u)
-                    user_targets[u] = [t for t, _ in _freq(train.get(u, [])).most_common()]
-                gru = GRUPeer().fit(recs, ys, ws, us, user_targets)
+            grus = None
+            if name.startswith("gru"):
+                key = (train_path, name)
+                key_fresh = key not in gru_cache
+                if key_fresh:  # the GRU learns nothing online: one fit per train file
+                    per_user = {}
+                    for u in users:
+                        h = History(train.get(u, []))
+                        per_user[u] = ([(h.rec(e.ts, e.local, e.context, end=i), e.target, e.weight)
+                                        for i, e in enumerate(h.events)],
+                                       [t for t, _ in _freq(train.get(u, [])).most_common()])
+                    fit_start = time.perf_counter()
+                    gru_cache[key] = (fit_grus(per_user, pooled=(name == "gru")), time.perf_counter() - fit_start)
+                grus, fit_seconds = gru_cache[key]
+                start -= 0 if key_fresh else fit_seconds  # a reused fit still counts in the time
             for u in users:
-                all_ranks += eval_log_user(name, train.get(u, []), test[u], online, args.refit_days, gru, u)
+                all_ranks += eval_log_user(name, train.get(u, []), test[u], online, args.refit_days,
+                                            grus.get(u) if grus else None, u)
             seconds = time.perf_counter() - start
             r = np.array(all_ranks)
             hit1 = float(np.mean((r >= 1) & (r <= 1)))
@@ -945,13 +971,13 @@ def main(argv=None):
     g.add_argument("--refit-days", type=int, default=7, help="online refit interval of logreg and lgbm")
     g.add_argument("--seed", type=int, default=7)
     for p in (w, g):
-        p.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS))
+        p.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS + OPTIONAL) + " (default: all but gru-user)")
         p.add_argument("--markdown", help="also write the tables to this Markdown file")
     args = parser.parse_args(argv)
     args.peers = [p for p in args.peers.split(",") if p]
-    unknown = [p for p in args.peers if p not in PEERS]
+    unknown = [p for p in args.peers if p not in PEERS + OPTIONAL]
     if unknown:
-        parser.error(f"unknown peer(s): {', '.join(unknown)} (known: {', '.join(PEERS)})")
+        parser.error(f"unknown peer(s): {', '.join(unknown)} (known: {', '.join(PEERS + OPTIONAL)})")
     try:
         tables = cmd_worlds(args) if args.command == "worlds" else cmd_logs(args)
     except (InputError, FileNotFoundError) as error:
