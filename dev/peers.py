@@ -23,11 +23,11 @@ Usage:
   peers.py worlds DIR [DIR ...] [--markdown FILE] [--peers nb,markov,...]
       Trains on every world's donations before trainEnd, answers DIR/questions.jsonl,
       writes DIR/predictions-<peer>.jsonl and prints per habit kind: agreement on
-      confident questions, mean regret, mean KL (docs: /work/briefs/WORLDS-FORMAT.md);
+      confident questions, mean regret, mean KL (defined in docs/PEERS.md, as `proactive worlds` scores them);
       DIR/predictions-*.jsonl written by others (the engine) are scored the same way.
   peers.py logs --data DIR [--markdown FILE] [--max-users N] [--peers ...]
       Runs the peers on the logs of docs/RESULTS-TABLE.md found in DIR (the file names its
-      commands write: out/results), walking each test file in order (FORMATS.md evaluation
+      commands write: out/results), walking each test file in order (docs/FORMATS.md, evaluation
       contract): hit@1, hit@4, mrr.
 
 Online learning (logs marked online, and live world questions): nb and markov learn every
@@ -103,7 +103,7 @@ def target_key(record, with_parameters):
 
 
 def read_donations(path, zones=None, default_zone=None, with_parameters=True):
-    """Donation lines (FORMATS.md) -> {user: [Event]} in file order, and the line count."""
+    """Donation lines (docs/FORMATS.md) -> {user: [Event]} in file order; InputError names a bad line."""
     users = defaultdict(list)
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
@@ -878,7 +878,45 @@ def eval_log_user(name, train, test, online, refit_days, gru=None, user=None):
     return ranks
 
 
+def make_logs(args):
+    """Runs the commands of docs/RESULTS-TABLE.md (## Commands) that write the logs
+    (convert, split, simulate, drop-counts; not evaluate) with --proactive BIN, writing into
+    --data instead of out/results; a command whose outputs all exist is skipped."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    table = os.path.join(root, "docs", "RESULTS-TABLE.md")
+    with open(table, encoding="utf-8") as handle:
+        text = handle.read()
+    if "## Commands" not in text:
+        raise InputError(f"{table}: no '## Commands' section")
+    block = text.split("## Commands", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    os.makedirs(args.data, exist_ok=True)
+    import shlex
+    import subprocess
+    for line in block.strip().split("\n"):
+        words = shlex.split(line)
+        if words[:2] in (["proactive", "convert"], ["proactive", "split"], ["proactive", "simulate"]):
+            words[0] = args.proactive
+        elif words[:2] == ["python3", "scripts/drop-counts.py"]:
+            words[0] = sys.executable
+            words[1] = os.path.join(root, "scripts", "drop-counts.py")
+        else:
+            continue
+        words = [w.replace("out/results", args.data) if w.startswith("out/results") else
+                 (os.path.join(root, w) if w.startswith("datasets/") else w) for w in words]
+        outputs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--train", "--test")]
+        if words[0] == sys.executable:
+            outputs = [words[-1]]
+        if outputs and all(os.path.exists(o) for o in outputs):
+            continue
+        print("+ " + " ".join(shlex.quote(w) for w in words), file=sys.stderr)
+        done = subprocess.run(words, stdout=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise InputError(f"{table}: command failed ({done.returncode}): {line}")
+
+
 def cmd_logs(args):
+    if args.proactive:
+        make_logs(args)
     rows = []
     gru_cache = {}
     for label, train_name, test_name, online, zone_name in LOGS:
@@ -893,7 +931,7 @@ def cmd_logs(args):
         users = sorted(test)
         sampled = len(users)
         if args.max_users and len(users) > args.max_users:
-            users = sorted(random.Random(f"{args.seed}/{train_name}").sample(users, args.max_users))
+            users = sorted(random.Random(args.seed).sample(users, args.max_users))  # the same users with and without counts
             sampled = len(users)
             subset = os.path.join(args.data, "peers-subset")
             os.makedirs(subset, exist_ok=True)
@@ -964,12 +1002,15 @@ def main(argv=None):
                    help="training moments per donation: its instant and SHIFTS-1 random moments in the "
                         "hour before it (1 = donation instants only)")
     g = sub.add_parser("logs", help="hit@1 / hit@4 / mrr on the logs of docs/RESULTS-TABLE.md")
-    g.add_argument("--data", default="out/results", help="where the results commands wrote the logs")
+    g.add_argument("--data", default="out/peers", help="where the logs are (the file names the commands of "
+                   "docs/RESULTS-TABLE.md give them)")
+    g.add_argument("--proactive", help="a proactive binary: first make the missing logs in DATA with the "
+                   "commands of docs/RESULTS-TABLE.md")
     g.add_argument("--max-users", type=int, default=0,
                    help="evaluate a seeded sample of this many users of a larger log (0 = all); the "
                         "sample's train and test files go to DATA/peers-subset/")
     g.add_argument("--refit-days", type=int, default=7, help="online refit interval of logreg and lgbm")
-    g.add_argument("--seed", type=int, default=7)
+    g.add_argument("--seed", type=int, default=7, help="seed of the user sample (--max-users)")
     for p in (w, g):
         p.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS + OPTIONAL) + " (default: all but gru-user)")
         p.add_argument("--markdown", help="also write the tables to this Markdown file")
