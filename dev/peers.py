@@ -17,7 +17,9 @@ Peers (each one fitted per user, except the GRU, which is pooled with a user emb
   gru      PyTorch GRU over the last five actions (target embedding, time of day sin/cos,
            weekday, gap to the next step) plus the question's time of day, weekday, gap and
            context, pooled over all users of one input with a user embedding, softmax over
-           the targets the user has used (1 CPU thread, fixed seeds).
+           the targets the user has used (1 CPU thread, fixed seeds; the number of epochs is
+           chosen on 15 % of the examples held out, then trained again on all of them).
+  gru-user the same GRU fitted per user (only when named in --peers).
 
 Usage:
   peers.py worlds DIR [DIR ...] [--markdown FILE] [--peers nb,markov,...]
@@ -33,12 +35,15 @@ Usage:
 Online learning (logs marked online, and live world questions): nb and markov learn every
 donation after ranking it; logreg and lgbm are refitted on everything so far at the first
 donation of a local day that comes --refit-days (default 7) or more after their last fit;
-the GRU keeps its weights (its input, the last five actions, is always current).
+the GRU is fine-tuned after each UTC day (logs: all users together) on that day's donations
+with as many drawn from the past, two passes; a target no training donation named stays
+outside its output layer. On worlds, logreg, lgbm and the GRU keep their trainEnd fit.
 """
 from __future__ import annotations
 
 import argparse
 import bisect
+import copy
 import json
 import math
 import os
@@ -428,7 +433,7 @@ class LGBM(RefitPeer):
 class GRUPeer:
     name = "gru"
 
-    def __init__(self, seed=7, threads=1, max_steps=2500, batch=128):
+    def __init__(self, seed=7, threads=1, max_steps=3000, batch=None):
         self.seed, self.threads, self.max_steps, self.batch = seed, threads, max_steps, batch
 
     def _tensors(self, recs, users):
@@ -492,31 +497,96 @@ class GRUPeer:
                 z = torch.cat([h[-1], s.user(uid), query, s.ctx(ctx).sum(1)], dim=1)
                 return s.head(z)
 
-        self.net = Net()
-        seq, step, query, ctx, uid = self._tensors(recs, users)
-        y = torch.tensor([self.vocab[t] - 1 for t in ys])
-        w = torch.tensor(np.asarray(ws, dtype=np.float32) / float(np.mean(ws)))
+        self.Net = Net
+        self.data = list(self._tensors(recs, users)) + [
+            torch.tensor([self.vocab[t] - 1 for t in ys]), torch.tensor(np.asarray(ws, dtype=np.float32))]
+        self.mean_weight = float(np.mean(ws))
         n = len(ys)
-        optimizer = torch.optim.Adam(self.net.parameters(), lr=3e-3, weight_decay=1e-5)
-        generator = torch.Generator().manual_seed(self.seed)
-        steps = min(self.max_steps, max(300, 30 * math.ceil(n / self.batch)))
-        self.net.train()
-        done = 0
-        while done < steps:
-            order = torch.randperm(n, generator=generator)
-            for s in range(0, n, self.batch):
-                idx = order[s:s + self.batch]
-                logits = self.net(seq[idx], step[idx], query[idx], ctx[idx], uid[idx])
-                loss = (nn.functional.cross_entropy(logits, y[idx], reduction="none") * w[idx]).mean()
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                done += 1
-                if done >= steps:
-                    break
-        self.net.eval()
-        self.steps = steps
+        if self.batch is None:  # small logs need more, smaller steps
+            self.batch = min(128, max(32, n // 64))
+        # Early stopping: 15 % of each user's examples (at random: a chronological holdout chose
+        # far too few epochs on the drifting Android log) validate; the epoch
+        # count with the lowest validation loss (patience 4, at most 40 epochs and max_steps
+        # steps) is then trained again from the same seed on all examples.
+        held = np.zeros(n, dtype=bool)
+        positions = defaultdict(list)
+        for i, u in enumerate(users):
+            positions[u].append(i)
+        pick = np.random.default_rng(self.seed)
+        for idx in positions.values():
+            held[pick.choice(idx, len(idx) * 15 // 100, replace=False)] = True
+        fit_idx, val_idx = np.flatnonzero(~held), np.flatnonzero(held)
+        self.epochs = 15
+        if len(val_idx) >= 20 and len(fit_idx) >= 50:
+            self._train(fit_idx, max_epochs=40, val_idx=val_idx)
+        self._train(np.arange(n), max_epochs=self.epochs)
         return self
+
+    def _train(self, idx, max_epochs, val_idx=None):
+        import torch
+        from torch import nn
+        torch.manual_seed(self.seed)
+        self.net = self.Net()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=3e-3, weight_decay=1e-5)
+        generator = torch.Generator().manual_seed(self.seed)
+        per_epoch = math.ceil(len(idx) / self.batch)
+        max_epochs = max(1, min(max_epochs, self.max_steps // per_epoch))
+        best, best_epoch, idx = float("inf"), 1, torch.from_numpy(idx)
+        for epoch in range(1, max_epochs + 1):
+            self._steps(idx[torch.randperm(len(idx), generator=generator)])
+            if val_idx is not None:
+                loss = self._loss(torch.from_numpy(val_idx))
+                if loss < best - 1e-4:
+                    best, best_epoch = loss, epoch
+                elif epoch - best_epoch >= 4:
+                    break
+        if val_idx is not None:
+            self.epochs = best_epoch
+        self.net.eval()
+
+    def _steps(self, order):
+        from torch import nn
+        self.net.train()
+        seq, step, query, ctx, uid, y, w = self.data
+        for s in range(0, len(order), self.batch):
+            i = order[s:s + self.batch]
+            logits = self.net(seq[i], step[i], query[i], ctx[i], uid[i])
+            loss = (nn.functional.cross_entropy(logits, y[i], reduction="none") * w[i]).sum() / (
+                self.mean_weight * len(i))
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+        self.net.eval()
+
+    def _loss(self, idx):
+        import torch
+        from torch import nn
+        seq, step, query, ctx, uid, y, w = self.data
+        with torch.no_grad():
+            logits = self.net(seq[idx], step[idx], query[idx], ctx[idx], uid[idx])
+            return float((nn.functional.cross_entropy(logits, y[idx], reduction="none") * w[idx]).sum() / w[idx].sum())
+
+    def learn(self, recs, ys, ws, users, epochs=2):
+        """Online: appends the examples whose target the model knows and trains `epochs`
+        passes over as many examples as they are, drawn from everything so far."""
+        import torch
+        keep = [i for i, t in enumerate(ys) if t in self.vocab]
+        if not keep:
+            return
+        for i in keep:
+            known = self.user_targets.setdefault(users[i], [])
+            if self.vocab[ys[i]] - 1 not in known:
+                known.append(self.vocab[ys[i]] - 1)
+        new = list(self._tensors([recs[i] for i in keep], [users[i] for i in keep])) + [
+            torch.tensor([self.vocab[ys[i]] - 1 for i in keep]), torch.tensor([float(ws[i]) for i in keep])]
+        self.data = [torch.cat([a, b]) for a, b in zip(self.data, new)]
+        n = len(self.data[0])
+        generator = torch.Generator().manual_seed(self.seed + n)
+        recent = torch.arange(n - len(keep), n)
+        for _ in range(epochs):  # the new examples, each with as many drawn from the past
+            past = torch.randint(0, n, (len(keep),), generator=generator)
+            both = torch.cat([recent, past])
+            self._steps(both[torch.randperm(len(both), generator=generator)])
 
     def proba_batch(self, recs, user):
         """Probabilities over the user's known targets (list of target keys, array)."""
@@ -914,12 +984,55 @@ def make_logs(args):
             raise InputError(f"{table}: command failed ({done.returncode}): {line}")
 
 
+def walk_gru_online(models, train, test, users):
+    """Prequential walk of the GRU(s) over the test logs of `users`, all users together by
+    UTC day: each day's donations are ranked with the weights of the day before, then the
+    model learns them (`GRUPeer.learn`). Returns {user: ranks in test-log order}."""
+    ranks, items = {}, []
+    for u in users:
+        hist = History(train.get(u, []) + test[u])
+        ranks[u] = [0] * len(test[u])
+        for k, e in enumerate(test[u]):
+            items.append((e.ts, u, k, hist.rec(e.ts, e.local, e.context)))
+    items.sort(key=lambda item: (item[0], item[1], item[2]))
+    start = 0
+    while start < len(items):
+        day = int(items[start][0] // 86400)
+        end = start
+        while end < len(items) and int(items[end][0] // 86400) == day:
+            end += 1
+        block = items[start:end]
+        per_user = defaultdict(list)
+        for item in block:
+            per_user[item[1]].append(item)
+        for u, its in per_user.items():
+            model = models.get(u)
+            if model is None:
+                continue
+            targets, p = model.proba_batch([it[3] for it in its], u)
+            index = {t: i for i, t in enumerate(targets)}
+            for row, (_, _, k, _) in zip(p, its):
+                ranks[u][k] = rank_of(targets, row, test[u][k].target, index) if len(targets) else 0
+        by_model = defaultdict(list)
+        for item in block:
+            if item[1] in models:
+                by_model[id(models[item[1]])].append(item)
+        for its in by_model.values():
+            model = models[its[0][1]]
+            model.learn([it[3] for it in its], [test[it[1]][it[2]].target for it in its],
+                        [test[it[1]][it[2]].weight for it in its], [it[1] for it in its])
+        start = end
+    return ranks
+
+
 def cmd_logs(args):
     if args.proactive:
         make_logs(args)
     rows = []
     gru_cache = {}
     for label, train_name, test_name, online, zone_name in LOGS:
+        if args.logs and not any(label.startswith(prefix) for prefix in args.logs.split(",")):
+            continue
         train_path = os.path.join(args.data, train_name)
         test_path = os.path.join(args.data, test_name)
         if not (os.path.exists(train_path) and os.path.exists(test_path)):
@@ -928,6 +1041,9 @@ def cmd_logs(args):
         zone = ZoneInfo(zone_name) if zone_name else None
         train = read_donations(train_path, default_zone=zone)
         test = read_donations(test_path, default_zone=zone)
+        for events in list(train.values()) + list(test.values()):
+            for e in events:
+                e.weight = count_weight(e.weight, args.counts)
         users = sorted(test)
         sampled = len(users)
         if args.max_users and len(users) > args.max_users:
@@ -952,7 +1068,7 @@ def cmd_logs(args):
             if name.startswith("gru"):
                 key = (train_path, name)
                 key_fresh = key not in gru_cache
-                if key_fresh:  # the GRU learns nothing online: one fit per train file
+                if key_fresh:  # one fit per train file (online runs learn on a copy)
                     per_user = {}
                     for u in users:
                         h = History(train.get(u, []))
@@ -963,9 +1079,14 @@ def cmd_logs(args):
                     gru_cache[key] = (fit_grus(per_user, pooled=(name == "gru")), time.perf_counter() - fit_start)
                 grus, fit_seconds = gru_cache[key]
                 start -= 0 if key_fresh else fit_seconds  # a reused fit still counts in the time
-            for u in users:
-                all_ranks += eval_log_user(name, train.get(u, []), test[u], online, args.refit_days,
-                                            grus.get(u) if grus else None, u)
+            if grus is not None and online:
+                by_user = walk_gru_online(copy.deepcopy(grus), train, test, users)
+                for u in users:
+                    all_ranks += by_user[u]
+            else:
+                for u in users:
+                    all_ranks += eval_log_user(name, train.get(u, []), test[u], online, args.refit_days,
+                                                grus.get(u) if grus else None, u)
             seconds = time.perf_counter() - start
             r = np.array(all_ranks)
             hit1 = float(np.mean((r >= 1) & (r <= 1)))
@@ -983,6 +1104,12 @@ def cmd_logs(args):
     table = "\n".join(lines)
     print(table)
     return [table]
+
+
+def count_weight(count, how):
+    """A training weight for a line standing for `count` donations: uses (count), log
+    (1 + ln count) or rows (1)."""
+    return {"uses": count, "log": 1 + math.log(count), "rows": 1.0}[how]
 
 
 def _freq(events):
@@ -1009,6 +1136,9 @@ def main(argv=None):
     g.add_argument("--max-users", type=int, default=0,
                    help="evaluate a seeded sample of this many users of a larger log (0 = all); the "
                         "sample's train and test files go to DATA/peers-subset/")
+    g.add_argument("--counts", choices=["uses", "log", "rows"], default="uses",
+                   help="training weight of a line with `count` (aggregated logs): count, 1 + ln count, or 1")
+    g.add_argument("--logs", help="comma-separated prefixes of the log names to run (default: all)")
     g.add_argument("--refit-days", type=int, default=7, help="online refit interval of logreg and lgbm")
     g.add_argument("--seed", type=int, default=7, help="seed of the user sample (--max-users)")
     for p in (w, g):
