@@ -1025,6 +1025,27 @@ def walk_gru_online(models, train, test, users):
     return ranks
 
 
+BASELINES = ["mfu", "mru", "markov", "hour-of-day", "frecency"]
+
+
+def engine_figures(args, label, train_path, test_path, online, zone_name):
+    """`proactive evaluate --compare` on the same files: the default model's hit@1 / hit@4 /
+    mrr and, per metric, the best of the baselines (docs/RESULTS-TABLE.md's definition)."""
+    import subprocess
+    report = os.path.join(args.data, "peers-engine-" + label.split(" ")[0] + ".json")
+    command = [args.proactive, "evaluate", "--train", train_path, "--test", test_path, "--compare", "--quiet",
+               "--report", report] + (["--online"] if online else []) + (["--timezone", zone_name] if zone_name else [])
+    print("+ " + " ".join(command), file=sys.stderr)
+    if subprocess.run(command, stdout=subprocess.DEVNULL).returncode != 0:
+        raise InputError(f"{label}: proactive evaluate failed: {' '.join(command)}")
+    with open(report, encoding="utf-8") as handle:
+        data = json.load(handle)
+    models = {m["model"]: m for m in [data] + data.get("comparison", [])}
+    metrics = ("hit@1", "hit@4", "mrr")
+    return {"blend": tuple(models["blend"][k] for k in metrics),
+            "best": tuple(max(models[b][k] for b in BASELINES if b in models) for k in metrics)}
+
+
 def cmd_logs(args):
     if args.proactive:
         make_logs(args)
@@ -1058,6 +1079,12 @@ def cmd_logs(args):
                     for line in inp:
                         if line.strip() and str(json.loads(line).get("user", "default")) in keep:
                             out.write(line)
+        engine = None
+        if args.engine:
+            if sampled < len(test):
+                train_path, test_path = (os.path.join(args.data, "peers-subset", os.path.basename(x))
+                                         for x in (train_path, test_path))
+            engine = engine_figures(args, label, train_path, test_path, online, zone_name)
         n_test = sum(len(test[u]) for u in users)
         n_train = sum(len(train.get(u, [])) for u in users)
         cells = {}
@@ -1094,12 +1121,18 @@ def cmd_logs(args):
             mrr = float(np.mean(np.where(r > 0, 1.0 / np.maximum(r, 1), 0.0)))
             cells[name] = (hit1, hit4, mrr, seconds)
             print(f"  {label} {name}: {hit1:.3f} / {hit4:.3f} / {mrr:.3f} ({seconds:.1f} s)", file=sys.stderr)
-        rows.append((label, n_train, n_test, sampled, cells))
-    lines = ["| log | train / test events | users | " + " | ".join(args.peers) + " | time, s |",
-             "|---|---:|---:|" + "---:|" * len(args.peers) + "---|"]
-    for label, n_train, n_test, sampled, cells in rows:
-        lines.append(f"| {label} | {n_train} / {n_test} | {sampled} | " + " | ".join(
-            "{:.3f} / {:.3f} / {:.3f}".format(*cells[n][:3]) for n in args.peers) + " | " + ", ".join(
+        rows.append((label, n_train, n_test, sampled, len(test), cells, engine))
+    extra = ["engine blend", "best baseline"] if args.engine else []
+    lines = ["| log | train / test events | users | " + " | ".join(extra + args.peers) + " | time, s |",
+             "|---|---:|---:|" + "---:|" * len(extra + args.peers) + "---|"]
+    for label, n_train, n_test, sampled, total, cells, engine in rows:
+        users_cell = f"{sampled} of {total}" if sampled < total else f"{sampled}"
+        engine_cells = []
+        if args.engine:
+            engine_cells = ["{:.3f} / {:.3f} / {:.3f}".format(*engine["blend"]),
+                            "{:.3f} / {:.3f} / {:.3f}".format(*engine["best"])]
+        lines.append(f"| {label} | {n_train} / {n_test} | {users_cell} | " + " | ".join(engine_cells + [
+            "{:.3f} / {:.3f} / {:.3f}".format(*cells[n][:3]) for n in args.peers]) + " | " + ", ".join(
             f"{n} {cells[n][3]:.0f}" for n in args.peers) + " |")
     table = "\n".join(lines)
     print(table)
@@ -1138,6 +1171,9 @@ def main(argv=None):
                         "sample's train and test files go to DATA/peers-subset/")
     g.add_argument("--counts", choices=["uses", "log", "rows"], default="uses",
                    help="training weight of a line with `count` (aggregated logs): count, 1 + ln count, or 1")
+    g.add_argument("--engine", action="store_true",
+                   help="also run `proactive evaluate --compare` (--proactive BIN) on the same files: the engine's "
+                        "default model and the best baseline, on the same users")
     g.add_argument("--logs", help="comma-separated prefixes of the log names to run (default: all)")
     g.add_argument("--refit-days", type=int, default=7, help="online refit interval of logreg and lgbm")
     g.add_argument("--seed", type=int, default=7, help="seed of the user sample (--max-users)")
@@ -1149,6 +1185,8 @@ def main(argv=None):
     unknown = [p for p in args.peers if p not in PEERS + OPTIONAL]
     if unknown:
         parser.error(f"unknown peer(s): {', '.join(unknown)} (known: {', '.join(PEERS + OPTIONAL)})")
+    if args.command == "logs" and args.engine and not args.proactive:
+        parser.error("--engine needs --proactive BIN")
     try:
         tables = cmd_worlds(args) if args.command == "worlds" else cmd_logs(args)
     except (InputError, FileNotFoundError) as error:
