@@ -37,7 +37,10 @@ donation after ranking it; logreg and lgbm are refitted on everything so far at 
 donation of a local day that comes --refit-days (default 7) or more after their last fit;
 the GRU is fine-tuned after each UTC day (logs: all users together) on that day's donations
 with as many drawn from the past, two passes; a target no training donation named stays
-outside its output layer. On worlds, logreg, lgbm and the GRU keep their trainEnd fit.
+outside its output layer. World questions about past moments are answered by the fit on
+donations before trainEnd; live ones in time order under the same policy (logreg and lgbm
+refitted at a question --refit-days after their last fit; the GRU fine-tuned once per UTC
+day on each world's donations before its first question that day).
 """
 from __future__ import annotations
 
@@ -611,7 +614,7 @@ def fit_grus(per_user, pooled):
                 ys.append(y)
                 ws.append(wt)
                 us.append(user)
-        return GRUPeer().fit(recs, ys, ws, us, {u: per_user[u][1] for u in users})
+        return GRUPeer(max_steps=3000 if pooled else 600).fit(recs, ys, ws, us, {u: per_user[u][1] for u in users})
     users = [u for u in sorted(per_user) if per_user[u][0]]
     if pooled:
         model = fit(users) if users else None
@@ -654,7 +657,8 @@ def load_worlds(directory):
         except Exception:
             raise InputError(f"{wpath}:{number}: field 'timezone': unknown time zone {zone_name!r}")
         train_end, _ = parse_date(require(w, "trainEnd", wpath, number), wpath, number, "trainEnd", zone)
-        worlds[user] = {"zone": zone, "trainEnd": train_end}
+        worlds[user] = {"zone": zone, "trainEnd": train_end,
+                        "trainEnd_day": datetime.fromtimestamp(train_end, tz=zone).toordinal()}
     donations = read_donations(os.path.join(directory, "donations.jsonl"),
                                zones={u: w["zone"] for u, w in worlds.items()}, with_parameters=False)
     qpath = os.path.join(directory, "questions.jsonl")
@@ -699,61 +703,112 @@ def shifted_examples(h, lo, hi, shifts, user):
     return out
 
 
-def run_worlds_peer(name, worlds, donations, questions, shifts):
-    """Answers every question with peer `name`; returns ({id: scores}, seconds)."""
+def run_worlds_peer(name, worlds, donations, questions, shifts, refit_days):
+    """Answers every question with peer `name`; returns ({id: scores}, seconds).
+
+    Past questions are answered by the fit on donations before trainEnd. Live questions
+    (in time order) by a model that learns online from the donations before each `at`:
+    nb and markov every donation, logreg and lgbm refitted from scratch at a question
+    `refit_days` or more local days after their last fit, the GRU fine-tuned once per UTC
+    day on the donations before that day's first question of the world."""
     start = time.perf_counter()
     answers = {}
     by_user = defaultdict(list)
     for q in questions:
         by_user[q["user"]].append(q)
-    histories = {u: History(evs) for u, evs in donations.items()}
+    for qs in by_user.values():
+        qs.sort(key=lambda q: q["ts"])
+    histories = {u: History(donations.get(u, [])) for u in worlds}
+
+    def answer(q, targets, row):
+        answers[q["id"]] = top_scores(targets, row) if len(targets) else {}
+
     if name.startswith("gru"):
-        per_user = {}
+        per_user, ends = {}, {}
         for user, w in worlds.items():
-            h = histories.get(user) or History([])
-            end = h.before(w["trainEnd"])
-            per_user[user] = (shifted_examples(h, 0, end, shifts, user), sorted({e.target for e in h.events[:end]}))
+            h = histories[user]
+            ends[user] = h.before(w["trainEnd"])
+            per_user[user] = (shifted_examples(h, 0, ends[user], shifts, user),
+                              sorted({e.target for e in h.events[:ends[user]]}))
         models = fit_grus(per_user, pooled=(name == "gru"))
         for user, qs in by_user.items():
-            h = histories.get(user) or History([])
-            if user not in models:
-                for q in qs:
-                    answers[q["id"]] = {}
-                continue
-            targets, p = models[user].proba_batch([h.rec(q["ts"], q["local"], q["context"]) for q in qs], user)
-            for q, row in zip(qs, p):
-                answers[q["id"]] = top_scores(targets, row) if len(targets) else {}
-        return answers, time.perf_counter() - start
+            past = [q for q in qs if q["mode"] == "past"]
+            if user in models and past:
+                targets, p = models[user].proba_batch(
+                    [histories[user].rec(q["ts"], q["local"], q["context"]) for q in past], user)
+                for q, row in zip(past, p):
+                    answer(q, targets, row)
+        models = copy.deepcopy(models)  # the live walk fine-tunes
+        live = sorted((q for q in questions if q["mode"] != "past" and q["user"] in models),
+                      key=lambda q: (q["ts"], q["id"]))
+        learned = dict(ends)
+        i = 0
+        while i < len(live):
+            day = int(live[i]["ts"] // 86400)
+            j = i
+            while j < len(live) and int(live[j]["ts"] // 86400) == day:
+                j += 1
+            block = live[i:j]
+            first = {}
+            for q in block:
+                first.setdefault(q["user"], q["ts"])
+            by_model = defaultdict(list)
+            for user, ts in first.items():
+                h = histories[user]
+                upto = h.before(ts)
+                for r, y, wt in shifted_examples(h, learned[user], upto, shifts, user):
+                    by_model[id(models[user])].append((r, y, wt, user))
+                learned[user] = max(learned[user], upto)
+            for items in by_model.values():
+                models[items[0][3]].learn([x[0] for x in items], [x[1] for x in items],
+                                          [x[2] for x in items], [x[3] for x in items])
+            for q in block:
+                targets, p = models[q["user"]].proba_batch(
+                    [histories[q["user"]].rec(q["ts"], q["local"], q["context"])], q["user"])
+                answer(q, targets, p[0])
+            i = j
+        for q in questions:
+            answers.setdefault(q["id"], {})
+        return answers, time.process_time() - start
     for user, w in worlds.items():
-        h = histories.get(user) or History([])
+        h = histories[user]
         end = h.before(w["trainEnd"])
         examples = shifted_examples(h, 0, end, shifts, user)
-        recs = [r for r, _, _ in examples]
-        ys = [y for _, y, _ in examples]
-        ws = [wt for _, _, wt in examples]
-        qs = sorted(by_user.get(user, []), key=lambda q: q["ts"])
-        if not ys:
+        qs = by_user.get(user, [])
+        if not examples:
             for q in qs:
                 answers[q["id"]] = {}
             continue
-        peer = make_peer(name).fit(recs, ys, ws)
+        peer = make_peer(name).fit([x[0] for x in examples], [x[1] for x in examples], [x[2] for x in examples])
+        past = [q for q in qs if q["mode"] == "past"]
+        live = [q for q in qs if q["mode"] != "past"]
+        recs = {q["id"]: h.rec(q["ts"], q["local"], q["context"]) for q in qs}
         if peer.online_each:
-            past = [q for q in qs if q["mode"] == "past"]
-            live = [q for q in qs if q["mode"] != "past"]
             for q in past:
-                answers[q["id"]] = top_scores(peer.targets, peer.proba(h.rec(q["ts"], q["local"], q["context"])))
+                answer(q, peer.targets, peer.proba(recs[q["id"]]))
             learned = end
             for q in live:  # learns online from donations in [trainEnd, at)
                 upto = h.before(q["ts"])
                 for r, y, wt in shifted_examples(h, learned, upto, shifts, user):
                     peer.learn(r, y, wt)
                 learned = max(learned, upto)
-                answers[q["id"]] = top_scores(peer.targets, peer.proba(h.rec(q["ts"], q["local"], q["context"])))
-        else:
-            p = peer.proba_batch([h.rec(q["ts"], q["local"], q["context"]) for q in qs]) if qs else []
-            for q, row in zip(qs, p):
-                answers[q["id"]] = top_scores(peer.targets, row)
-    return answers, time.perf_counter() - start
+                answer(q, peer.targets, peer.proba(recs[q["id"]]))
+            continue
+        if past:
+            for q, row in zip(past, peer.proba_batch([recs[q["id"]] for q in past])):
+                answer(q, peer.targets, row)
+        fit_day = w["trainEnd_day"]
+        for q in live:
+            day = q["local"].toordinal()
+            upto = h.before(q["ts"])
+            if day - fit_day >= refit_days and upto > end:
+                examples += shifted_examples(h, end, upto, shifts, user)
+                end = upto
+                peer = make_peer(name).fit([x[0] for x in examples], [x[1] for x in examples],
+                                           [x[2] for x in examples])
+                fit_day = day
+            answer(q, peer.targets, peer.proba_batch([recs[q["id"]]])[0])
+    return answers, time.process_time() - start
 
 
 def score_worlds(questions, answers, path):
@@ -814,7 +869,7 @@ def worlds_tables(directory, results, order):
             cells = [fn(results[name][0].get(kind, [0, 0, 0.0, 0.0, 0])) for name in order]
             lines.append(f"| {kind} | {s0[4]} ({s0[0]}) | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["train + predict time, s: " + ", ".join(
+    lines += ["train + predict CPU time of this process, s: " + ", ".join(
         f"{name} {results[name][1]:.1f}" if results[name][1] is not None else f"{name} (given)" for name in order), ""]
     return "\n".join(lines)
 
@@ -826,8 +881,8 @@ def cmd_worlds(args):
         print(f"{directory}: {len(worlds)} worlds, {sum(map(len, donations.values()))} donations, "
               f"{len(questions)} questions", file=sys.stderr)
         results = {}
-        for name in args.peers:
-            answers, seconds = run_worlds_peer(name, worlds, donations, questions, args.shifts)
+        for name in ([] if args.score_only else args.peers):
+            answers, seconds = run_worlds_peer(name, worlds, donations, questions, args.shifts, args.refit_days)
             path = os.path.join(directory, f"predictions-{name}.jsonl")
             tmp = path + ".tmp"
             with open(tmp, "w", encoding="utf-8") as handle:
@@ -839,10 +894,10 @@ def cmd_worlds(args):
         for entry in sorted(os.listdir(directory)):
             if entry.startswith("predictions-") and entry.endswith(".jsonl"):
                 name = entry[len("predictions-"):-len(".jsonl")]
-                if name not in results and name not in PEERS + OPTIONAL:  # the engine's, or another model's
+                if name not in results and (args.score_only or name not in PEERS + OPTIONAL):  # the engine's
                     path = os.path.join(directory, entry)
                     results[name] = (score_worlds(questions, read_predictions(path), path), None)
-        order = [n for n in results if n not in args.peers] + list(args.peers)
+        order = [n for n in results if n not in args.peers] + [n for n in args.peers if n in results]
         table = worlds_tables(directory, results, order)
         print(table)
         out.append(table)
@@ -1089,7 +1144,7 @@ def cmd_logs(args):
         n_train = sum(len(train.get(u, [])) for u in users)
         cells = {}
         for name in args.peers:
-            start = time.perf_counter()
+            start = time.process_time()
             all_ranks = []
             grus = None
             if name.startswith("gru"):
@@ -1102,8 +1157,8 @@ def cmd_logs(args):
                         per_user[u] = ([(h.rec(e.ts, e.local, e.context, end=i), e.target, e.weight)
                                         for i, e in enumerate(h.events)],
                                        [t for t, _ in _freq(train.get(u, [])).most_common()])
-                    fit_start = time.perf_counter()
-                    gru_cache[key] = (fit_grus(per_user, pooled=(name == "gru")), time.perf_counter() - fit_start)
+                    fit_start = time.process_time()
+                    gru_cache[key] = (fit_grus(per_user, pooled=(name == "gru")), time.process_time() - fit_start)
                 grus, fit_seconds = gru_cache[key]
                 start -= 0 if key_fresh else fit_seconds  # a reused fit still counts in the time
             if grus is not None and online:
@@ -1114,7 +1169,7 @@ def cmd_logs(args):
                 for u in users:
                     all_ranks += eval_log_user(name, train.get(u, []), test[u], online, args.refit_days,
                                                 grus.get(u) if grus else None, u)
-            seconds = time.perf_counter() - start
+            seconds = time.process_time() - start
             r = np.array(all_ranks)
             hit1 = float(np.mean((r >= 1) & (r <= 1)))
             hit4 = float(np.mean((r >= 1) & (r <= 4)))
@@ -1123,7 +1178,7 @@ def cmd_logs(args):
             print(f"  {label} {name}: {hit1:.3f} / {hit4:.3f} / {mrr:.3f} ({seconds:.1f} s)", file=sys.stderr)
         rows.append((label, n_train, n_test, sampled, len(test), cells, engine))
     extra = ["engine blend", "best baseline"] if args.engine else []
-    lines = ["| log | train / test events | users | " + " | ".join(extra + args.peers) + " | time, s |",
+    lines = ["| log | train / test events | users | " + " | ".join(extra + args.peers) + " | CPU s |",
              "|---|---:|---:|" + "---:|" * len(extra + args.peers) + "---|"]
     for label, n_train, n_test, sampled, total, cells, engine in rows:
         users_cell = f"{sampled} of {total}" if sampled < total else f"{sampled}"
@@ -1158,6 +1213,10 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     w = sub.add_parser("worlds", help="answer the questions of habit worlds and score them")
     w.add_argument("dirs", nargs="+", help="directories written by `proactive worlds generate`")
+    w.add_argument("--refit-days", type=int, default=7,
+                   help="live questions: logreg and lgbm are refitted at a question this many days after their last fit")
+    w.add_argument("--score-only", action="store_true",
+                   help="train nothing: score every DIR/predictions-*.jsonl already there")
     w.add_argument("--shifts", type=int, default=3,
                    help="training moments per donation: its instant and SHIFTS-1 random moments in the "
                         "hour before it (1 = donation instants only)")
