@@ -1024,7 +1024,7 @@ def make_logs(args):
     (convert, split, simulate, drop-counts; not evaluate) with --proactive BIN, writing into
     --data instead of out/results; a command whose outputs all exist is skipped."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    table = os.path.join(root, "docs", "RESULTS-TABLE.md")
+    table = os.path.join(root, "docs/RESULTS-TABLE.md")
     with open(table, encoding="utf-8") as handle:
         text = handle.read()
     if "## Commands" not in text:
