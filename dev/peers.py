@@ -54,7 +54,7 @@ import random
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -234,11 +234,6 @@ def sparse_features(r: Rec):
 
 
 # MARK: - Peers (one user's model; fit on Recs with labels and weights)
-
-class Constant:
-    def __init__(self, order):
-        self.order = order
-
 
 class CountPeer:
     """Base of the count models: targets in first-seen order, ranked by probability then
