@@ -17,9 +17,9 @@ extension CommandTests {
                 #expect(run.error.contains("See 'proactive --help'."), "\(run)")
                 #expect(run.output.isEmpty, "\(run)")
             }
-            let far = await proactive(["follow", "--help"])
+            let far = await proactive(["glorp", "--help"])
             #expect(far.status == 64, "\(far)")
-            #expect(far.error.contains("unknown command 'follow'; the commands are import, export, donate"), "\(far)")
+            #expect(far.error.contains("unknown command 'glorp'; the commands are import, export, donate"), "\(far)")
             let nested = await proactive(["focus", "sett", "work"])
             #expect(nested.status == 64, "\(nested)")
             #expect(nested.error.contains("unknown command 'focus sett' (did you mean 'focus set'?)"), "\(nested)")
