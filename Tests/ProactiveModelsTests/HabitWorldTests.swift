@@ -80,9 +80,10 @@ struct HabitWorldTests {
         let june1 = first + 151   // 2026-06-01
         #expect(CalendarDay(day: june1).dayOfMonth == 1)
         let onThe1st = HabitRateSignal.logRates(history, targets: 2, day: june1, minute: 535)
-        #expect(onThe1st[1] > Foundation.log(0.5))
+        #expect(onThe1st[1] > Foundation.log(0.3))
         let onThe2nd = HabitRateSignal.logRates(history, targets: 2, day: june1 + 1, minute: 535)
         #expect(onThe2nd[1] < Foundation.log(0.1))
+        #expect(onThe1st[1] > onThe2nd[1] + Foundation.log(5))
         #expect(onThe2nd[0] > Foundation.log(0.5))
     }
 }

@@ -61,7 +61,7 @@ public struct BlendConfiguration: Sendable, Hashable {
                 weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 20,
                 rowHalfLife: Double? = 50, fineTimeKernels: Int = 96, fineTimeConcentration: Double = 512,
                 routineHalfLifeDays: Double = 30, staleTransitionHours: Double = 8, overnightTransitionHours: Double = 24,
-                validationShare: Double = 0.3, guardMinimumRows: Int = 20, rowLeadMinutes: Double = 30) {
+                validationShare: Double = 0.3, guardMinimumRows: Int = 20, rowLeadMinutes: Double = 20) {
         self.profile = profile
         self.logistic = logistic
         self.includeLogistic = includeLogistic

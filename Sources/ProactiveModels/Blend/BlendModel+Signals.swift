@@ -117,6 +117,8 @@ struct SignalFrame {
     let routine: [Double]
     /// Per target: the habit-rate signal (`HabitRateSignal`), or empty when not taken.
     let habitRate: [Double]
+    /// Per target: the calendar lift (`HabitRateSignal.rates`), or empty when neither is taken.
+    let calendarLift: [Double]
 
     init(_ model: BlendModel, at moment: Moment, needed: [Bool]?) {
         let space = model.profile.space
@@ -213,9 +215,13 @@ struct SignalFrame {
         self.rank = rank
         let window = model.configuration.transitionWindowMinutes * 60
         backToPrevious = recent.count > 1 && gap < window ? recent[1] : nil
-        habitRate = wanted(.habitRate)
-            ? HabitRateSignal.logRates(usage.dayHistory, targets: targets, day: reading.day, minute: reading.minuteOfDay)
-            : []
+        if wanted(.habitRate) || wanted(.calendarLift) {
+            let rates = HabitRateSignal.rates(usage.dayHistory, targets: targets, day: reading.day, minute: reading.minuteOfDay)
+            habitRate = rates.everyDay
+            calendarLift = zip(rates.calendar, rates.everyDay).map { $0 - $1 }
+        } else {
+            (habitRate, calendarLift) = ([], [])
+        }
         routine = wanted(.routine)
             ? RoutineSignal.logProbabilities(usage, targets: targets, weekend: reading.isWeekend, minuteOfDay: reading.minuteOfDay,
                                              fine: clock.fine, now: now,
@@ -250,6 +256,7 @@ struct SignalFrame {
         if t == previous { row[repeatFeature.rawValue] = 1 }
         set(.routine, routine[t])
         set(.habitRate, habitRate[t])
+        set(.calendarLift, calendarLift[t])
     }
 
     /// Σ_f w_f · signal_f for every target, in feature order, equal to the last bit to summing the row
@@ -361,6 +368,7 @@ struct SignalFrame {
             add(.frequencyOccasions, usage.logOccasions)
             if taken(.routine) { add(.routine, routine) }
             if taken(.habitRate) { add(.habitRate, habitRate) }
+            if taken(.calendarLift) { add(.calendarLift, calendarLift) }
             filled = targets
         }
     }

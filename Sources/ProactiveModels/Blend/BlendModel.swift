@@ -200,13 +200,14 @@ public struct BlendModel: FittedModel {
 
     /// The moment an event's row is asked at: halfway between the previous learned use and the event,
     /// at most `BlendConfiguration.rowLeadMinutes` before the event (the event's own instant when nothing
-    /// was learned before it, or when the previous use shares its instant). A person asks the engine at a
+    /// was learned before it, when the previous use shares its instant, and in a log whose uses share
+    /// instants, `DayHistory.sharesInstants`: an aggregated log's times are buckets, not moments). A person asks the engine at a
     /// moment without knowing when the next donation will come; a row asked at the event's very instant
     /// teaches the weights what happens *at* a known time, which favours whatever is used often at any
     /// time over a habit due in ten minutes (docs/WORLDS.md).
     func rowDate(for event: Event) -> Date {
         let gap = event.date.timeIntervalSince1970 - usage.lastTime
-        guard gap.isFinite, gap > 0 else { return event.date }
+        guard gap.isFinite, gap > 0, !usage.dayHistory.sharesInstants else { return event.date }
         return event.date.addingTimeInterval(-min(gap / 2, configuration.rowLeadMinutes * 60))
     }
 

@@ -39,10 +39,14 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     /// type, then the user's frequency. It expresses interactions the other signals, added independently,
     /// cannot: "after weather, on weekdays, comes coffee", and nothing of the kind on weekends.
     case routine
-    /// log of the target's rate of use in the coming hour at this minute, on days like today in the
-    /// calendar structure the user's data supports, given whether it was used earlier today
-    /// (`HabitRateSignal`): rent on the 1st, a hike every other Saturday, a workout whose time has passed.
+    /// log of the target's rate of use in the coming hour at this minute of any day, given whether it
+    /// was used earlier today (`HabitRateSignal.rates`, every-day family): a workout whose time has
+    /// passed has a low rate, an app used at no fixed time a flat one.
     case habitRate
+    /// log(calendar rate) − log(every-day rate) (`HabitRateSignal.rates`): what the day of the month, the
+    /// week's parity or the weekday add to the target's rate now; 0 for a target used alike every day, so
+    /// only rows of calendar habits move its weight, however rare they are among the user's rows.
+    case calendarLift
 
     public static let count = allCases.count
 
@@ -54,7 +58,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
             case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
             case .habitChange: return 3
             case .routine: return 1
-            case .habitRate: return 1
+            case .habitRate, .calendarLift: return 1
             default: return 0
             }
         }

@@ -20,6 +20,9 @@ public struct DayHistory: Sendable, Equatable {
     private(set) var targets: [Int32] = []
     /// The first local day with a use, ever (the start of the exposure, kept when old days are dropped).
     private(set) var firstDay: Int?
+    /// Uses at the same minute of the same day as the use before them, among the kept ones: uses that share
+    /// an instant, as the rows of an aggregated log do (`sharesInstants`).
+    private(set) var repeatedInstants = 0
 
     public init() {}
 
@@ -29,7 +32,15 @@ public struct DayHistory: Sendable, Equatable {
         self.minutes = minutes
         self.targets = targets
         self.firstDay = firstDay
+        for index in days.indices {
+            let uses = self.uses(ofDayAt: index)
+            for u in uses.dropFirst() where minutes[u] == minutes[u - 1] { repeatedInstants += 1 }
+        }
     }
+
+    /// Whether at least a quarter of the kept uses share their instant with the use before them: an
+    /// aggregated log (rows of a part of the day at one instant), whose times are buckets, not moments.
+    public var sharesInstants: Bool { repeatedInstants * 4 >= max(1, minutes.count) && minutes.count > 1 }
 
     /// Whether the stored arrays are consistent (a loaded state is checked with it).
     var isConsistent: Bool {
@@ -47,6 +58,8 @@ public struct DayHistory: Sendable, Equatable {
         if days.last.map({ Int($0) }) != day {
             days.append(Int32(day))
             starts.append(Int32(minutes.count))
+        } else if minutes.last == Float(minute) {
+            repeatedInstants += 1
         }
         minutes.append(Float(minute))
         targets.append(Int32(target))
@@ -54,6 +67,10 @@ public struct DayHistory: Sendable, Equatable {
         if let first = days.first, day - Int(first) > Self.keptDays + 30 {
             let keepFrom = days.firstIndex { day - Int($0) <= Self.keptDays } ?? days.count
             let dropUses = keepFrom < days.count ? Int(starts[keepFrom]) : minutes.count
+            for index in 0 ..< keepFrom {
+                let uses = self.uses(ofDayAt: index)
+                for u in uses.dropFirst() where minutes[u] == minutes[u - 1] { repeatedInstants -= 1 }
+            }
             days.removeFirst(keepFrom)
             starts.removeFirst(keepFrom)
             starts = starts.map { $0 - Int32(dropUses) }
@@ -131,7 +148,7 @@ public enum HabitRateSignal {
 
     /// The calendar families: cells and prior probability.
     static let families: [(cells: Int, prior: Double)] = [
-        (1, 0.25), (2, 0.2), (7, 0.15), (14, 0.05), (21, 0.05), (28, 0.05), (31, 0.05), (2, 0.05), (35, 0.05), (14, 0.05),
+        (1, 0.5), (2, 0.2), (7, 0.1), (14, 0.025), (21, 0.025), (28, 0.025), (31, 0.025), (2, 0.025), (35, 0.025), (14, 0.025),
     ]
 
     /// Day `day`'s cell in every family.
@@ -155,11 +172,19 @@ public enum HabitRateSignal {
     /// before `day` and its uses of `day` before `minute`. All targets get log(`floorRate`)-ish values
     /// and no information when there is no past day.
     public static func logRates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> [Double] {
-        guard targets > 0 else { return [] }
+        rates(history, targets: targets, day: day, minute: minute).calendar
+    }
+
+    /// Per target (index order): the log rate of the every-day family alone (`everyDay`: this minute, whether
+    /// used earlier today, no calendar) and of the families averaged (`calendar`, `logRates`). Their
+    /// difference is what the calendar adds (the blend's `calendarLift`): 0 for a target used the same on
+    /// every kind of day, so rows of such targets say nothing of its weight.
+    public static func rates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> (everyDay: [Double], calendar: [Double]) {
+        guard targets > 0 else { return ([], []) }
         let flat = [Double](repeating: Foundation.log(0.05), count: targets)
-        guard let firstDay = history.firstDay else { return flat }
+        guard let firstDay = history.firstDay else { return (flat, flat) }
         let low = max(firstDay, day - lookbackDays), high = day - 1
-        guard high >= low else { return flat }
+        guard high >= low else { return (flat, flat) }
         let dayCount = high - low + 1
         let familyCount = families.count
 
@@ -218,6 +243,7 @@ public enum HabitRateSignal {
         for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
         let inactive = Foundation.log(max(floorRate, 0.05 / (evidenceTotal + 1)))
         var result = [Double](repeating: inactive, count: targets)
+        var everyDay = result
         let maxCells = families.map(\.cells).max()! * 2
         var sumsEvidence = [Double](repeating: 0, count: maxCells * 2)  // (S, N) per cell x a, evidence weights
         var sumsRecency = [Double](repeating: 0, count: maxCells * 2)   // the same, recency weights
@@ -279,8 +305,9 @@ public enum HabitRateSignal {
                 rate += weight * estimate[f]
             }
             result[t] = Foundation.log(max(rate / normaliser, floorRate))
+            everyDay[t] = Foundation.log(max(estimate[0], floorRate))
         }
-        return result
+        return (everyDay, result)
     }
 
     @inline(__always)

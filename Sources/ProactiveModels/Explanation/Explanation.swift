@@ -203,6 +203,21 @@ extension BlendModel: ExplainableModel {
                 reasons.append(Reason(kind: .day, text: reading.isWeekend ? "on weekends" : "on weekdays", weight: routine))
             }
         }
+        // The habit rate speaks of this time of day lately (its estimate weighs recent days most), the calendar
+        // lift of the habit's own time on days like today.
+        // A habit taken up lately (most of its uses near this time are from the last 14 days) is "lately at
+        // this time"; an older one "usually HH:MM", its window on the user's clock.
+        let rate = lift(.habitRate) + lift(.calendarLift)
+        let nearAll = profile.uses(of: index, inDays: 3650, before: moment.date, nearTimeOf: moment)
+        let nearRecent = profile.uses(of: index, inDays: 14, before: moment.date, nearTimeOf: moment)
+        let takenUpLately = nearRecent >= 2 && nearRecent * 2 >= nearAll
+        if rate > 0, !takenUpLately {
+            if let position = reasons.firstIndex(where: { $0.kind == .timeOfDay }) {
+                reasons[position].weight += rate
+            } else if let window = profile.habitWindow(of: index, near: moment) {
+                reasons.append(Reason(kind: .timeOfDay, text: "usually \(window)", weight: rate))
+            }
+        }
         let rankFeatures: [BlendFeature] = [.rank0, .rank1, .rank2, .rank3, .rank4, .rank5, .rank6, .rank7, .rankOlder,
                                             .backToPrevious, .logAge, .repeat1m, .repeat5m, .repeat30m, .repeat2h, .repeat8h, .repeatLater]
         // Recency and frequency say what the data says, within a stated span (nothing when it is stale).
@@ -217,7 +232,7 @@ extension BlendModel: ExplainableModel {
                                   weight: lift(.frecencyShort) + lift(.frecencyLong)))
         }
         if profile.uses(of: index, inDays: 14, before: moment.date, nearTimeOf: moment) >= 2 {
-            reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay)))
+            reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay) + (takenUpLately ? max(0, rate) : 0)))
         }
         var merged: [Reason] = []
         for reason in reasons {

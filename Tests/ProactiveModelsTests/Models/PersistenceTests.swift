@@ -39,8 +39,8 @@ struct PersistenceTests {
 
     @Test func foreignVersionMagicAndKind() throws {
         var future = Self.bytes
-        future[4] = 10
-        #expect(throws: ModelFormatError.unsupportedVersion(found: 10, supported: ModelArchive.formatVersion)) { try BlendModel(serialized: future) }
+        future[4] = 11
+        #expect(throws: ModelFormatError.unsupportedVersion(found: 11, supported: ModelArchive.formatVersion)) { try BlendModel(serialized: future) }
         #expect(throws: ModelFormatError.notAModel) { try BlendModel(serialized: Array("{\"json\": true}".utf8)) }
         #expect(throws: ModelFormatError.wrongKind(expected: "profile", found: "blend")) { try ProfileModel(serialized: Self.bytes) }
         #expect(ModelFormatError.unsupportedVersion(found: 9, supported: 2).description.contains("retrain"))
@@ -144,13 +144,13 @@ struct PersistenceTests {
 
     /// Blend states saved before format 8 have no routine signal (no weight for it, none of its counts):
     /// they are refused with an error naming their format, which the engine answers by refitting the user.
-    @Test func blendStatesBeforeTheRoutineSignalAreRefused() throws {
+    @Test func blendStatesBeforeTheHabitRateSignalAreRefused() throws {
         let model = try BlendModel(serialized: Self.bytes)
-        for version in 5 ... 7 {
+        for version in 5 ... 9 {
             let old = ModelArchive.encode(model, version: version)
             #expect(old[4] == UInt8(version))
             #expect { try BlendModel(serialized: old) } throws: { error in
-                "\(error)".contains("saved in model format \(version), before the routine signal")
+                "\(error)".contains("saved in model format \(version), before the habit-rate signal")
             }
         }
     }
