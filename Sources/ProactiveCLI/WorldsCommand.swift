@@ -38,8 +38,7 @@ struct WorldsCommand: AsyncParsableCommand {
               proactive worlds
               proactive worlds --set report --worlds 60
               proactive worlds --model blend --model mfu --model markov
-              proactive worlds --out out/worlds/develop     # also writes the worlds' files (donations,
-                                                            # questions with the oracle, the answers)
+              proactive worlds --out out/worlds/develop   # also writes the worlds' files
               proactive worlds --generate-only --out out/worlds/report --set report
             """)
 
