@@ -86,4 +86,18 @@ struct HabitWorldTests {
         #expect(onThe1st[1] > onThe2nd[1] + Foundation.log(5))
         #expect(onThe2nd[0] > Foundation.log(0.5))
     }
+
+    /// Uses at distinct minutes are moments; a log whose rows share instants (aggregated) has bucket times,
+    /// which the habit rate and the row lead leave alone.
+    @Test func aggregatedRowsShareInstants() {
+        var moments = DayHistory()
+        for d in 0 ..< 10 { for (k, minute) in [420.0, 600, 1260].enumerated() { moments.record(target: k, day: 20_000 + d, minute: minute) } }
+        #expect(!moments.sharesInstants)
+        var buckets = DayHistory()
+        for d in 0 ..< 10 { for k in 0 ..< 4 { buckets.record(target: k, day: 20_000 + d, minute: 540) } }
+        #expect(buckets.sharesInstants)
+        let reloaded = DayHistory(days: buckets.days, starts: buckets.starts, minutes: buckets.minutes, targets: buckets.targets,
+                                  firstDay: buckets.firstDay)
+        #expect(reloaded == buckets, "the count of shared instants is rebuilt on load")
+    }
 }

@@ -215,7 +215,10 @@ struct SignalFrame {
         self.rank = rank
         let window = model.configuration.transitionWindowMinutes * 60
         backToPrevious = recent.count > 1 && gap < window ? recent[1] : nil
-        if wanted(.habitRate) || wanted(.calendarLift) {
+        // A log whose uses share instants (aggregated rows) has bucket times, not moments: no rate in the hour after them.
+        if wanted(.habitRate) || wanted(.calendarLift), usage.dayHistory.sharesInstants {
+            (habitRate, calendarLift) = ([Double](repeating: 0, count: targets), [Double](repeating: 0, count: targets))
+        } else if wanted(.habitRate) || wanted(.calendarLift) {
             let rates = HabitRateSignal.rates(usage.dayHistory, targets: targets, day: reading.day, minute: reading.minuteOfDay)
             habitRate = rates.everyDay
             calendarLift = zip(rates.calendar, rates.everyDay).map { $0 - $1 }

@@ -45,7 +45,8 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     case habitRate
     /// log(calendar rate) − log(every-day rate) (`HabitRateSignal.rates`): what the day of the month, the
     /// week's parity or the weekday add to the target's rate now; 0 for a target used alike every day, so
-    /// only rows of calendar habits move its weight, however rare they are among the user's rows.
+    /// only rows of calendar habits move its weight, however rare they are among the user's rows. Both start
+    /// from weight 0 (`defaultWeights`): the population's pooled fit and each user's fit decide.
     case calendarLift
 
     public static let count = allCases.count
@@ -58,7 +59,6 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
             case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
             case .habitChange: return 3
             case .routine: return 1
-            case .habitRate, .calendarLift: return 1
             default: return 0
             }
         }
