@@ -220,7 +220,7 @@ public struct HabitWorld: Sendable {
         return all
     }
 
-    /// The world's donations (FORMATS.md lines): each use at its instant, with the offset in force then
+    /// The world's donations (docs/FORMATS.md lines): each use at its instant, with the offset in force then
     /// and the Focus as context.
     public func donations() -> [Donation] {
         let apps = Dictionary(uniqueKeysWithValues: habits.map { ($0.target, ($0.app, $0.intent)) } + noise.map { ($0.target, ($0.app, $0.intent)) })
