@@ -8,7 +8,7 @@ import Testing
 struct RoutineSuiteTests {
     /// The scenarios the current model gets wrong (the one place to shrink as the model is fixed).
     /// A scenario listed here that passes fails the test ("known issue was not recorded"): remove it then.
-    /// holiday-gap (issue 41): the habit-rate signal weighs each past day by its recency among the days of its
+    /// holiday-gap: the habit-rate signal weighs each past day by its recency among the days of its
     /// cell, so two weeks of a holiday routine are the most recent evidence at 12:58 on the day back, and the
     /// holiday's camera leads the four-week routine's mail; only today's coffee after the weather says the old
     /// routine is back, and the rate does not read what today's morning resembles.

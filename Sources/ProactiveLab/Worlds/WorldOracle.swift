@@ -18,7 +18,7 @@ import ProactiveModels
 /// ```swift
 /// let oracle = WorldOracle(world: world, uses: world.uses())
 /// let answer = oracle.answer(day: 160, minute: 1260, samples: 4000, seed: 1)
-/// answer.next["com.example.messages/UseMessagesIntent"]   // 0.83
+/// answer.next["com.example.messages/UseMessagesIntent"]   // its chance of being next within the hour
 /// ```
 public struct WorldOracle: Sendable {
     public let world: HabitWorld

@@ -58,8 +58,8 @@ struct CoffeeAndRoutineTests {
                                                                   "date": .string("2026-02-03T00:00:00Z")], date: Self.morning.date)).key
         #expect(!scores.contains { $0.target == tomorrow })
         let bestCoffee = scores.filter { $0.target.rawValue.contains("OrderCoffeeIntent") }.map(\.probability).max() ?? 0
-        // 0.24 measured with the habit-rate signal (issue 41): yesterday's latte, used once at this very time,
-        // is a recent use at this minute to the rate; still no coffee target stands out.
+        // Yesterday's latte, used once at this very time, is a recent use at this minute to the habit rate;
+        // still no coffee target stands out.
         #expect(bestCoffee < 0.25)
         // And the lint names the culprit.
         let warnings = DonationLint().check(Self.donations(), definitions: try Self.definitions(combination: ["item", "size", "date"]))
@@ -95,7 +95,7 @@ struct CoffeeAndRoutineTests {
         #expect(model.top(1, at: Fixtures.moment(day: 40, hour: 10)).first?.target == Fixtures.target("news"))  // Saturday
         #expect(model.top(1, at: Fixtures.moment(day: 36, hour: 21)).first?.target == Fixtures.target("music"))
         // As the engine asks: it knows today's earlier donations (the 10:00 mail). The habit rate reads what already
-        // happened today (issue 41), and a weekday without the morning mail is unlike every weekday it saw.
+        // happened today, and a weekday without the morning mail is unlike every weekday it saw.
         let afternoon = Fixtures.moment(day: 37, hour: 14, context: ["focus": "work"],
                                         recent: [Fixtures.event("mail", day: 37, hour: 10, context: ["focus": "work", "place": "office"])])
         #expect(model.top(1, at: afternoon).first?.target == Fixtures.target("mail"))

@@ -33,7 +33,7 @@ struct RoutineClockTests {
     }
 
     /// Asked just before the weather's time (07:00): at 07:38 the weather's window (07:05 ± 12 minutes) has
-    /// passed on every past day, so a rate at that minute says nothing comes (issue 41: a habit whose time
+    /// passed on every past day, so a rate at that minute says nothing comes (a habit whose time
     /// has passed is over for the day, not overdue); what must hold is that Saturday is not a coffee day.
     @Test func saturdayMorningPutsWeatherFirst() {
         let scores = Self.model.scores(at: Fixtures.moment(day: 54, hour: 7))
