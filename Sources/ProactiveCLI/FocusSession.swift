@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveRanking
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - Focus state from the store
 

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import LinearAlgebra
 import ProactiveCore
 import ProactiveEngine
-import ProactiveModels
 
 // MARK: - proactive train
 

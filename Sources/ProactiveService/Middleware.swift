@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - The request context
 

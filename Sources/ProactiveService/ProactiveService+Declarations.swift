@@ -2,9 +2,7 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
 import ProactiveRuntime
-import ProactiveStore
 
 // MARK: - Relevant shortcuts and widget timelines
 
@@ -24,8 +22,7 @@ extension ProactiveService {
         guard set.app == app else {
             throw APIError.badRequest("the body declares \(set.app)'s shortcuts, the path \(app)'s", field: "app")
         }
-        try engine(context).declareShortcuts(set, user: user)
-        await runtime.didWrite(.declarations)
+        try await runtime.declareShortcuts(set, user: user, as: engine(context))
         return ShortcutsAnswer(app: app, user: user, shortcuts: set.shortcuts.count)
     }
 
@@ -38,8 +35,7 @@ extension ProactiveService {
         do { timelines = try WidgetTimelineCodec.decode(text) } catch {
             throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: error.line)
         }
-        try engine(context).replaceTimelines(timelines, user: user)
-        await runtime.didWrite(.declarations)
+        try await runtime.replaceTimelines(timelines, user: user, as: engine(context))
         return TimelinesAnswer(user: user, widgets: timelines.map { TimelinesAnswer.Widget(widget: $0.widget.key, entries: $0.entries.count) })
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - Erasing a user
 
@@ -24,8 +23,7 @@ extension ProactiveService {
         }
         try Self.checkNames(request)
         let app = query.get("app")
-        let erased = try engine(context).erase(user: user, app: app)
-        await runtime.didWrite(.erasure)  // held models, inputs and kept answers
+        let erased = try await runtime.erase(user: user, app: app, as: engine(context))  // held models, inputs and kept answers dropped
         return ErasedAnswer(user: user, erased: erased)
     }
 }

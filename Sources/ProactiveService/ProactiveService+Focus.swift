@@ -2,9 +2,7 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
 import ProactiveRuntime
-import ProactiveStore
 
 // MARK: - Feedback, Focus and intent definitions
 
@@ -39,10 +37,9 @@ extension ProactiveService {
                 throw APIError.badRequest(error.reason, field: error.path.isEmpty ? nil : error.path, line: item.line)
             }
         }
-        let recorded = try engine(context).recordFeedback(events, user: user, utcOffset: 0)
-        let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
+        let recorded = try await runtime.recordFeedback(events, user: user, as: engine(context))
+        let donated = recorded.filter(\.donationStored)
         metrics.donationsStored.increment(by: donated.count)
-        await runtime.didWrite(Runtime.Change(donated: Set(donated), inputs: true))
         return FeedbackAnswer(user: user, recorded: recorded.count, donated: donated.count)
     }
 
@@ -63,25 +60,17 @@ extension ProactiveService {
         _ = try Self.user(request, allowing: [])
         let change = try await request.decode(as: FocusChange.self, context: context)
         let date = change.at ?? Date()
-        try engine(context).recordFocusChange(change.focus, at: date)
-        await runtime.didWrite(.clocks)
+        try await runtime.recordFocusChange(change.focus, at: date, as: engine(context))
         return try focusStatus(at: date)
     }
 
     func focusStatus(at date: Date) throws -> FocusStatusAnswer {
-        let engine = Engine(storage: storage)
-        let state = try engine.focusTimeline().timeline.state(at: date)
-        let filters = try engine.focusFilters()
-        let apps = filters.filters.keys.sorted().map { app in
-            FocusStatusAnswer.App(
-                app: app,
-                values: .object((filters.currentValues(app: app, activeFocus: state.focus) ?? [:]).sorted { $0.key < $1.key }
-                    .map { ($0.key, $0.value.json) }),
-                configured: filters.isConfigured(app: app, focus: state.focus),
-                predicate: filters.activePredicate(app: app, focus: state.focus)?.description,
-                badge: filters.badgeCount(app: app, activeFocus: state.focus))
+        let status = try Engine(storage: storage).focusStatus(at: date)
+        let apps = status.apps.map { app in
+            FocusStatusAnswer.App(app: app.app, values: .object(app.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }),
+                                  configured: app.configured, predicate: app.predicate?.description, badge: app.badge)
         }
-        return FocusStatusAnswer(at: Instant(date: date), focus: state.focus, until: state.until.map { Instant(date: $0) }, apps: apps)
+        return FocusStatusAnswer(at: Instant(date: date), focus: status.state.focus, until: status.state.until.map { Instant(date: $0) }, apps: apps)
     }
 
     // MARK: Definitions

@@ -2,9 +2,7 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
 import ProactiveRuntime
-import ProactiveStore
 
 // MARK: - Focus filters, notifications and people
 
@@ -20,8 +18,7 @@ extension ProactiveService {
         let text = try await Self.bodyText(request, maxBody: configuration.maxBody)
         if let json = try? JSONParser.parse(text) { try Self.refuseUnknownFields(focusFilter: json) }
         let filter = try FocusFilter.parse(text, app: app)
-        let declared = try engine(context).declareFocusFilter(filter)
-        await runtime.didWrite(.declarations)
+        let declared = try await runtime.declareFocusFilter(filter, as: engine(context))
         return FocusFilterDeclaredAnswer(filter: filter.json, dropped: declared.dropped.map {
             FocusFilterDeclaredAnswer.Dropped(focus: $0.focus, parameter: $0.parameter)
         })
@@ -68,8 +65,8 @@ extension ProactiveService {
         let focus = try Self.pathParameter(context, "focus")
         _ = try Self.user(request, allowing: [])
         let change = try await request.decode(as: FocusFilterChange.self, context: context)
-        let configured = try engine(context).configureFocusFilter(app: app, focus: focus, set: change.set, unset: change.unset)
-        await runtime.didWrite(.declarations)
+        let configured = try await runtime.configureFocusFilter(app: app, focus: focus, set: change.set, unset: change.unset,
+                                                                as: engine(context))
         func values(_ values: [String: ParameterValue]) -> JSONValue { .object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }) }
         return FocusFilterConfiguredAnswer(
             app: app, focus: configured.focus, values: values(configured.values), primary: configured.display.primary,

@@ -2,9 +2,6 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
-import ProactiveModels
-import ProactiveRanking
-import ProactiveStore
 
 // MARK: - The Smart Stack at a moment
 
@@ -21,32 +18,22 @@ extension ProactiveService {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
         let asked = try await request.decode(as: StackQuestion.self, context: context)
         let (question, names, settings) = (asked.question, asked.widgets, asked.settings)
-        let live = try await models.live(user: question.user, waiting: false)
         let engine = engine(context)
-        let session = engine.rankingSession(live, inputs: try inputs.inputs(user: live.user, engine: engine))
-        let when = try question.moment(engine, live: live)
-        let moment = try engine.moment(for: live, at: when.date, utcOffset: when.utcOffset, context: question.context)
-        let offset = moment.utcOffset ?? 0
-        let ranker = session.ranker(dayStart: session.dayStart(containing: when.date, utcOffset: offset), utcOffset: offset,
-                                    context: question.context)
-        let widgets: [WidgetID], skipped: [String]
-        do { (widgets, skipped) = try session.stackWidgets(names, in: session.widgetCatalogue(ranker), ranker: ranker) } catch {
+        let session = try await runtime.session(user: question.user, as: engine)
+        let when = try question.moment(engine, live: session.live)
+        let answer: StackMoment
+        do {
+            answer = try session.stackMoment(widgets: names, at: when.date, utcOffset: when.utcOffset, context: question.context, settings: settings)
+        } catch let error as EngineError where error.code == .invalidRequest {
             let hint = "\(error)".hasPrefix("no widget named") ? " (GET /v1/definitions lists the stored widget kinds)" : ""
             throw APIError.badRequest("\(error)\(hint)", field: "widgets")
         }
-        var state = StackState()
-        let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
-                                                             distribution: ActiveNowModel(live.model).distribution(at: moment),
-                                                             moment: moment, state: &state)
-        // Times in reasons on the user's clock at each (a zone's offset changes at DST), else the moment's offset.
-        let why = { (signals: RelevanceSignals) in signals.reasons(ranker.configuration, utcOffsetAt: { session.offset(at: $0, fallback: offset) }) }
         return StackAnswer(
-            user: question.user, at: Instant(date: when.date, utcOffset: offset), top: decision.top.displayName, app: decision.top.app,
-            reason: decision.reason.rawValue, score: decision.topScore, why: why(decision.topSignals),
-            inserted: decision.inserted.map(\.widget.displayName), skipped: skipped,
-            candidates: decision.candidates.map { candidate in
-                StackAnswer.Candidate(widget: candidate.widget.displayName, app: candidate.widget.app, score: candidate.score,
-                                      inStack: candidate.inStack, why: why(candidate.signals))
+            user: answer.user, at: Instant(date: answer.date, utcOffset: answer.utcOffset), top: answer.top, app: answer.app,
+            reason: answer.reason, score: answer.score, why: answer.why, inserted: answer.inserted, skipped: answer.skipped,
+            candidates: answer.candidates.map { candidate in
+                StackAnswer.Candidate(widget: candidate.widget, app: candidate.app, score: candidate.score, inStack: candidate.inStack,
+                                      why: candidate.why)
             })
     }
 }

@@ -3,9 +3,7 @@ import Hummingbird
 import Logging
 import ProactiveCore
 import ProactiveEngine
-import ProactiveModels
 import ProactiveRuntime
-import ProactiveStore
 
 // MARK: - The service
 
@@ -36,7 +34,7 @@ public struct ProactiveService: Sendable {
     /// The store every request's engine works on.
     public let storage: any StoreBackend
     public let credentials: CredentialStore
-    /// Live models, ranking inputs, the donation writer and retention: every write is followed by `runtime.didWrite`.
+    /// Live models, ranking inputs, the donation writer and retention: every write goes through one of its methods, which drops what the write made stale.
     public let runtime: Runtime
     /// Each user's last answer to the suggestions route, reused for the same question.
     public let answers: SuggestionAnswers
@@ -100,11 +98,8 @@ public struct ProactiveService: Sendable {
                 let sent: BodyReading.Sent
                 do { sent = try BodyReading.donation(json) } catch { throw APIError.badRequest(error.reason, field: error.field) }
                 let donation = sent.donation
-                try await adoptTimeZones([donation.user: sent.timeZone], context)
-                let stored = try engine.donate(donation)
+                let stored = try await runtime.donate(donation, timeZone: sent.timeZone, as: engine, now: now)
                 metrics.donationsStored.increment()
-                await runtime.didWrite(.donations([stored.user]))
-                try await runtime.applyRetention(now: now, after: [stored])
                 // An app reads back what it sent, not the owner's Focus the store filled in (apps may not read Focus).
                 return Response.json(text: DonationLineCodec.encode(context.access.app == nil ? stored : donation), status: .created)
             case let .array(items):
@@ -118,7 +113,7 @@ public struct ProactiveService: Sendable {
         // A batch: good lines are kept, each line says how it went (as `import` does).
         // Split by moving each line's donation out (`popLast`) rather than copying it (every field retained).
         var good: [Donation] = []
-        var zones: [String: String?] = [:]  // each user's zone, as the lines state it
+        var zones: [String: String] = [:]  // each user's zone, as the lines state it
         var numbered: [(line: Int, error: DonationLineError?)] = []  // each line: its number, and why it was refused
         good.reserveCapacity(decoded.count)
         numbered.reserveCapacity(decoded.count)
@@ -133,17 +128,14 @@ public struct ProactiveService: Sendable {
         }
         good.reverse()
         numbered.reverse()
-        try await adoptTimeZones(zones, context)
-        let prepared = try engine.prepare(batch: good)
+        // The zones the lines state become their users' when they have none (only the owner's credential sets them).
+        try await runtime.adoptTimeZones(zones, as: engine)
+        let outcomes = try await runtime.donate(good, as: engine, now: now)
         good = []
-        let outcomes = try await committer.commit(prepared)
         // Each line's outcome, in line order: a refusal while reading it, else how storing it went.
         var answer = BatchAnswer()
         answer.results.reserveCapacity(numbered.count)
         var next = 0
-        var users = Set<String>()
-        var storedIndices: [Int] = []
-        storedIndices.reserveCapacity(prepared.donations.count)
         for entry in numbered {
             if let error = entry.error {
                 answer.append(line: entry.line, .rejected, reason: error.description, field: error.field)
@@ -151,30 +143,14 @@ public struct ProactiveService: Sendable {
             }
             defer { next += 1 }
             switch outcomes[next] {
-            case .success(true):
-                users.insert(prepared.donations[next].user)
-                storedIndices.append(next)
-                answer.append(line: entry.line, .stored)
-            case .success(false): answer.append(line: entry.line, .duplicate)
-            case let .failure(error): answer.append(line: entry.line, .rejected, reason: error.message)
+            case .stored: answer.append(line: entry.line, .stored)
+            case .duplicate: answer.append(line: entry.line, .duplicate)
+            case let .rejected(reason): answer.append(line: entry.line, .rejected, reason: reason)
             }
         }
-        let storedDonations = storedIndices.lazy.map { prepared.donations[$0] }
         metrics.donationsStored.increment(by: answer.stored)
         metrics.donationsRejected.increment(by: answer.rejected)
-        await runtime.didWrite(.donations(users))
-        if answer.stored > 0 { try await runtime.applyRetention(now: now, after: storedDonations) }
         return Response.json(try JSONResponseEncoder.json(answer))
-    }
-
-    /// Takes the zones donations stated (`timezone`, as `export` writes it) as their users' when they have
-    /// none (`Engine.adoptTimeZones`); only the owner's credential sets a user's zone.
-    /// A zone newly set drops the held models (they read the user's clock at load; rare: once per user).
-    func adoptTimeZones(_ zones: [String: String?], _ context: ServiceRequestContext) async throws {
-        let stated = zones.compactMapValues { $0 }
-        guard !stated.isEmpty else { return }
-        try context.requireOwner(to: "set a user's time zone (the donation's \"timezone\")")
-        if try !engine(context).adoptTimeZones(stated).isEmpty { await runtime.didWrite(.clocks) }
     }
 
     /// By identifier (`identifier`, repeatable, with `app`), group (with `app`),
@@ -196,8 +172,7 @@ public struct ProactiveService: Sendable {
         let before = try query.get("before").map { try BodyReading.date($0, field: "before", user: user, engine: engine) }
         let request = DeletionRequest(identifiers: identifiers, group: group, app: app, user: user, after: after, before: before,
                                       all: query.get("all") == "true")
-        let deleted = try engine.delete(request, spelling: { $0 == .all ? "all=true" : $0.rawValue }).deleted
-        if deleted > 0 { await runtime.didWrite(.erasure) }
+        let deleted = try await runtime.delete(request, spelling: { $0 == .all ? "all=true" : $0.rawValue }, as: engine)
         return DeletedAnswer(deleted: deleted)
     }
 
@@ -227,15 +202,13 @@ public struct ProactiveService: Sendable {
         try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
         let asked = try await request.decode(as: SuggestionQuestion.self, context: context)
         let question = asked.question
-        let (live, version) = try await models.question(user: question.user)
         let engine = engine(context)
-        let (inputs, stamp) = try inputs.stampedInputs(user: live.user, engine: engine)
+        let (session, live, version, stamp) = try await runtime.question(user: question.user, as: engine)
         let when = try question.moment(engine, live: live)
         // The same question about the same model and inputs: the same answer (`SuggestionAnswers`).
         let key = SuggestionAnswers.Key(model: version, inputs: stamp, milliseconds: when.date.millisecondsSince1970,
                                         utcOffset: when.utcOffset, context: question.context, k: question.k, developer: asked.developer)
         if let body = answers.answer(user: question.user, key: key) { return Response.json(body: body) }
-        let session = engine.rankingSession(live, inputs: inputs)
         let result = try session.suggest(at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k,
                                          developerMode: asked.developer)
         let body = Response.jsonBody(try JSONResponseEncoder.json(SuggestionsAnswer(
