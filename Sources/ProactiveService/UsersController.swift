@@ -3,9 +3,18 @@ import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 
-// MARK: - Erasing a user
+// MARK: - A user's data as a whole: erasing it
 
-extension ProactiveService {
+/// A user's data as a whole: erasing it.
+/// Each handler reads the request, makes one Runtime or Engine call and encodes its answer.
+struct UsersController {
+    let service: ProactiveService
+
+    var routes: RouteCollection<ServiceRequestContext> {
+        RouteCollection(context: ServiceRequestContext.self)
+            .delete("users", use: eraseUser)
+    }
+
     /// `DELETE /v1/users?user=U[&app=A]`: erases what the credential holds of the user
     /// (`Engine.erase(user:app:)`): the owner's credential everything (`proactive forget`), or with
     /// `app` that app's part; an app's credential its own data of the user (donations, feedback,
@@ -13,7 +22,7 @@ extension ProactiveService {
     /// answers are dropped before the answer. `user` is required (no default user: an erasure names
     /// whom it erases).
     /// Answers `{"user": "u", "erased": {"donation": 14, ...}, "total": 16}`.
-    func eraseUser(_ request: Request, _ context: ServiceRequestContext) async throws -> ErasedAnswer {
+    @Sendable func eraseUser(_ request: Request, _ context: ServiceRequestContext) async throws -> ErasedAnswer {
         let query = request.uri.queryParameters
         if let unknown = query.first(where: { !["user", "app"].contains(String($0.key)) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown.key)\"", field: String(unknown.key))
@@ -21,9 +30,9 @@ extension ProactiveService {
         guard let user = query.get("user") else {
             throw APIError.badRequest("an erasure needs the user it erases (?user=U)", field: "user")
         }
-        try Self.checkNames(request)
+        try RequestReading.checkNames(request)
         let app = query.get("app")
-        let erased = try await runtime.erase(user: user, app: app, as: engine(context))  // held models, inputs and kept answers dropped
+        let erased = try await service.runtime.erase(user: user, app: app, as: service.engine(context))  // held models, inputs and kept answers dropped
         return ErasedAnswer(user: user, erased: erased)
     }
 }

@@ -5,7 +5,16 @@ import ProactiveEngine
 
 // MARK: - The Smart Stack at a moment
 
-extension ProactiveService {
+/// The Smart Stack at a moment.
+/// The handler reads the question, asks `RankingSession.stackMoment` and encodes its answer.
+struct StackController {
+    let service: ProactiveService
+
+    var routes: RouteCollection<ServiceRequestContext> {
+        RouteCollection(context: ServiceRequestContext.self)
+            .post("stack", use: stack)
+    }
+
     /// `POST /v1/stack`: which widget a stack shows at a moment and why
     /// (owner only, as `stack`). Body (`StackQuestion`): `{"user": "me", "at": DATE,
     /// "widgets": ["weather", "reminders"], "context": {...},
@@ -14,12 +23,12 @@ extension ProactiveService {
     /// when a kind alone names widgets of several apps). The answer gives the top
     /// widget's and each candidate's app. The decision is a fresh stack's (no
     /// rotation carried from earlier calls).
-    func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> StackAnswer {
+    @Sendable func stack(_ request: Request, _ context: ServiceRequestContext) async throws -> StackAnswer {
         try context.requireOwner(to: "ask for the Smart Stack (it reads every app's donations)")
         let asked = try await request.decode(as: StackQuestion.self, context: context)
         let (question, names, settings) = (asked.question, asked.widgets, asked.settings)
-        let engine = engine(context)
-        let session = try await runtime.session(user: question.user, as: engine)
+        let engine = service.engine(context)
+        let session = try await service.runtime.session(user: question.user, as: engine)
         let when = try question.moment(engine, live: session.live)
         let answer: StackMoment
         do {
