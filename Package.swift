@@ -72,8 +72,9 @@ let package = Package(
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
         // MARK: Lab (not in the `Proactive` product)
-        // Evaluation, simulated logs and log checks: what `evaluate`, `simulate`, `split` and `lint` run.
-        .target(name: "ProactiveLab", dependencies: ["ProactiveCore", "ProactiveModels"]),
+        // Evaluation, simulated logs and log checks: what `evaluate`, `simulate`, `split` and `lint` run; the routine
+        // scenarios `routines` plays through an Engine (so ProactiveLab comes after the engine).
+        .target(name: "ProactiveLab", dependencies: ["ProactiveCore", "ProactiveModels", "ProactiveEngine", "ProactiveStore"]),
 
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.
         .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveLab"]),
