@@ -13,6 +13,7 @@ struct UsersController {
     var routes: RouteCollection<ServiceRequestContext> {
         RouteCollection(context: ServiceRequestContext.self)
             .delete("users", use: eraseUser)
+            .get("users/{user}/timezone", use: getTimeZone)
     }
 
     /// `DELETE /v1/users?user=U[&app=A]`: erases what the credential holds of the user
@@ -35,6 +36,18 @@ struct UsersController {
         let erased = try await service.runtime.erase(user: user, app: app, as: service.engine(context))  // held models, inputs and kept answers dropped
         return ErasedAnswer(user: user, erased: erased)
     }
+
+    /// `GET /v1/users/{user}/timezone?at=DATE`: the zone set for the user (null: none) and the clock their local
+    /// times are read on at `at` (default now), as `proactive users timezone show` and `predict`'s `clock` say it.
+    /// Owner only (the clock of a user without a zone is the offset of their latest donation, any app's).
+    /// Answers `{"user": "me", "timezone": "America/Los_Angeles", "at": "2026-11-20T07:30:00-08:00", "clock": "America/Los_Angeles"}`.
+    @Sendable func getTimeZone(_ request: Request, _ context: ServiceRequestContext) throws -> TimeZoneAnswer {
+        let user = try RequestReading.pathParameter(context, "user")
+        if let problem = IdentifierRules.userProblem(user) { throw APIError.badRequest(problem, field: "user") }
+        let date = try RequestReading.instant(request)
+        let clock = try service.engine(context).userClock(user, at: date)
+        return TimeZoneAnswer(user: clock.user, timezone: clock.timeZone, at: Instant(date: date, utcOffset: clock.utcOffset), clock: clock.description)
+    }
 }
 
 /// `DELETE /v1/users`: the rows erased per table (by table name, sorted), and their total.
@@ -47,5 +60,23 @@ struct ErasedAnswer: ResponseEncodable {
         self.user = user
         self.erased = .object(erased.keys.sorted().map { ($0, .int(erased[$0]!)) })
         total = erased.values.reduce(0, +)
+    }
+}
+
+/// `GET /v1/users/{user}/timezone`: the user's zone (null when none is set) and their clock at `at`.
+struct TimeZoneAnswer: ResponseEncodable {
+    var user: String
+    var timezone: String?
+    var at: Instant
+    var clock: String
+
+    enum CodingKeys: String, CodingKey { case user, timezone, at, clock }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(user, forKey: .user)
+        try container.encode(timezone, forKey: .timezone)  // null when none is set, not left out
+        try container.encode(at, forKey: .at)
+        try container.encode(clock, forKey: .clock)
     }
 }
