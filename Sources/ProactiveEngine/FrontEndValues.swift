@@ -68,7 +68,6 @@
 @_exported import struct ProactiveRanking.FilterPredicate
 @_exported import struct ProactiveRanking.FocusError
 @_exported import struct ProactiveRanking.FocusFilter
-@_exported import struct ProactiveRanking.FocusFilterEngine
 @_exported import struct ProactiveRanking.FocusFilterPerform
 @_exported import enum ProactiveRanking.FocusName
 @_exported import struct ProactiveRanking.FocusPeopleAnalysis
