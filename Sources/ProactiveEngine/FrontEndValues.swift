@@ -50,7 +50,6 @@
 @_exported import typealias ProactiveStore.StoreOpenMode
 
 // Models: their names and formats (what `models`, `train`, `evaluate` and `worlds` list and print).
-@_exported import struct ProactiveModels.BlendModel
 @_exported import enum ProactiveModels.ModelArchive
 @_exported import struct ProactiveModels.ModelEntry
 @_exported import struct ProactiveModels.ModelRegistry
