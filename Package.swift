@@ -72,8 +72,9 @@ let package = Package(
         .target(name: "ProactiveRanking", dependencies: ["ProactiveCore", "ProactiveModels", "LinearAlgebra"]),
 
         // MARK: Lab (not in the `Proactive` product)
-        // Evaluation, simulated logs and log checks: what `evaluate`, `simulate`, `split` and `lint` run.
-        .target(name: "ProactiveLab", dependencies: ["ProactiveCore", "ProactiveModels"]),
+        // Evaluation, simulated logs and log checks: what `evaluate`, `simulate`, `split` and `lint` run; the routine
+        // scenarios `routines` plays through an Engine (so ProactiveLab comes after the engine).
+        .target(name: "ProactiveLab", dependencies: ["ProactiveCore", "ProactiveModels", "ProactiveEngine", "ProactiveStore"]),
 
         // Charts as SVG text (stack --svg, evaluate --svg); PNG only through rsvg-convert. Kept out of the ranking layer.
         .target(name: "ProactiveCharts", dependencies: ["ProactiveRanking", "ProactiveModels", "ProactiveLab"]),
@@ -95,17 +96,19 @@ let package = Package(
         .target(
             name: "ProactiveRuntime",
             dependencies: [
-                "ProactiveCore", "ProactiveEngine", "ProactiveModels",
+                "ProactiveCore", "ProactiveEngine", "ProactiveModels", "ProactiveRanking",  // the values its write methods take
                 "ProactiveStore",  // value types, and the change-detection seam (`StoreChangeWatch`)
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Runtime"])),
             ]
         ),
 
         // MARK: Surfaces
+        // The front ends reach the domain only through the Engine and the Runtime (the values they pass and print
+        // are re-exported by ProactiveEngine); scripts/layering-check.py holds these lists and the imports to that.
         .target(
             name: "ProactiveService",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "ProactiveRuntime",
+                "ProactiveCore", "ProactiveEngine", "ProactiveRuntime",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
@@ -117,8 +120,7 @@ let package = Package(
         .target(
             name: "ProactiveCLI",
             dependencies: [
-                "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine", "LinearAlgebra", "ProactiveService", "ProactiveRuntime",
-                "ProactiveCharts", "ProactiveLab", "ProactivePostgres",
+                "ProactiveCore", "ProactiveEngine", "ProactiveRuntime", "ProactiveService", "ProactiveLab", "ProactiveCharts", "ProactivePostgres",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),

@@ -6,6 +6,9 @@ bash scripts/ensure-system-packages.sh
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 # Each step says how long it took (standard error), so a slow run shows where its time went.
 timed() { local start=$SECONDS; "$@"; echo "== test.sh: '$*' took $((SECONDS - start)) s" >&2; }
+# The front ends reach the domain only through the Engine and the Runtime: Package.swift's dependencies
+# of ProactiveCLI and ProactiveService and their files' imports (scripts/layering-check.py).
+timed python3 scripts/layering-check.py
 timed swift build --build-tests
 # Every script below runs this build's binary; it is found now, before the benchmark package's
 # build (in the background, below) holds the scratch directory's lock.

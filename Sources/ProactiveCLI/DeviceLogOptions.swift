@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - Formats a log file can be read in
 

@@ -1,11 +1,9 @@
 import ArgumentParser
 import Foundation
 import ProactiveCharts
-import LinearAlgebra
 import ProactiveCore
 import ProactiveEngine
 import ProactiveLab
-import ProactiveModels
 
 // MARK: - proactive evaluate
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - Which donations
 

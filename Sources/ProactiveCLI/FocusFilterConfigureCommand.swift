@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
 
 // MARK: - proactive focus filter configure
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveRanking
 import ProactiveEngine
 
 // MARK: - proactive focus schedule

@@ -1,14 +1,12 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveRanking
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - Focus state from the store
 
 /// What the Focus commands share: the store's Focus rows turned into the
-/// pure `FocusTimeline` and `FocusFilterEngine`, and the way they print.
+/// pure `FocusTimeline`, and the way they print.
 struct FocusSession {
     let engine: Engine
 
@@ -24,9 +22,6 @@ struct FocusSession {
         let focus = try engine.focusTimeline()
         return (focus.timeline, focus.ids)
     }
-
-    /// Every app's declared filter, configured values and app contexts (an acting app's only, in app mode).
-    func filters() throws -> FocusFilterEngine { try engine.focusFilters() }
 
     // MARK: Printing
 
@@ -48,10 +43,6 @@ struct FocusSession {
     }
 
     /// One line per `perform()` call.
-    static func describe(_ event: FocusFilterPerform, engine: FocusFilterEngine) -> String {
-        describe(event, filter: engine.filter(app: event.app))
-    }
-
     static func describe(_ event: FocusFilterPerform, filter: FocusFilter?) -> String {
         "perform \(event.app) [\(event.reason.rawValue), Focus \(event.focus ?? "none")]: \(describe(event.values, filter: filter))"
     }

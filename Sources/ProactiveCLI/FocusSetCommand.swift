@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveRanking
 import ProactiveEngine
 
 // MARK: - proactive focus set
@@ -43,13 +42,8 @@ struct FocusSetCommand: ParsableCommand {
         let reading = try at?.read(nil, user: nil, flag: "--at")
         let date = reading?.date ?? Date()
         let focus = name.map(FocusName.normalize)
-        let (timeline, ids) = try session.engine.recordFocusChange(focus, at: date)
-        let before = timeline.focus(at: date)
-        var after = timeline
-        after.set(focus, at: date)
-        let state = after.state(at: date)
-        print("Focus: \(FocusSession.describe(state, timeline: after, ids: ids, offset: reading?.utcOffset))")
-        let engine = try session.filters()
-        for event in engine.performEvents(from: before, to: state.focus) { print(FocusSession.describe(event, engine: engine)) }
+        let change = try session.engine.setFocus(focus, at: date)
+        print("Focus: \(FocusSession.describe(change.state, timeline: change.timeline, ids: change.scheduleIDs, offset: reading?.utcOffset))")
+        for perform in change.performs { print(FocusSession.describe(perform.event, filter: perform.filter)) }
     }
 }

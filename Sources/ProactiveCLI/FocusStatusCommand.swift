@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveRanking
+import ProactiveEngine
 
 // MARK: - proactive focus status
 
@@ -28,16 +28,13 @@ struct FocusStatusCommand: ParsableCommand {
         let session = try FocusSession(storeOptions)
         let reading = try at?.read(nil, user: nil, flag: "--at")
         let date = reading?.date ?? Date()
-        let (timeline, ids) = try session.timeline()
-        let state = timeline.state(at: date)
-        print("Focus at \(FocusSession.format(date, offset: reading?.utcOffset)): \(FocusSession.describe(state, timeline: timeline, ids: ids, offset: reading?.utcOffset))")
-        let engine = try session.filters()
-        for app in engine.filters.keys.sorted() {
-            let values = engine.currentValues(app: app, activeFocus: state.focus) ?? [:]
-            let configured = engine.isConfigured(app: app, focus: state.focus)
-            var line = "\(app): \(FocusSession.describe(values, filter: engine.filter(app: app)))\(configured ? "" : " (defaults)")"
-            if let predicate = engine.activePredicate(app: app, focus: state.focus) { line += "; predicate \(predicate)" }
-            if let badge = engine.badgeCount(app: app, activeFocus: state.focus) { line += "; badge \(badge)" }
+        let status = try session.engine.focusStatus(at: date)
+        print("Focus at \(FocusSession.format(date, offset: reading?.utcOffset)): "
+              + FocusSession.describe(status.state, timeline: status.timeline, ids: status.scheduleIDs, offset: reading?.utcOffset))
+        for app in status.apps {
+            var line = "\(app.app): \(FocusSession.describe(app.values, filter: app.filter))\(app.configured ? "" : " (defaults)")"
+            if let predicate = app.predicate { line += "; predicate \(predicate)" }
+            if let badge = app.badge { line += "; badge \(badge)" }
             print(line)
         }
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - proactive follow
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveStore
 import ProactiveEngine
 
 // MARK: - proactive import

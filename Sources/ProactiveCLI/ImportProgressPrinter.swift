@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - Progress display
 

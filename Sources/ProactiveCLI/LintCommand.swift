@@ -3,7 +3,6 @@ import Foundation
 import ProactiveCore
 import ProactiveEngine
 import ProactiveLab
-import ProactiveModels
 
 // MARK: - proactive lint
 

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
-import ProactiveModels
-import ProactiveStore
+import ProactiveEngine
 
 /// The `proactive` command line (the executable is `ProactiveMain`, one call to `run(arguments:)`).
 public struct Proactive: AsyncParsableCommand {

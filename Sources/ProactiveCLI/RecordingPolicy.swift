@@ -1,7 +1,6 @@
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveStore
 
 // MARK: - Pause and retention around donating commands
 

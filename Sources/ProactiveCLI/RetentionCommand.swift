@@ -1,7 +1,6 @@
 import ArgumentParser
-import ProactiveEngine
 import Foundation
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - proactive retention
 

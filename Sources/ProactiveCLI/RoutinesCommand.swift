@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
+import ProactiveLab
 
 // MARK: - proactive routines
 
@@ -19,7 +20,7 @@ struct RoutinesCommand: ParsableCommand {
             against what a person would expect (each scenario says why): the expected top target, a fragment \
             its reasons must contain ("after CheckWeatherIntent") and one they must not. Nothing reads or \
             writes a store file, and the run (about 15 s) is the same on every machine. The scenarios are in \
-            Sources/ProactiveEngine/Routines/RoutineCatalogue.swift; the ones the model still gets wrong are \
+            Sources/ProactiveLab/Routines/RoutineCatalogue.swift; the ones the model still gets wrong are \
             listed as known issues in Tests/ProactiveEngineTests/RoutineSuiteTests.swift.
 
             The table has one line per scenario: its name, what it covers and the checks passed. Under a \

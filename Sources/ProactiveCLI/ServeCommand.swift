@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ProactiveEngine
 import ProactiveService
-import ProactiveStore
 
 // MARK: - proactive serve
 

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveLab
-import ProactiveModels
-import ProactiveStore
 
 // MARK: - proactive split
 

@@ -3,8 +3,6 @@ import Foundation
 import ProactiveCharts
 import ProactiveCore
 import ProactiveEngine
-import ProactiveModels
-import ProactiveRanking
 
 // MARK: - proactive stack
 
@@ -83,41 +81,23 @@ struct StackCommand: ParsableCommand {
     func run() throws {
         let (year, month, dayOfMonth) = try Self.parseDay(day)
         let days = Timestamp.daysFromCivil(year: year, month: month, day: dayOfMonth)
-        // The calendar day in the user's zone: 23, 24 or 25 hours across DST.
-        let localMidnight = LocalClock.startOfDay
         let engine = try model.engine(storeOptions)
         let session: RankingSession
         do { session = try engine.rankingSession(user: user, model.choice) } catch let error as EngineError where error.code == .noDonations {
             throw CommandFailure(description: "\(storeOptions.displayName): \(error.description)")
         }
         for note in session.live.notes { printError("note: \(note)") }
-        // Without a zone, the clock is the offset of the user's latest donation before the day.
-        let fallback = try engine.moment(for: session.live, at: localMidnight(days, { _ in 0 })).utcOffset ?? 0
-        let offsetAt = { (date: Date) in session.offset(at: date, fallback: fallback) }
-        let start = localMidnight(days, offsetAt)
-        let end = localMidnight(days + 1, offsetAt)
-        let context = try MomentOptions.parseContext(contextValues)
-        let ranker = session.ranker(dayStart: start, utcOffset: offsetAt(start), context: context)
         let names = widgets.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let stackWidgets: [WidgetID]
+        let played: StackDay
         do {
-            let resolved = try session.stackWidgets(names, in: session.widgetCatalogue(ranker), ranker: ranker)
-            for note in resolved.skipped { printError("note: \(note)") }
-            stackWidgets = resolved.widgets
+            played = try session.stackDay(widgets: names, day: days, context: try MomentOptions.parseContext(contextValues),
+                                          settings: StackSettings(smartRotate: !noRotate, widgetSuggestions: !noSuggestions, developerMode: developer))
         } catch let error as EngineError where error.code == .invalidRequest {
             throw ValidationError("--widgets: \(error)" + (error.description.hasPrefix("no widget named")
                 ? "\n(`proactive definitions add FILE` stores the apps' widget kinds; --definitions FILE uses a file for this command)" : ""))
         }
-        let stack = SmartStack(widgets: stackWidgets, settings: StackSettings(smartRotate: !noRotate, widgetSuggestions: !noSuggestions,
-                                                                              developerMode: developer))
-        // The Focus on at each minute (schedules and manual changes) joins the --context values.
-        let timeline = session.timeline
-        // The clock's offset at each step: a zone's changes within the day at DST.
-        let zone = session.zone
-        let simulation = DaySimulation(engine: SmartStackEngine(ranker: ranker), utcOffsetAt: { zone?.secondsFromGMT(for: $0) ?? fallback },
-                                       contextAt: { timeline.enrich(context: context, at: $0) }, history: try session.history(from: start, to: end))
-        let result = simulation.run(stack, model: ActiveNowModel(session.model), from: start, to: end)
-        let configuration = developer ? ranker.configuration.liftingLimits : ranker.configuration
+        for note in played.skipped { printError("note: \(note)") }
+        let (result, stack, configuration, offsetAt) = (played.simulation, played.stack, played.configuration, played.offsetAt)
         if json {
             print(JSONWriter.string(jsonReport(result, stack: stack, session: session, offsetAt: offsetAt)))
         } else {
@@ -126,7 +106,7 @@ struct StackCommand: ParsableCommand {
             if chart.svgToStandardOutput { printError(text) } else { print(text) }
         }
         try chart.write {
-            StackDayChart(user: session.user, day: day, zone: zoneName(session, offset: offsetAt(start)), model: session.model.name,
+            StackDayChart(user: session.user, day: day, zone: zoneName(session, offset: offsetAt(played.start)), model: session.model.name,
                           stackSize: stack.widgets.count, configuration: configuration, settings: stack.settings)
                 .svg(result, utcOffsetAt: offsetAt)
         }

@@ -4,7 +4,6 @@ import ProactiveCore
 import ProactiveEngine
 import ProactivePostgres
 import ProactiveService
-import ProactiveStore
 
 // MARK: - Store location
 

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveModels
-import ProactiveRanking
 
 // MARK: - proactive suggest
 

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import LinearAlgebra
 import ProactiveCore
 import ProactiveEngine
-import ProactiveModels
 
 // MARK: - proactive train
 
@@ -102,7 +100,7 @@ struct TrainCommand: AsyncParsableCommand {
         let (outcomes, failures) = (run.trained, run.failures)
         if report, !json {
             for outcome in outcomes {
-                print("\(outcome.user): \(Self.weightGuard(outcome)?.summary ?? "no guard (\(name) has no blend weights)")")
+                print("\(outcome.user): \(outcome.weightGuard?.summary ?? "no guard (\(name) has no blend weights)")")
             }
         }
         let seconds = Self.seconds(clock.now - started)
@@ -114,7 +112,7 @@ struct TrainCommand: AsyncParsableCommand {
                 ("users", .array(outcomes.map { outcome in
                     .object([("user", .string(outcome.user)), ("donations", count(outcome.live.key.donationCount)),
                              ("targets", count(outcome.live.targets.count)), ("seconds", number(outcome.seconds)),
-                             ("bytes", count(outcome.live.savedBytes ?? 0)), ("guard", Self.weightGuard(outcome).map { Self.json($0) } ?? .null)])
+                             ("bytes", count(outcome.live.savedBytes ?? 0)), ("guard", outcome.weightGuard.map { Self.json($0) } ?? .null)])
                 })),
                 ("failures", .array(failures.map(JSONValue.string))),
             ])))
@@ -127,9 +125,6 @@ struct TrainCommand: AsyncParsableCommand {
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
-
-    /// The blend's guard, if the model has one.
-    static func weightGuard(_ trained: Engine.TrainedUser) -> WeightGuard? { (trained.live.model as? BlendModel)?.weightGuard }
 
     /// The guard as JSON: prior, anchor, share and the held-out scores.
     static func json(_ weightGuard: WeightGuard) -> JSONValue {

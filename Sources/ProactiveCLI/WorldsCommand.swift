@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveLab
-import ProactiveModels
 
 // MARK: - proactive worlds
 

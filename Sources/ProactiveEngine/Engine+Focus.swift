@@ -170,3 +170,55 @@ extension PersonFocusAssociation {
                         ("pmi", number(pmi)), ("suggested", .bool(isSuggested))])
     }
 }
+
+// MARK: - The Focus status
+
+/// Which Focus is on at a moment, why, and what each app's Focus filter applies then: what
+/// `proactive focus status` prints and `GET /v1/focus` answers (`Engine.focusStatus(at:)`).
+public struct FocusStatus: Sendable {
+    /// What one app's Focus filter applies in the Focus on.
+    public struct App: Sendable {
+        public var app: String
+        /// The values the app has now (what its last `perform()` received; empty: none set).
+        public var values: [String: ParameterValue]
+        /// The app's declaration (orders and displays the values).
+        public var filter: FocusFilter?
+        /// False when the app runs on its declaration's defaults in this Focus.
+        public var configured: Bool
+        /// The predicate its notifications are checked against, if any.
+        public var predicate: FilterPredicate?
+        /// Its badge count in this Focus, if the filter sets one.
+        public var badge: Int?
+    }
+
+    public var date: Date
+    /// The Focus on (nil: none), since when and until when, and what set it.
+    public var state: FocusState
+    /// The timeline the state was read from, with its schedules' row ids (same order).
+    public var timeline: FocusTimeline
+    public var scheduleIDs: [Int64]
+    /// Every app with a Focus filter, by bundle identifier.
+    public var apps: [App]
+}
+
+extension Engine {
+    /// Which Focus is on at `date` and what each app's Focus filter applies then (the device owner's view).
+    ///
+    /// ```swift
+    /// let status = try engine.focusStatus(at: Date())
+    /// print(status.state.focus ?? "no Focus", status.apps.map(\.app))
+    /// ```
+    /// - Throws: `EngineError(.unreadableStoredData)` for a stored schedule or filter that cannot be read; store failures.
+    public func focusStatus(at date: Date) throws -> FocusStatus {
+        let (timeline, ids, _) = try focusTimeline()
+        let state = timeline.state(at: date)
+        let filters = try focusFilters()
+        let apps = filters.filters.keys.sorted().map { app in
+            FocusStatus.App(app: app, values: filters.currentValues(app: app, activeFocus: state.focus) ?? [:], filter: filters.filter(app: app),
+                            configured: filters.isConfigured(app: app, focus: state.focus),
+                            predicate: filters.activePredicate(app: app, focus: state.focus),
+                            badge: filters.badgeCount(app: app, activeFocus: state.focus))
+        }
+        return FocusStatus(date: date, state: state, timeline: timeline, scheduleIDs: ids, apps: apps)
+    }
+}

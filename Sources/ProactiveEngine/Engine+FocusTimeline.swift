@@ -46,6 +46,35 @@ extension Engine {
         return (before.timeline, before.ids)
     }
 
+    /// What turning a Focus on or off by hand did (`setFocus(_:at:)`).
+    public struct FocusSwitch: Sendable {
+        /// The Focus on at the change, and why.
+        public var state: FocusState
+        /// The timeline with the change, and its schedules' row ids (same order).
+        public var timeline: FocusTimeline
+        public var scheduleIDs: [Int64]
+        /// The `perform()` calls apps get for the change, each with the app's filter declaration (orders its values).
+        public var performs: [(event: FocusFilterPerform, filter: FocusFilter?)]
+    }
+
+    /// Turns the Focus `focus` on by hand at `date` (nil: Focus off) until the next schedule boundary
+    /// (`recordFocusChange`), and says what the apps' Focus filters get from it. Device owner only.
+    ///
+    /// ```swift
+    /// let change = try engine.setFocus("work", at: Date())
+    /// for perform in change.performs { print(perform.event.app, perform.event.values) }
+    /// ```
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; `EngineError(.unreadableStoredData)`; store failures.
+    public func setFocus(_ focus: String?, at date: Date) throws -> FocusSwitch {
+        let (before, ids) = try recordFocusChange(focus, at: date)
+        var after = before
+        after.set(focus, at: date)
+        let state = after.state(at: date)
+        let filters = try focusFilters()
+        return FocusSwitch(state: state, timeline: after, scheduleIDs: ids,
+                           performs: filters.performEvents(from: before.focus(at: date), to: state.focus).map { ($0, filters.filter(app: $0.app)) })
+    }
+
     /// Sets (or, with an empty context, clears) `app`'s context in a Focus: the predicate its content is
     /// filtered by and its badge count. The filter must be declared.
     /// - Throws: `StoreError(.accessDenied)` for another app's context; `FocusError` when the app has

@@ -58,6 +58,32 @@ extension Engine {
     /// - Throws: `StoreError` when the store cannot be read.
     public func timeZone(forUser user: String) throws -> String? { try scopedDonations.timeZone(forUser: user) }
 
+    /// A user's clock at a moment, as dates without an offset are read on it (`userClock(_:at:)`).
+    public struct UserClock: Sendable, Hashable {
+        public var user: String
+        /// The IANA zone set for the user; nil when none is (each donation's own offset then stands).
+        public var timeZone: String?
+        /// The clock's offset from UTC at the moment, in seconds: the zone's, else the offset of the user's
+        /// latest donation at or before it (else their first one), else 0.
+        public var utcOffset: Int
+        /// The clock for a person: "America/Los_Angeles", or "UTC-08:00, the offset of the user's latest donation".
+        public var description: String
+    }
+
+    /// `user`'s clock at `date`: the zone set for them, and the offset and description of the clock their
+    /// local times are read on then (`clock(user:at:)`). Device owner only (the offset comes from any app's donation).
+    ///
+    /// ```swift
+    /// let clock = try engine.userClock("me", at: Date())
+    /// print(clock.timeZone ?? "no zone", clock.description)
+    /// ```
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; store failures.
+    public func userClock(_ user: String, at date: Date) throws -> UserClock {
+        try access.requireAdministrator(to: "read a user's clock (it reads every app's donations)")
+        let clock = try clock(user: user, at: date)
+        return UserClock(user: user, timeZone: try timeZone(forUser: user), utcOffset: clock.offset, description: clock.description)
+    }
+
     /// Sets (or with nil clears) `user`'s zone: their local times are read on it from then on.
     /// - Throws: `StoreError(.accessDenied)` when the acting party may not; store failures.
     ///

@@ -10,6 +10,9 @@ extension Engine {
         public var live: LiveModel
         /// How long fitting and saving took, in seconds.
         public var seconds: Double
+        /// What the blend's weights were checked against on held-out rows (`train --report`); nil for a model
+        /// without blend weights.
+        public var weightGuard: WeightGuard? { (live.model as? BlendModel)?.weightGuard }
     }
 
     /// What training reports while it runs, in order: every user's walk (`walked`), the prior once

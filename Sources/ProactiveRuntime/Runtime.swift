@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ProactiveCore
 import ProactiveEngine
+import ProactiveRanking
 import ProactiveStore
 
 // MARK: - The engine kept running
@@ -11,8 +12,8 @@ import ProactiveStore
 ///
 /// It holds users' live models (`models`), what ranking reads besides them (`inputs`), the writer
 /// that groups concurrent donation batches (`committer`) and when retention runs after donations
-/// (`retention`). Every write goes through one of its methods, or is followed by `didWrite`: the
-/// one place that says what a write made stale. Writes by other processes on the same store (the
+/// (`retention`). Every write goes through one of its methods, which brings the caches up to date
+/// itself (`didWrite`, private: the one place that says what a write made stale). Writes by other processes on the same store (the
 /// owner's CLI, another instance) are seen through the store's `StoreChangeWatch`: deletions before
 /// the next answer, donations before the next answer for their users (`LiveModelCache`),
 /// declarations and feedback within `Configuration.inputsLifetime`.
@@ -45,7 +46,7 @@ public final class Runtime: Sendable {
         public init() {}
     }
 
-    /// What a write changed, for `didWrite`.
+    /// What a write changed: what the runtime's write methods drop, and what the observer is told.
     public struct Change: Sendable, Equatable {
         /// Users whose donations were added: folded into their held models in the background.
         public var donated: Set<String>
@@ -88,7 +89,7 @@ public final class Runtime: Sendable {
     /// - Parameters:
     ///   - engine: the store's engine; its access is not used (the runtime acts as the owner).
     ///   - metrics: told of fits and of the models held.
-    ///   - observer: called after every change (`didWrite`, and deletions by another process).
+    ///   - observer: called after every change (each write method's, and deletions by another process).
     public init(engine: Engine, configuration: Configuration = Configuration(), metrics: (any LiveModelMetrics)? = nil,
                 logger: Logger = Logger(label: "proactive.runtime"), observer: @escaping @Sendable (Change) -> Void = { _ in }) {
         let owner = Engine(storage: engine.storage)
@@ -107,10 +108,10 @@ public final class Runtime: Sendable {
 
     // MARK: After a write
 
-    /// What every write is followed by: drops what `change` made stale. Ranking inputs are dropped when
+    /// What every write method ends with: drops what `change` made stale. Ranking inputs are dropped when
     /// declarations or models changed, the observer is told, donated users' held models fold their new
     /// donations in the background, and a change to models drops every held one (after saves in flight).
-    public func didWrite(_ change: Change) async {
+    private func didWrite(_ change: Change) async {
         Self.derivedChanged(change, inputs: inputs, observer: observer)
         if !change.donated.isEmpty { await models.donated(users: change.donated) }
         if change.models { await models.dropAll() }
@@ -174,6 +175,102 @@ public final class Runtime: Sendable {
         let deleted = try (engine ?? self.engine).delete(deletion, now: now)
         if deleted > 0 { await didWrite(.erasure) }
         return deleted
+    }
+
+    /// Stores one donation as `engine`'s acting party (`Engine.donate`: Focus filled from the timeline, refused
+    /// while recording is paused), the donation's stated zone first adopted as its user's when the user has
+    /// none (`adoptTimeZones`); then the user's held model folds it and retention is applied when due.
+    /// - Returns: the donation as stored.
+    /// - Throws: `StoreError(.accessDenied)` for another app's donation, or for a stated zone under an app's
+    ///   access; `StoreError(.recordingPaused)`; store failures.
+    ///
+    /// ```swift
+    /// let stored = try await runtime.donate(donation, timeZone: "America/Los_Angeles", now: Date())
+    /// ```
+    public func donate(_ donation: Donation, timeZone: String? = nil, as engine: Engine? = nil, now: Date = Date()) async throws
+        -> Donation {
+        if let timeZone { try await adoptTimeZones([donation.user: timeZone], as: engine) }
+        let stored = try (engine ?? self.engine).donate(donation)
+        await didWrite(.donations([stored.user]))
+        try await applyRetention(now: now, after: [stored])
+        return stored
+    }
+
+    /// Takes the zones donations stated as their users' when they have none (`Engine.adoptTimeZones`;
+    /// the device owner's access only). A zone newly set drops the held models (they read the user's clock).
+    /// - Returns: the users whose zone was set.
+    /// - Throws: `StoreError(.accessDenied)` under an app's access; store failures.
+    @discardableResult
+    public func adoptTimeZones(_ zones: [String: String], as engine: Engine? = nil) async throws -> [String] {
+        guard !zones.isEmpty else { return [] }
+        let engine = engine ?? self.engine
+        try engine.access.requireAdministrator(to: "set a user's time zone (the donation's \"timezone\")")
+        let adopted = try engine.adoptTimeZones(zones)
+        if !adopted.isEmpty { await didWrite(.clocks) }
+        return adopted
+    }
+
+    /// Deletes what `request` names as `engine`'s acting party (`Engine.delete(_:spelling:now:)`); held models,
+    /// inputs and kept answers unlearn the deleted donations before the next answer.
+    /// - Returns: how many donations were deleted.
+    public func delete(_ request: DeletionRequest, spelling: (DeletionRequest.Field) -> String, as engine: Engine? = nil,
+                       now: Date = Date()) async throws -> Int {
+        let deleted = try (engine ?? self.engine).delete(request, spelling: spelling, now: now).deleted
+        if deleted > 0 { await didWrite(.erasure) }
+        return deleted
+    }
+
+    /// Erases what `engine`'s acting party holds of `user` (`Engine.erase(user:app:)`); held models, inputs and
+    /// kept answers are dropped before the next answer.
+    /// - Returns: the rows erased per table.
+    public func erase(user: String, app: String? = nil, as engine: Engine? = nil) async throws -> [String: Int] {
+        let erased = try (engine ?? self.engine).erase(user: user, app: app)
+        await didWrite(.erasure)
+        return erased
+    }
+
+    /// Records feedback (`Engine.recordFeedback`); a tap stored as a donation is folded into its user's held model,
+    /// and ranking inputs are read again.
+    public func recordFeedback(_ events: [FeedbackEvent], user: String, utcOffset: Int = 0, as engine: Engine? = nil) async throws
+        -> [Engine.RecordedFeedback] {
+        let recorded = try (engine ?? self.engine).recordFeedback(events, user: user, utcOffset: utcOffset)
+        let donated = recorded.compactMap { $0.donationStored ? $0.donation?.user : nil }
+        await didWrite(Change(donated: Set(donated), inputs: true))
+        return recorded
+    }
+
+    /// Turns a Focus on (`nil`: off) by hand at `date` (`Engine.recordFocusChange`); held models are dropped
+    /// (their Focus timeline changed).
+    public func recordFocusChange(_ focus: String?, at date: Date, as engine: Engine? = nil) async throws {
+        _ = try (engine ?? self.engine).recordFocusChange(focus, at: date)
+        await didWrite(.clocks)
+    }
+
+    /// Replaces an app's relevant shortcuts for `user` (`Engine.declareShortcuts`); ranking inputs are read again.
+    public func declareShortcuts(_ set: RelevantShortcutSet, user: String, as engine: Engine? = nil) async throws {
+        _ = try (engine ?? self.engine).declareShortcuts(set, user: user)
+        await didWrite(.declarations)
+    }
+
+    /// Replaces the timelines of the widgets given (`Engine.replaceTimelines`); ranking inputs are read again.
+    public func replaceTimelines(_ timelines: [WidgetTimeline], user: String, as engine: Engine? = nil) async throws {
+        try (engine ?? self.engine).replaceTimelines(timelines, user: user)
+        await didWrite(.declarations)
+    }
+
+    /// Declares (or replaces) an app's Focus filter (`Engine.declareFocusFilter`); ranking inputs are read again.
+    public func declareFocusFilter(_ filter: FocusFilter, as engine: Engine? = nil) async throws -> Engine.DeclaredFilter {
+        let declared = try (engine ?? self.engine).declareFocusFilter(filter)
+        await didWrite(.declarations)
+        return declared
+    }
+
+    /// Sets and removes an app's values in a Focus (`Engine.configureFocusFilter`); ranking inputs are read again.
+    public func configureFocusFilter(app: String, focus: String, set texts: [(name: String, value: String)], unset: [String],
+                                     as engine: Engine? = nil) async throws -> Engine.ConfiguredFilter {
+        let configured = try (engine ?? self.engine).configureFocusFilter(app: app, focus: focus, set: texts, unset: unset)
+        await didWrite(.declarations)
+        return configured
     }
 
     // MARK: Questions

@@ -2,8 +2,6 @@ import Foundation
 import Hummingbird
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
-import ProactiveStore
 
 // MARK: - Errors as the API answers them
 

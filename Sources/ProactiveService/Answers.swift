@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import ProactiveCore
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - The routes' answers, as Codable types
 

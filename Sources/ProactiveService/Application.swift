@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ProactiveEngine
 import ProactiveRuntime
-import ProactiveStore
 import ServiceLifecycle
 
 // MARK: - The application

@@ -1,6 +1,6 @@
 import Foundation
 import ProactiveCore
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - Credentials
 

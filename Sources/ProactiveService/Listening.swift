@@ -1,5 +1,5 @@
 import Foundation
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - Where the service listens
 

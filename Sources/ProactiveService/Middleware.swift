@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import ProactiveStore
+import ProactiveEngine
 
 // MARK: - The request context
 
@@ -168,5 +168,45 @@ struct MetricsMiddleware: RouterMiddleware {
         metrics.record(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: Int(response.status.code),
                        nanoseconds: nanoseconds)
         return response
+    }
+}
+
+// MARK: - Another method on a known path
+
+/// A request whose path is a route's but whose method is not one the path answers: 405 with the path's
+/// methods in `Allow` (after the credential check, as a route's answer would be).
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    /// Each route path, its segments (a `{name}` segment matches any one) and the methods it answers.
+    let paths: [(path: String, segments: [Substring], methods: [String])]
+    /// The order methods are listed in `Allow`.
+    static let order = ["GET", "HEAD", "PUT", "POST", "PATCH", "DELETE"]
+
+    init(routes: [(method: HTTPRequest.Method, path: String)]) {
+        var methods: [String: [String]] = [:]
+        var order: [String] = []
+        for route in routes {
+            if methods[route.path] == nil { order.append(route.path) }
+            methods[route.path, default: []].append(route.method.rawValue)
+        }
+        paths = order.map { path in
+            (path, path.split(separator: "/"), methods[path]!.sorted { (Self.order.firstIndex(of: $0) ?? 9) < (Self.order.firstIndex(of: $1) ?? 9) })
+        }
+    }
+
+    func handle(_ request: Request, context: ServiceRequestContext,
+                next: (Request, ServiceRequestContext) async throws -> Response) async throws -> Response {
+        let method = request.method.rawValue
+        let segments = request.uri.path.split(separator: "/")
+        if let known = paths.first(where: { Self.matches($0.segments, segments) }), !known.methods.contains(method) {
+            let allow = known.methods.joined(separator: ", ")
+            var error = APIError(.methodNotAllowed, "method_not_allowed", "\(known.path) answers \(allow), not \(method)")
+            error.allow = allow
+            throw error
+        }
+        return try await next(request, context)
+    }
+
+    static func matches(_ template: [Substring], _ segments: [Substring]) -> Bool {
+        template.count == segments.count && zip(template, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
     }
 }

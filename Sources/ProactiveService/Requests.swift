@@ -1,8 +1,6 @@
 import Foundation
 import ProactiveCore
 import ProactiveEngine
-import ProactiveRanking
-import ProactiveStore
 
 // MARK: - The routes' request bodies, as Decodable types
 

@@ -1,6 +1,7 @@
 import Foundation
 import ProactiveCore
 @testable import ProactiveEngine
+@testable import ProactiveLab
 import Testing
 
 /// Issue #27: the routine suite (`RoutineCatalogue`) judged through the engine, one test case a scenario.

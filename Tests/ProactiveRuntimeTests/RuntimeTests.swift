@@ -93,7 +93,7 @@ struct RuntimeTests {
         #expect(try await Self.apps(runtime) == ["com.example.news"])
     }
 
-    @Test("every change goes through didWrite: the observer hears the runtime's writes and another engine's deletions")
+    @Test("every change goes through one path: the observer hears the runtime's writes and another engine's deletions")
     func oneInvalidationPath() async throws {
         let store = try Store()
         let heard = Heard()

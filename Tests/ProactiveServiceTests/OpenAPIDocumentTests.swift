@@ -93,6 +93,7 @@ struct IsolationTests {
         "POST /v1/notifications": ("/v1/notifications", #"{"app": "com.example.weather", "criteria": {"units": "imperial"}}"#),
         "GET /v1/focus/people": ("/v1/focus/people?user=me", nil),
         "DELETE /v1/users": ("/v1/users?user=me&app=com.example.weather", nil),
+        "GET /v1/users/{user}/timezone": ("/v1/users/me/timezone", nil),
     ]
 
     static let weatherFilter = #"{"app": "com.example.weather", "title": "Units", "parameters": [{"name": "units", "type": "string", "matches": "units"}]}"#

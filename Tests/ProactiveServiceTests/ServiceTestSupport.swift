@@ -104,6 +104,7 @@ extension JSONValue {
 /// A route's path template with a sample value in each `{name}` segment (what a client sends).
 func samplePath(_ template: String) -> String {
     template.replacingOccurrences(of: "{app}", with: "com.example.coffee").replacingOccurrences(of: "{focus}", with: "work")
+        .replacingOccurrences(of: "{user}", with: "me")
 }
 
 /// One donation as a JSON line.

@@ -140,4 +140,38 @@ struct ServiceRefusalTests {
             #expect(!noWidgets.text.contains("--"), "\(noWidgets.text)")
         }
     }
+
+    /// `GET /v1/users/{user}/timezone`: no zone, then the offset of the user's latest donation is the clock; a zone set
+    /// is the clock; `at` is written back on that clock. Owner only; a bad user, `at` or parameter is a 400 naming it.
+    @Test func theUsersZoneAndClock() async throws {
+        let fixture = try ServiceFixture()
+        let line = #"{"user":"alice","app":"com.example.a","intent":"open","date":"2026-10-19T21:00:00-07:00"}"#
+        try await fixture.test { client async throws in
+            _ = try await client.send(.post, "/v1/donations", credential: fixture.owner, body: line)
+            let none = try await client.send(.get, "/v1/users/alice/timezone?at=2026-10-20T12:00:00Z", credential: fixture.owner)
+            #expect(none.status == .ok, "\(none.text)")
+            #expect(none.json?["timezone"] == .null, "\(none.text)")
+            #expect(none.json?.string("at") == "2026-10-20T05:00:00-07:00")
+            #expect(none.json?.string("clock")?.hasPrefix("UTC-07:00, the offset of the user's latest donation") == true, "\(none.text)")
+
+            try SQLiteDonationStore(database: fixture.database).setTimeZone("Europe/Paris", forUser: "alice")
+            let paris = try await client.send(.get, "/v1/users/alice/timezone?at=2026-10-20T12:00:00Z", credential: fixture.owner)
+            #expect(paris.json?.string("user") == "alice")
+            #expect(paris.json?.string("timezone") == "Europe/Paris")
+            #expect(paris.json?.string("at") == "2026-10-20T14:00:00+02:00")
+            #expect(paris.json?.string("clock") == "Europe/Paris")
+            // Nobody's zone, nobody's donations: UTC.
+            let nobody = try await client.send(.get, "/v1/users/nobody/timezone?at=2026-10-20T12:00:00Z", credential: fixture.owner)
+            #expect(nobody.json?.string("at") == "2026-10-20T12:00:00Z", "\(nobody.text)")
+
+            let app = try await client.send(.get, "/v1/users/alice/timezone", credential: fixture.coffee)
+            #expect(app.status == .forbidden)
+            for (uri, field) in [("/v1/users/alice/timezone?at=2026-10-20", "at"), ("/v1/users/alice/timezone?user=bob", "user"),
+                                 ("/v1/users/a%01b/timezone", "user")] {
+                let refused = try await client.send(.get, uri, credential: fixture.owner)
+                #expect(refused.status == .badRequest, "\(uri): \(refused.text)")
+                #expect(refused.json?.string("error", "field") == field, "\(uri): \(refused.text)")
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ProactiveCore
+import ProactiveEngine
 import ProactiveModels
 import ProactiveStore
 
