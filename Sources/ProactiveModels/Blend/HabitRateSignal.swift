@@ -117,13 +117,18 @@ public struct DayHistory: Sendable, Equatable {
 /// | weekday x whether it is the month's last such weekday | 14 |
 ///
 /// Within a family, each cell and value of a has a Beta-Bernoulli rate shrunk toward the every-day
-/// rate for that a (pseudo-count 2), estimated with each past day weighted by its recency among the
-/// days of its own cell (half as much four occurrences back): a daily habit that moved a week ago is
-/// at its new time, while a monthly habit keeps its last occurrences. The families are averaged by
-/// their posterior probability (their Beta-Binomial marginal likelihood of every past day's y, with
-/// each day weighted by its age, half-life 60 days, the same for every family, times a prior favouring
-/// coarse families): a partition wins only when the data says the calendar matters that way (rent on
-/// the 1st, a hike every other Saturday), and a target used at no fixed time keeps a flat, low rate.
+/// rate for that a (pseudo-count 2). In the three coarse families (every day, weekday or weekend,
+/// weekday) a habit may have changed: besides one rate for all past days, each change point (14, 7 or
+/// 3 days ago) gives the days after it a rate of their own, and the family's estimate averages these
+/// hypotheses by their marginal likelihood (prior 0.85 on no change). A target used at random times
+/// keeps the long-run rate of every past day, so its rate is not the luck of its last week, while a
+/// daily habit that moved a week ago is at its new time. In the finer families each past day is
+/// weighted by its recency among the days of its own cell (half as much four occurrences back), so a
+/// monthly habit keeps its last occurrences. The families are averaged by their posterior probability
+/// (their Beta-Binomial marginal likelihood of every past day's y with one rate per cell, each day
+/// weighted by its age, half-life 60 days, times a prior favouring coarse families): a partition wins
+/// only when the data says the calendar matters that way (rent on the 1st, a hike every other
+/// Saturday), and a target used at no fixed time keeps a flat, low rate.
 /// A once-a-day habit already used today has a low rate again today (a = 1 days say so), and one whose
 /// time has passed has a low rate (the hour after 22:15 held no workout on any past day).
 ///
@@ -139,6 +144,14 @@ public enum HabitRateSignal {
     /// Recency within a cell: a day counts half as much as the one `cellHalfLife` occurrences of its
     /// cell more recent.
     static let cellHalfLife = 4.0
+    /// Where the coarse families may have changed: 14, 7 or 3 days ago (oldest first). A change point
+    /// splits a cell's days in two, each with its own rate; no change keeps one rate for all of them.
+    static let changeAges = [14, 7, 3]
+    /// Prior probability of no change; the rest is shared evenly by the change points.
+    static let noChangePrior = 0.85
+    /// The families with change points (the first three: every day, weekday or weekend, weekday), where
+    /// a habit moves, starts or stops; a finer family's cell holds too few recent days to tell.
+    static let changeFamilies = 3
     /// Half-life (days) of the weights the families are compared with.
     static let evidenceHalfLifeDays = 60.0
     /// Pseudo-count of a cell's shrinkage toward the every-day rate.
@@ -191,18 +204,24 @@ public enum HabitRateSignal {
         // Per past day: its cells, its evidence weight and its recency weight in each family.
         var cells = [Int32](repeating: 0, count: dayCount * familyCount)
         var evidence = [Double](repeating: 0, count: dayCount)
-        var recency = [Double](repeating: 0, count: dayCount * familyCount)
         cells.withUnsafeMutableBufferPointer { cells in
             for i in 0 ..< dayCount { Self.cells(of: CalendarDay(day: low + i), into: cells.baseAddress! + i * familyCount) }
         }
         for i in 0 ..< dayCount { evidence[i] = Foundation.exp2(-Double(high - (low + i)) / evidenceHalfLifeDays) }
-        for f in 0 ..< familyCount {
+        var recency = [Double](repeating: 0, count: dayCount * familyCount)
+        for f in changeFamilies ..< familyCount {
             var seen = [Int](repeating: 0, count: families[f].cells)
             for i in stride(from: dayCount - 1, through: 0, by: -1) {
                 let c = Int(cells[i * familyCount + f])
                 recency[i * familyCount + f] = Foundation.exp2(-Double(seen[c]) / cellHalfLife)
                 seen[c] += 1
             }
+        }
+        // Per past day: which stretch of the recent past it is in (`changeBins`), for the change points.
+        var bin = [Int](repeating: 0, count: dayCount)
+        for i in 0 ..< dayCount {
+            let age = high - (low + i)
+            bin[i] = changeAges.firstIndex { age >= $0 } ?? changeAges.count
         }
 
         // Per past day with uses: y of each target used in the coming hour, and the targets used before the minute.
@@ -245,8 +264,11 @@ public enum HabitRateSignal {
         var result = [Double](repeating: inactive, count: targets)
         var everyDay = result
         let maxCells = families.map(\.cells).max()! * 2
-        var sumsEvidence = [Double](repeating: 0, count: maxCells * 2)  // (S, N) per cell x a, evidence weights
-        var sumsRecency = [Double](repeating: 0, count: maxCells * 2)   // the same, recency weights
+        let bins = changeAges.count + 1
+        var sums = [Double](repeating: 0, count: maxCells * bins * 2)  // (S, N) per cell x a x stretch, evidence weights
+        var logPosterior = [Double](repeating: 0, count: familyCount * bins)
+        var estimate = [Double](repeating: 0, count: familyCount * bins)
+        var hypotheses = [Bool](repeating: false, count: familyCount * bins)
         var y = [Double](repeating: 0, count: dayCount)
         var a = [Int](repeating: 0, count: dayCount)
         for t in active.sorted() {
@@ -267,45 +289,86 @@ public enum HabitRateSignal {
             }
             let overall = (total.s + 0.05) / (total.n + 1)
             let base = byA.map { min(max((($0.s + overall) / ($0.n + 1)), 1e-6), 1 - 1e-6) }
-            var logPosterior = [Double](repeating: 0, count: familyCount)
-            var estimate = [Double](repeating: 0, count: familyCount)
+            for k in hypotheses.indices { hypotheses[k] = false }
             for f in 0 ..< familyCount {
                 let cellCount = families[f].cells
-                for k in 0 ..< cellCount * 4 {
-                    sumsEvidence[k] = 0
-                    sumsRecency[k] = 0
-                }
+                // Change points only where a habit moves (every day, weekday/weekend, weekday); finer
+                // families hold few days of a cell in a recent stretch.
+                let changes = f < changeFamilies ? bins : 1
+                for k in 0 ..< cellCount * 2 * bins * 2 { sums[k] = 0 }
                 for i in 0 ..< dayCount {
-                    let slot = (Int(cells[i * familyCount + f]) * 2 + a[i]) * 2
-                    sumsEvidence[slot] += evidence[i] * y[i]
-                    sumsEvidence[slot + 1] += evidence[i]
-                    let r = recency[i * familyCount + f]
-                    sumsRecency[slot] += r * y[i]
-                    sumsRecency[slot + 1] += r
+                    let slot = ((Int(cells[i * familyCount + f]) * 2 + a[i]) * bins + bin[i]) * 2
+                    sums[slot] += evidence[i] * y[i]
+                    sums[slot + 1] += evidence[i]
                 }
-                var logLikelihood = 0.0
-                for cell in 0 ..< cellCount * 2 {
-                    let n = sumsEvidence[cell * 2 + 1]
-                    guard n > 0 else { continue }
-                    let s = sumsEvidence[cell * 2]
-                    let p = base[cell % 2]
-                    let alpha = strength * p, beta = strength * (1 - p)
-                    logLikelihood += logBeta(s + alpha, n - s + beta) - logBeta(alpha, beta)
+                // Hypothesis c (0: no change; c >= 1: a change `changeAges[bins - 1 - c]` days ago, the
+                // stretches from bin `bins - c` on having their own rate). The family's estimate averages
+                // them by their posterior; the family is compared with the others by its no-change fit, so
+                // change points do not make a coarse family outbid a calendar one.
+                for c in 0 ..< changes {
+                    let split = c == 0 ? bins : bins - c
+                    var logLikelihood = 0.0
+                    for cellA in 0 ..< cellCount * 2 {
+                        let p = base[cellA % 2]
+                        let alpha = strength * p, beta = strength * (1 - p)
+                        var before = (s: 0.0, n: 0.0), after = (s: 0.0, n: 0.0)
+                        for b in 0 ..< bins {
+                            let slot = (cellA * bins + b) * 2
+                            if b < split { before.s += sums[slot]; before.n += sums[slot + 1] } else { after.s += sums[slot]; after.n += sums[slot + 1] }
+                        }
+                        let prior = logBeta(alpha, beta)
+                        if before.n > 0 { logLikelihood += logBeta(before.s + alpha, before.n - before.s + beta) - prior }
+                        if after.n > 0 { logLikelihood += logBeta(after.s + alpha, after.n - after.s + beta) - prior }
+                    }
+                    let h = f * bins + c
+                    hypotheses[h] = true
+                    logPosterior[h] = Foundation.log(families[f].prior) + Foundation.log(c == 0 ? noChangePrior : (1 - noChangePrior) / Double(bins - 1))
+                        + logLikelihood
+                    let todayA = Int(todayCells[f]) * 2 + aToday
+                    var part = (s: 0.0, n: 0.0)
+                    for b in (c == 0 ? 0 : split) ..< bins {
+                        part.s += sums[(todayA * bins + b) * 2]
+                        part.n += sums[(todayA * bins + b) * 2 + 1]
+                    }
+                    if f >= changeFamilies {
+                        part = (0, 0)
+                        for i in 0 ..< dayCount where Int(cells[i * familyCount + f]) * 2 + a[i] == todayA {
+                            let r = recency[i * familyCount + f]
+                            part.s += r * y[i]
+                            part.n += r
+                        }
+                    }
+                    estimate[h] = (part.s + strength * base[aToday]) / (part.n + strength)
                 }
-                logPosterior[f] = Foundation.log(families[f].prior) + logLikelihood
-                let slot = (Int(todayCells[f]) * 2 + aToday) * 2
-                estimate[f] = (sumsRecency[slot] + strength * base[aToday]) / (sumsRecency[slot + 1] + strength)
+                if changes > 1 {
+                    let first = f * bins
+                    var top = -Double.infinity
+                    for c in 0 ..< changes { top = max(top, logPosterior[first + c]) }
+                    var weightSum = 0.0, mixed = 0.0
+                    for c in 0 ..< changes {
+                        let w = Foundation.exp(logPosterior[first + c] - top)
+                        weightSum += w
+                        mixed += w * estimate[first + c]
+                    }
+                    estimate[first] = mixed / weightSum
+                    for c in 1 ..< changes { hypotheses[first + c] = false }
+                }
             }
-            let largest = logPosterior.max()!
-            var normaliser = 0.0
-            var rate = 0.0
-            for f in 0 ..< familyCount {
-                let weight = Foundation.exp(logPosterior[f] - largest)
+            var largest = -Double.infinity
+            for h in hypotheses.indices where hypotheses[h] { largest = max(largest, logPosterior[h]) }
+            var normaliser = 0.0, rate = 0.0
+            var everyDayWeight = 0.0, everyDayRate = 0.0
+            for h in hypotheses.indices where hypotheses[h] {
+                let weight = Foundation.exp(logPosterior[h] - largest)
                 normaliser += weight
-                rate += weight * estimate[f]
+                rate += weight * estimate[h]
+                if h < bins {
+                    everyDayWeight += weight
+                    everyDayRate += weight * estimate[h]
+                }
             }
+            everyDay[t] = Foundation.log(max(everyDayRate / everyDayWeight, floorRate))
             result[t] = Foundation.log(max(rate / normaliser, floorRate))
-            everyDay[t] = Foundation.log(max(estimate[0], floorRate))
         }
         return (everyDay, result)
     }
