@@ -170,9 +170,11 @@ extension Engine {
         let live = live.scoringOnly ? try liveModel(live.inputs, now: Date()) : live
         let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
         let explainer = live.model as? any ExplainableModel
-        let rows = live.model.distribution(at: moment).top(k).map { scored in
+        let top = live.model.distribution(at: moment).top(k)
+        let why = explainer?.reasons(for: top.map(\.target), at: moment, describe: live.summary, limit: 3)
+        let rows = top.enumerated().map { position, scored in
             Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
-                           why: explainer?.reasons(for: scored.target, at: moment, describe: live.summary, limit: 3).map(\.text) ?? [])
+                           why: why?[position].map(\.text) ?? [])
         }
         return Prediction(user: live.user, model: live.model.name, moment: moment, suggestions: rows,
                           activity: live.model.activityLevel(at: moment), notes: live.notes)

@@ -31,6 +31,16 @@ public protocol ExplainableModel: FittedModel {
     ///   - describe: a target's human name (e.g. its summary) for "after ..." reasons.
     ///   - limit: at most this many reasons.
     func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [Reason]
+
+    /// `reasons(for:at:describe:limit:)` of each of `targets`, in order: a model whose reasons read
+    /// every target's signals at the moment computes them once for all.
+    func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]]
+}
+
+extension ExplainableModel {
+    public func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]] {
+        targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit) }
+    }
 }
 
 // MARK: - Profile
@@ -160,9 +170,21 @@ func spanText(seconds: Double) -> String {
 
 extension BlendModel: ExplainableModel {
     public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
+        guard profile.space.index(of: target) != nil else { return [] }
+        return reasons(for: target, at: moment, describe: describe, limit: limit, signals: signals(at: moment))
+    }
+
+    public func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]] {
+        guard targets.contains(where: { profile.space.index(of: $0) != nil }) else { return targets.map { _ in [] } }
+        let signals = signals(at: moment)
+        return targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit, signals: signals) }
+    }
+
+    /// The reasons of one target from every target's `signals(at: moment)`.
+    private func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int,
+                         signals: [Double]) -> [Reason] {
         let space = profile.space
         guard let index = space.index(of: target) else { return [] }
-        let signals = signals(at: moment)
         let features = BlendFeature.count
         let targets = space.targetCount
         /// The weighted lift of one blend feature for the target.
