@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Start-up cost of a whole command: `suggest` for a heavy user against `--version`.
+"""Start-up cost of a whole command: `suggest` (or `predict`) for a heavy user against `--version`.
 
 Builds the heavy user of dev/live-latency.py (one simulated user over 365 days
 with 100 random app opens a day, seed 3: about 40,000 donations), imports and
@@ -14,6 +14,7 @@ times, which a busy machine moves less than the wall times. Prints the figures (
 1-minute load average) as JSON; exits 1 when a check fails, 2 on a setup error.
 
 Usage: dev/startup.py PROACTIVE_BINARY OUT_DIR [--runs 30] [--warmup 3] [--ratio 2]
+       [--command predict]   time `predict` (top 4 with their reasons) instead of `suggest`
        [--hyperfine]         also time both with `hyperfine -N -w3 -r30` (not interleaved)
        [--compare BINARY]    also run another build's two commands in the same turns, on a
                              store of the same donations that it imported and trained itself (a
@@ -77,13 +78,16 @@ def main():
     parser.add_argument("--ratio", type=float, default=2.0, help="the most suggest may take, in --version's")
     parser.add_argument("--hyperfine", action="store_true")
     parser.add_argument("--compare", help="another proactive binary, timed in the same turns")
+    parser.add_argument("--command", choices=["suggest", "predict"], default="suggest", help="the command timed against --version")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     env = dict(os.environ, PROACTIVE_STORE=os.path.join(args.out, "startup.sqlite"))
     env.pop("OPENBLAS_NUM_THREADS", None)  # as a user runs it: the binary keeps BLAS on one thread itself
     p = os.path.abspath(args.binary)
     donations, suggest = setup(p, args.out, env)
-    commands = {"version": [p, "--version"], "suggest": [p] + suggest}
+    suggest = [args.command] + suggest[1:]
+    asked = args.command
+    commands = {"version": [p, "--version"], asked: [p] + suggest}
     turns = {name: (cmd, env) for name, cmd in commands.items()}
     if args.compare:
         other = os.path.abspath(args.compare)
@@ -91,7 +95,7 @@ def main():
         os.makedirs(other_out, exist_ok=True)
         other_env = dict(env, PROACTIVE_STORE=os.path.join(other_out, "startup.sqlite"))
         setup(other, other_out, other_env)
-        turns.update({"compare version": ([other, "--version"], other_env), "compare suggest": ([other] + suggest, other_env)})
+        turns.update({"compare version": ([other, "--version"], other_env), "compare " + asked: ([other] + suggest, other_env)})
 
     samples = {name: {"wall": [], "cpu": []} for name in turns}
     for index in range(args.warmup + args.runs):
@@ -108,11 +112,11 @@ def main():
               "cores": os.cpu_count()}
     def figures(prefix):
         entry = {}
-        for name in ("version", "suggest"):
+        for name in ("version", asked):
             sample = samples[prefix + name]
             entry[name] = {"wall_median_ms": median_ms(sample["wall"]), "wall_min_ms": round(min(sample["wall"]) * 1000, 1),
                            "cpu_median_ms": median_ms(sample["cpu"])}
-        suggest_, version_ = samples[prefix + "suggest"], samples[prefix + "version"]
+        suggest_, version_ = samples[prefix + asked], samples[prefix + "version"]
         entry["ratio"] = round(statistics.median(suggest_["wall"]) / statistics.median(version_["wall"]), 2)
         # CPU time moves less than wall time with the machine's load: the same ratio on CPU, for reading.
         entry["cpu_ratio"] = round(statistics.median(suggest_["cpu"]) / statistics.median(version_["cpu"]), 2)
@@ -123,14 +127,14 @@ def main():
         result["compare"] = {"binary": args.compare, **figures("compare ")}
     failures = []
     if result["ratio"] > args.ratio:
-        failures.append(f"suggest takes {result['ratio']}x --version (at most {args.ratio}x)")
+        failures.append(f"{asked} takes {result['ratio']}x --version (at most {args.ratio}x)")
     for name in commands:
         if result[name]["cpu_median_ms"] > result[name]["wall_median_ms"]:
             failures.append(f"{name}: CPU {result[name]['cpu_median_ms']} ms > wall {result[name]['wall_median_ms']} ms")
     if args.hyperfine and shutil.which("hyperfine"):
         export = os.path.join(args.out, "startup-hyperfine.json")
         subprocess.run(["hyperfine", "-N", "-w3", "-r30", "--export-json", export, " ".join(commands["version"]),
-                        " ".join(commands["suggest"])], env=env, check=True, stdout=subprocess.DEVNULL)
+                        " ".join(commands[asked])], env=env, check=True, stdout=subprocess.DEVNULL)
         with open(export) as f:
             runs = json.load(f)["results"]
         result["hyperfine_median_ms"] = {name: round(entry["median"] * 1000, 1) for name, entry in zip(commands, runs)}
