@@ -74,10 +74,23 @@ extension StoreBackend {
     public func schemaVersion() throws(StoreError) -> String { try appliedMigrations().last ?? "none" }
 }
 
-/// How a store is opened, for any backend: `createIfMissing` creates and migrates an empty store;
-/// `mustExist` refuses a store that does not exist (for a database: one without the schema);
-/// `oneConnection` is `mustExist` on one connection; `readOnly` is `mustExist` and only reads.
-public typealias StoreOpenMode = ProactiveDatabase.OpenMode
+/// How a store is opened, for any backend; each backend maps it to its own way of opening
+/// (the SQLite store to `ProactiveDatabase.OpenMode`).
+///
+/// ```swift
+/// let storage = try SQLiteBackend(path: "proactive.sqlite", mode: .readOnly)   // export, stats
+/// ```
+public enum StoreOpenMode: Sendable, Hashable {
+    /// Creates and migrates an empty store when there is none.
+    case createIfMissing
+    /// Refuses a store that does not exist (`.missingStore`; for a database: one without the schema).
+    case mustExist
+    /// `mustExist`, on one connection instead of a pool where the backend keeps one: for a command
+    /// that reads and writes one step after another.
+    case oneConnection
+    /// `mustExist`, and only reads: every write fails (a backend may still migrate an older store once).
+    case readOnly
+}
 
 // MARK: - SQLite
 
@@ -94,8 +107,8 @@ public struct SQLiteBackend: StoreBackend {
 
     /// Opens (creating and migrating unless `mode` says otherwise) the store file at `path`.
     /// - Throws: what `ProactiveDatabase.init(path:mode:)` throws, naming the path.
-    public init(path: String, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws(StoreError) {
-        self.init(try ProactiveDatabase(path: path, mode: mode))
+    public init(path: String, mode: StoreOpenMode = .createIfMissing) throws(StoreError) {
+        self.init(try ProactiveDatabase(path: path, mode: ProactiveDatabase.OpenMode(mode)))
     }
 
     /// Why the store file at `path` cannot be written here (`ProactiveDatabase.readOnlyReason`), nil when it can

@@ -78,6 +78,16 @@ public struct ProactiveDatabase: Sendable {
         /// read can be read. A store written by an older version (not yet
         /// migrated) is opened for writing once, to migrate it, when it can be.
         case readOnly
+
+        /// The SQLite way of opening that the backend-neutral `mode` asks for (the same names).
+        package init(_ mode: StoreOpenMode) {
+            switch mode {
+            case .createIfMissing: self = .createIfMissing
+            case .mustExist: self = .mustExist
+            case .oneConnection: self = .oneConnection
+            case .readOnly: self = .readOnly
+            }
+        }
     }
 
     // MARK: Opening
