@@ -14,7 +14,7 @@ public struct FilterCriteria: Sendable, Hashable, CustomStringConvertible {
     public init(_ values: [String: String] = [:]) { self.values = values }
 
     /// - Throws: `FocusError(field: "criteria")` for a pair without `=`, an empty key or a repeated key.
-    public init(parsing text: String) throws(FocusError) {
+    package init(parsing text: String) throws(FocusError) {
         var values: [String: String] = [:]
         for pair in text.split(separator: ",") {
             guard let equals = pair.firstIndex(of: "=") else {
@@ -50,13 +50,13 @@ public struct FilterCriteria: Sendable, Hashable, CustomStringConvertible {
 /// criteria do not give is decided by `missing`: notifications use `.fails`
 /// (criteria that do not speak to the predicate's key do not match it), targets
 /// use `.holds` (a target without an `account` parameter is not about an account).
-public struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
-    public enum Clause: Sendable, Hashable {
+package struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
+    package enum Clause: Sendable, Hashable {
         case equals(key: String, value: String)
         case notEquals(key: String, value: String)
         case oneOf(key: String, values: [String])
 
-        public var key: String {
+        package var key: String {
             switch self {
             case let .equals(key, _), let .notEquals(key, _), let .oneOf(key, _): return key
             }
@@ -72,27 +72,27 @@ public struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What a clause about a key the criteria lack evaluates to.
-    public enum Missing: Sendable { case holds, fails }
+    package enum Missing: Sendable { case holds, fails }
 
-    public var clauses: [Clause]
+    package var clauses: [Clause]
 
-    public init(clauses: [Clause]) { self.clauses = clauses }
+    package init(clauses: [Clause]) { self.clauses = clauses }
 
     /// The first clause that fails for `criteria`, or nil when the predicate matches.
-    public func failingClause(_ criteria: [String: String], missing: Missing) -> Clause? {
+    package func failingClause(_ criteria: [String: String], missing: Missing) -> Clause? {
         clauses.first { clause in
             guard let value = criteria[clause.key] else { return missing == .fails }
             return !clause.holds(for: value)
         }
     }
 
-    public func matches(_ criteria: [String: String], missing: Missing) -> Bool {
+    package func matches(_ criteria: [String: String], missing: Missing) -> Bool {
         failingClause(criteria, missing: missing) == nil
     }
 
-    public var description: String { clauses.map(Self.format).joined(separator: " && ") }
+    package var description: String { clauses.map(Self.format).joined(separator: " && ") }
 
-    public static func format(_ clause: Clause) -> String {
+    package static func format(_ clause: Clause) -> String {
         switch clause {
         case let .equals(key, value): return "\(key) == \(quote(value))"
         case let .notEquals(key, value): return "\(key) != \(quote(value))"
@@ -110,7 +110,7 @@ public struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
 extension FilterPredicate {
     /// Parses the text form (see the type's grammar).
     /// - Throws: `FocusError(field: "predicate")` naming the character position and what was expected.
-    public init(parsing text: String) throws(FocusError) {
+    package init(parsing text: String) throws(FocusError) {
         var scanner = PredicateScanner(text)
         var clauses: [Clause] = []
         repeat {
