@@ -5,10 +5,8 @@ let package = Package(
     name: "Proactive",
     platforms: [.macOS(.v14)],
     products: [
-        .library(
-            name: "Proactive",
-            targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
-        ),
+        // What an app imports: the one module `Proactive` (the Engine, its values and errors; Sources/Proactive).
+        .library(name: "Proactive", targets: ["Proactive"]),
         // The engine kept running (`Runtime`: held models, batched writes, caches dropped after each write), for an app or
         // service that answers many questions; its own product so that `Proactive` alone (the benchmarks) builds no
         // logging package. No lifecycle package: the service adapts `ModelKeeper` to ServiceLifecycle itself.
