@@ -50,8 +50,8 @@ public struct FilterCriteria: Sendable, Hashable, CustomStringConvertible {
 /// criteria do not give is decided by `missing`: notifications use `.fails`
 /// (criteria that do not speak to the predicate's key do not match it), targets
 /// use `.holds` (a target without an `account` parameter is not about an account).
-package struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
-    package enum Clause: Sendable, Hashable {
+public struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
+    public enum Clause: Sendable, Hashable {
         case equals(key: String, value: String)
         case notEquals(key: String, value: String)
         case oneOf(key: String, values: [String])
@@ -72,27 +72,27 @@ package struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What a clause about a key the criteria lack evaluates to.
-    package enum Missing: Sendable { case holds, fails }
+    public enum Missing: Sendable { case holds, fails }
 
-    package var clauses: [Clause]
+    public var clauses: [Clause]
 
-    package init(clauses: [Clause]) { self.clauses = clauses }
+    public init(clauses: [Clause]) { self.clauses = clauses }
 
     /// The first clause that fails for `criteria`, or nil when the predicate matches.
-    package func failingClause(_ criteria: [String: String], missing: Missing) -> Clause? {
+    public func failingClause(_ criteria: [String: String], missing: Missing) -> Clause? {
         clauses.first { clause in
             guard let value = criteria[clause.key] else { return missing == .fails }
             return !clause.holds(for: value)
         }
     }
 
-    package func matches(_ criteria: [String: String], missing: Missing) -> Bool {
+    public func matches(_ criteria: [String: String], missing: Missing) -> Bool {
         failingClause(criteria, missing: missing) == nil
     }
 
-    package var description: String { clauses.map(Self.format).joined(separator: " && ") }
+    public var description: String { clauses.map(Self.format).joined(separator: " && ") }
 
-    package static func format(_ clause: Clause) -> String {
+    public static func format(_ clause: Clause) -> String {
         switch clause {
         case let .equals(key, value): return "\(key) == \(quote(value))"
         case let .notEquals(key, value): return "\(key) != \(quote(value))"

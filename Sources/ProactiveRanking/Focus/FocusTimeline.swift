@@ -19,8 +19,8 @@ package struct ManualFocusChange: Sendable, Hashable {
 // MARK: - Focus state
 
 /// Which Focus is on at an instant and why.
-package struct FocusState: Sendable, Hashable {
-    package enum Source: Sendable, Hashable {
+public struct FocusState: Sendable, Hashable {
+    public enum Source: Sendable, Hashable {
         /// Nothing is on: no manual change holds and no schedule covers the instant.
         case none
         /// A manual change made at `since` decides (its focus may be nil: turned off by hand).
@@ -29,10 +29,10 @@ package struct FocusState: Sendable, Hashable {
         case schedule(index: Int)
     }
     /// The Focus on (normalized), nil when none.
-    package var focus: String?
-    package var source: Source
+    public var focus: String?
+    public var source: Source
     /// When this state ends at the latest, by the rules alone (a later manual change may end it sooner); nil = open-ended.
-    package var until: Date?
+    public var until: Date?
 }
 
 // MARK: - The timeline
