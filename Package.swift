@@ -40,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // SHA-256 of the service's credentials (already in Hummingbird's graph, through swift-nio-extras).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // `swift package generate-documentation --target Proactive` (Sources/Proactive/Proactive.docc); no target
+        // uses it, so a package that depends on this one does not resolve it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries (one thin module each)
