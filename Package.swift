@@ -5,10 +5,8 @@ let package = Package(
     name: "Proactive",
     platforms: [.macOS(.v14)],
     products: [
-        .library(
-            name: "Proactive",
-            targets: ["Proactive", "LinearAlgebra", "ProactiveCore", "ProactiveStore", "ProactiveModels", "ProactiveRanking", "ProactiveEngine"]
-        ),
+        // What an app imports: the one module `Proactive` (the Engine, its values and errors; Sources/Proactive).
+        .library(name: "Proactive", targets: ["Proactive"]),
         // The engine kept running (`Runtime`: held models, batched writes, caches dropped after each write), for an app or
         // service that answers many questions; its own product so that `Proactive` alone (the benchmarks) builds no
         // logging package. No lifecycle package: the service adapts `ModelKeeper` to ServiceLifecycle itself.
@@ -42,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // SHA-256 of the service's credentials (already in Hummingbird's graph, through swift-nio-extras).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        // `swift package generate-documentation --target Proactive` (Sources/Proactive/Proactive.docc); no target
+        // uses it, so a package that depends on this one does not resolve it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries (one thin module each)

@@ -7,7 +7,7 @@ internal import CBLAS
 /// `Float` dispatches to the single-precision routines (`s*`) and `Double`
 /// to the double-precision ones (`d*`). The requirement is an opaque table of
 /// routines that only this module can build, so no other type can conform.
-public protocol BLASScalar: BinaryFloatingPoint, Sendable {
+package protocol BLASScalar: BinaryFloatingPoint, Sendable {
     /// The BLAS/LAPACK routines for this precision. Implementation detail of
     /// the `LinearAlgebra` module; it has no public members.
     static var blasRoutines: BLASRoutineTable<Self> { get }
@@ -15,7 +15,7 @@ public protocol BLASScalar: BinaryFloatingPoint, Sendable {
 
 extension Float: BLASScalar {
     /// The single-precision (`s*`) routines.
-    public static let blasRoutines = BLASRoutineTable<Float>(
+    package static let blasRoutines = BLASRoutineTable<Float>(
         prefix: "s",
         blasDot: proactive_cblas_sdot, blasAxpy: proactive_cblas_saxpy, blasScal: proactive_cblas_sscal, blasNrm2: proactive_cblas_snrm2,
         blasGemv: proactive_cblas_sgemv, blasGemm: proactive_cblas_sgemm, blasGer: proactive_cblas_sger, blasSyr: proactive_cblas_ssyr,
@@ -25,7 +25,7 @@ extension Float: BLASScalar {
 
 extension Double: BLASScalar {
     /// The double-precision (`d*`) routines.
-    public static let blasRoutines = BLASRoutineTable<Double>(
+    package static let blasRoutines = BLASRoutineTable<Double>(
         prefix: "d",
         blasDot: proactive_cblas_ddot, blasAxpy: proactive_cblas_daxpy, blasScal: proactive_cblas_dscal, blasNrm2: proactive_cblas_dnrm2,
         blasGemv: proactive_cblas_dgemv, blasGemm: proactive_cblas_dgemm, blasGer: proactive_cblas_dger, blasSyr: proactive_cblas_dsyr,
@@ -41,7 +41,7 @@ extension Double: BLASScalar {
 /// integer width (`blasint`, `lapack_int`) is a compile error here rather than
 /// a silent truncation at run time. Its initializer is internal: only `Float`
 /// and `Double` have tables.
-public struct BLASRoutineTable<Scalar>: Sendable {
+package struct BLASRoutineTable<Scalar>: Sendable {
     typealias Pointer = UnsafePointer<Scalar>?
     typealias MutablePointer = UnsafeMutablePointer<Scalar>?
 

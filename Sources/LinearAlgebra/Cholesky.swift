@@ -13,15 +13,15 @@ internal import Darwin
 ///
 /// Only the lower triangle of A is read. Reuse one factorization to solve
 /// for many right-hand sides.
-public struct Cholesky<Scalar: BLASScalar>: Sendable {
+package struct Cholesky<Scalar: BLASScalar>: Sendable {
     /// The lower-triangular factor L; its strictly upper triangle is zero.
-    public let lower: Matrix<Scalar>
+    package let lower: Matrix<Scalar>
 
     /// log det(A) = 2 Σ log Lᵢᵢ; 0 for a 0x0 matrix.
-    public let logDeterminant: Scalar
+    package let logDeterminant: Scalar
 
     /// The dimension n of A.
-    public var dimension: Int { lower.rows }
+    package var dimension: Int { lower.rows }
 
     // MARK: Factorization
 
@@ -33,7 +33,7 @@ public struct Cholesky<Scalar: BLASScalar>: Sendable {
     ///   if it is not positive definite (`info > 0` is the order of the first
     ///   leading minor that is not) or contains NaN (`info < 0`).
     /// - Complexity: O(n³).
-    public init(_ a: Matrix<Scalar>) throws {
+    package init(_ a: Matrix<Scalar>) throws {
         let n = try a.squareDimension("potrf")
         let routines = Scalar.blasRoutines
         var factor = a.storage
@@ -63,7 +63,7 @@ public struct Cholesky<Scalar: BLASScalar>: Sendable {
     ///   `LinearAlgebraError.lapack(routine: "dpotrs"/"spotrs", info:)` if LAPACK
     ///   rejects an argument (e.g. NaN in `b`).
     /// - Complexity: O(n²).
-    public func solve(_ b: [Scalar]) throws -> [Scalar] {
+    package func solve(_ b: [Scalar]) throws -> [Scalar] {
         try LinearAlgebraError.requireShape(
             b.count == dimension, "potrs", "\(lower.operandDescription("A")) but b has \(b.count) elements"
         )
@@ -80,7 +80,7 @@ public struct Cholesky<Scalar: BLASScalar>: Sendable {
     ///   of rows; `LinearAlgebraError.lapack(routine: "dpotrs"/"spotrs", info:)`
     ///   if LAPACK rejects an argument.
     /// - Complexity: O(n² * b.columns).
-    public func solve(_ b: Matrix<Scalar>) throws -> Matrix<Scalar> {
+    package func solve(_ b: Matrix<Scalar>) throws -> Matrix<Scalar> {
         try LinearAlgebraError.requireShape(
             b.rows == dimension, "potrs", "\(lower.operandDescription("A")) but \(b.operandDescription("B"))"
         )
@@ -116,7 +116,7 @@ public struct Cholesky<Scalar: BLASScalar>: Sendable {
 ///   has the wrong length; `LinearAlgebraError.lapack(routine: "dposv"/"sposv", info:)`
 ///   if `a` is not positive definite (`info > 0`) or an argument is rejected.
 /// - Complexity: O(n³).
-public func choleskySolve<S: BLASScalar>(_ a: Matrix<S>, _ b: [S]) throws -> [S] {
+package func choleskySolve<S: BLASScalar>(_ a: Matrix<S>, _ b: [S]) throws -> [S] {
     let n = try a.squareDimension("posv")
     try LinearAlgebraError.requireShape(
         b.count == a.rows, "posv", "\(a.operandDescription("A")) but b has \(b.count) elements"

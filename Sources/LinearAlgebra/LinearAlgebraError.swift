@@ -4,7 +4,7 @@
 ///
 /// Bad input never traps: shapes that do not fit together, arguments out of
 /// range and every nonzero LAPACK `info` are reported through this type.
-public enum LinearAlgebraError: Error, Equatable, CustomStringConvertible {
+package enum LinearAlgebraError: Error, Equatable, CustomStringConvertible {
     /// The operands' shapes do not fit together.
     ///
     /// `operation` is the routine or method (e.g. `"gemv"`), `detail` names
@@ -26,7 +26,7 @@ public enum LinearAlgebraError: Error, Equatable, CustomStringConvertible {
     // MARK: CustomStringConvertible
 
     /// A one-line human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .shapeMismatch(operation, detail):
             "\(operation): shape mismatch: \(detail)"

@@ -45,7 +45,7 @@ extension Matrix {
     /// - Throws: `LinearAlgebraError.shapeMismatch` if `x` or `y` has the wrong
     ///   length; `y` is then unchanged.
     /// - Complexity: O(rows * columns).
-    public func gemv(
+    package func gemv(
         _ x: [Scalar], alpha: Scalar = 1, beta: Scalar = 0, into y: inout [Scalar], transpose: Bool = false
     ) throws {
         let op = shape(transposed: transpose)
@@ -73,7 +73,7 @@ extension Matrix {
     /// - Returns: A vector of `rows` elements (`columns` if `transpose`).
     /// - Throws: `LinearAlgebraError.shapeMismatch` if `x` has the wrong length.
     /// - Complexity: O(rows * columns).
-    public func multiplied(by x: [Scalar], transpose: Bool = false) throws -> [Scalar] {
+    package func multiplied(by x: [Scalar], transpose: Bool = false) throws -> [Scalar] {
         var y = [Scalar](repeating: 0, count: shape(transposed: transpose).rows)
         try gemv(x, into: &y, transpose: transpose)
         return y
@@ -88,7 +88,7 @@ extension Matrix {
     /// - Throws: `LinearAlgebraError.shapeMismatch` if `x` or `y` has the wrong
     ///   length; the matrix is then unchanged.
     /// - Complexity: O(rows * columns).
-    public mutating func ger(_ x: [Scalar], _ y: [Scalar], alpha: Scalar = 1) throws {
+    package mutating func ger(_ x: [Scalar], _ y: [Scalar], alpha: Scalar = 1) throws {
         let a = operandDescription("A")
         try LinearAlgebraError.requireShape(x.count == rows, "ger", "\(a) but x has \(x.count) elements")
         try LinearAlgebraError.requireShape(y.count == columns, "ger", "\(a) but y has \(y.count) elements")
@@ -114,7 +114,7 @@ extension Matrix {
     /// - Throws: `LinearAlgebraError.shapeMismatch` if the matrix is not square
     ///   or `x` has the wrong length; the matrix is then unchanged.
     /// - Complexity: O(n²).
-    public mutating func syr(_ x: [Scalar], alpha: Scalar = 1) throws {
+    package mutating func syr(_ x: [Scalar], alpha: Scalar = 1) throws {
         let n = try squareDimension("syr")
         try LinearAlgebraError.requireShape(
             x.count == rows, "syr", "\(operandDescription("A")) but x has \(x.count) elements"
@@ -140,7 +140,7 @@ extension Matrix {
     /// - Throws: `LinearAlgebraError.invalidArgument` if `i` is out of range,
     ///   `LinearAlgebraError.shapeMismatch` if `x` has the wrong length.
     /// - Complexity: O(columns).
-    public mutating func addRow(_ i: Int, _ x: [Scalar], alpha: Scalar = 1) throws {
+    package mutating func addRow(_ i: Int, _ x: [Scalar], alpha: Scalar = 1) throws {
         guard i >= 0, i < rows else {
             throw LinearAlgebraError.invalidArgument(
                 operation: "addRow", detail: "row \(i) is out of range 0..<\(rows) for a \(rows)x\(columns) matrix"
@@ -179,7 +179,7 @@ extension Matrix {
     /// - Throws: `LinearAlgebraError.shapeMismatch` if the inner dimensions
     ///   differ or `c` is not m x n; `c` is then unchanged.
     /// - Complexity: O(m * n * k).
-    public static func gemm(
+    package static func gemm(
         _ a: Matrix, transposeA: Bool = false, _ b: Matrix, transposeB: Bool = false,
         alpha: Scalar = 1, beta: Scalar = 0, into c: inout Matrix
     ) throws {
@@ -215,7 +215,7 @@ extension Matrix {
     /// - Returns: An m x n matrix, where op(self) is m x k and op(b) is k x n.
     /// - Throws: `LinearAlgebraError.shapeMismatch` if the inner dimensions differ.
     /// - Complexity: O(m * n * k).
-    public func multiplied(by b: Matrix, transposeSelf: Bool = false, transposeOther: Bool = false) throws -> Matrix {
+    package func multiplied(by b: Matrix, transposeSelf: Bool = false, transposeOther: Bool = false) throws -> Matrix {
         var c = Matrix(
             rows: shape(transposed: transposeSelf).rows, columns: b.shape(transposed: transposeOther).columns
         )

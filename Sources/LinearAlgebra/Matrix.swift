@@ -5,17 +5,17 @@
 /// Element `(i, j)` lives at `storage[i * columns + j]`. The invariant
 /// `storage.count == rows * columns` holds for every value; the shape is fixed
 /// at initialization.
-public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
+package struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     /// The number of rows.
-    public let rows: Int
+    package let rows: Int
     /// The number of columns.
-    public let columns: Int
+    package let columns: Int
 
     /// The elements, row-major; `count == rows * columns`.
     ///
     /// Elements may be changed freely, but the count may not: assigning an
     /// array of a different length traps, as it would break the shape.
-    public var storage: [Scalar] {
+    package var storage: [Scalar] {
         didSet {
             precondition(
                 storage.count == rows * columns,
@@ -33,7 +33,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     ///   - columns: The number of columns; must be non-negative.
     ///   - repeating: The value of every element.
     /// - Complexity: O(rows * columns).
-    public init(rows: Int, columns: Int, repeating: Scalar = 0) {
+    package init(rows: Int, columns: Int, repeating: Scalar = 0) {
         precondition(rows >= 0 && columns >= 0, "Matrix dimensions must be non-negative, got \(rows)x\(columns)")
         self.rows = rows
         self.columns = columns
@@ -49,7 +49,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     /// - Throws: `LinearAlgebraError.invalidArgument` if a dimension is negative,
     ///   `LinearAlgebraError.shapeMismatch` if `storage.count != rows * columns`.
     /// - Complexity: O(1); the array is not copied.
-    public init(rows: Int, columns: Int, storage: [Scalar]) throws {
+    package init(rows: Int, columns: Int, storage: [Scalar]) throws {
         guard rows >= 0, columns >= 0 else {
             throw LinearAlgebraError.invalidArgument(
                 operation: "Matrix.init", detail: "dimensions must be non-negative, got \(rows)x\(columns)"
@@ -81,7 +81,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     /// - Parameter rowArrays: The rows; all must have the same length.
     /// - Throws: `LinearAlgebraError.shapeMismatch` if the rows are ragged.
     /// - Complexity: O(rows * columns).
-    public init(_ rowArrays: [[Scalar]]) throws {
+    package init(_ rowArrays: [[Scalar]]) throws {
         let columns = rowArrays.first?.count ?? 0
         if let bad = rowArrays.firstIndex(where: { $0.count != columns }) {
             throw LinearAlgebraError.shapeMismatch(
@@ -98,7 +98,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     ///
     /// - Parameter n: The dimension; must be non-negative.
     /// - Complexity: O(n²).
-    public static func identity(_ n: Int) -> Matrix {
+    package static func identity(_ n: Int) -> Matrix {
         var result = Matrix(rows: n, columns: n)
         for i in 0..<n {
             result.storage[i * n + i] = 1
@@ -112,7 +112,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     ///
     /// - Precondition: `0 <= row < rows` and `0 <= column < columns`.
     /// - Complexity: O(1).
-    public subscript(row: Int, column: Int) -> Scalar {
+    package subscript(row: Int, column: Int) -> Scalar {
         get {
             checkIndex(row: row, column: column)
             return storage[row * columns + column]
@@ -127,7 +127,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     ///
     /// - Precondition: `0 <= i < rows`.
     /// - Complexity: O(1); no copy.
-    public func row(_ i: Int) -> ArraySlice<Scalar> {
+    package func row(_ i: Int) -> ArraySlice<Scalar> {
         precondition(i >= 0 && i < rows, "row \(i) out of range for a \(rows)x\(columns) matrix")
         return storage[i * columns ..< (i + 1) * columns]
     }
@@ -135,7 +135,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
     /// The transpose: a `columns` x `rows` matrix with element `(j, i)` equal to `self[i, j]`.
     ///
     /// - Complexity: O(rows * columns).
-    public var transposed: Matrix {
+    package var transposed: Matrix {
         var elements = [Scalar](repeating: 0, count: storage.count)
         for i in 0..<rows {
             for j in 0..<columns {
@@ -160,7 +160,7 @@ public struct Matrix<Scalar: BLASScalar>: Sendable, Equatable {
 
 extension Matrix: CustomStringConvertible {
     /// The matrix one row per line, e.g. `"[1.0, 2.0]\n[3.0, 4.0]"`.
-    public var description: String {
+    package var description: String {
         (0..<rows).map { "\(Array(row($0)))" }.joined(separator: "\n")
     }
 }

@@ -4,13 +4,13 @@
 /// (`ssyevd`/`dsyevd`, divide and conquer, row-major).
 ///
 /// Only the lower triangle of A is read.
-public struct SymmetricEigen<Scalar: BLASScalar>: Sendable {
+package struct SymmetricEigen<Scalar: BLASScalar>: Sendable {
     /// The eigenvalues in ascending order.
-    public let values: [Scalar]
+    package let values: [Scalar]
 
     /// The orthonormal eigenvectors: column j is the eigenvector for `values[j]`.
     /// Each vector's sign is whatever LAPACK returns.
-    public let vectors: Matrix<Scalar>
+    package let vectors: Matrix<Scalar>
 
     // MARK: Decomposition
 
@@ -22,7 +22,7 @@ public struct SymmetricEigen<Scalar: BLASScalar>: Sendable {
     ///   algorithm does not converge (`info > 0`) or an argument is rejected,
     ///   e.g. NaN in `a` (`info < 0`).
     /// - Complexity: O(n³).
-    public init(_ a: Matrix<Scalar>) throws {
+    package init(_ a: Matrix<Scalar>) throws {
         let n = try a.squareDimension("syevd")
         let routines = Scalar.blasRoutines
         var vectors = a.storage

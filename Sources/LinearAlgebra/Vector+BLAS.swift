@@ -11,7 +11,7 @@
 /// - Returns: The dot product; 0 for empty vectors.
 /// - Throws: `LinearAlgebraError.shapeMismatch` if the lengths differ.
 /// - Complexity: O(n).
-public func dot<S: BLASScalar>(_ x: [S], _ y: [S]) throws -> S {
+package func dot<S: BLASScalar>(_ x: [S], _ y: [S]) throws -> S {
     try LinearAlgebraError.requireShape(
         x.count == y.count, "dot", "x has \(x.count) elements but y has \(y.count)"
     )
@@ -30,7 +30,7 @@ public func dot<S: BLASScalar>(_ x: [S], _ y: [S]) throws -> S {
 ///   - y: The vector updated in place; must have as many elements as `x`.
 /// - Throws: `LinearAlgebraError.shapeMismatch` if the lengths differ; `y` is then unchanged.
 /// - Complexity: O(n).
-public func axpy<S: BLASScalar>(_ alpha: S, _ x: [S], _ y: inout [S]) throws {
+package func axpy<S: BLASScalar>(_ alpha: S, _ x: [S], _ y: inout [S]) throws {
     try LinearAlgebraError.requireShape(
         x.count == y.count, "axpy", "x has \(x.count) elements but y has \(y.count)"
     )
@@ -47,7 +47,7 @@ public func axpy<S: BLASScalar>(_ alpha: S, _ x: [S], _ y: inout [S]) throws {
 ///   - alpha: The multiplier.
 ///   - x: The vector scaled in place.
 /// - Complexity: O(n).
-public func scal<S: BLASScalar>(_ alpha: S, _ x: inout [S]) {
+package func scal<S: BLASScalar>(_ alpha: S, _ x: inout [S]) {
     x.withUnsafeMutableBufferPointer { buffer in
         S.blasRoutines.scal(count: buffer.count, alpha: alpha, buffer.baseAddress)
     }
@@ -58,7 +58,7 @@ public func scal<S: BLASScalar>(_ alpha: S, _ x: inout [S]) {
 /// - Parameter x: The vector.
 /// - Returns: The norm; 0 for an empty vector.
 /// - Complexity: O(n).
-public func nrm2<S: BLASScalar>(_ x: [S]) -> S {
+package func nrm2<S: BLASScalar>(_ x: [S]) -> S {
     x.withUnsafeBufferPointer { buffer in
         S.blasRoutines.nrm2(count: buffer.count, buffer.baseAddress)
     }

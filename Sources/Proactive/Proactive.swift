@@ -3,7 +3,7 @@
 // `import Proactive` is all an app that embeds the engine writes: the `Engine` facade and its
 // results (ProactiveEngine), the values it takes and returns (donations, parameter values,
 // intent definitions: ProactiveCore; suggestions, declarations, feedback, Smart Stack
-// decisions: ProactiveRanking), the store's deletion and error types, and Foundation's `Date`.
+// decisions: ProactiveRanking), the store's deletion, open-mode and error types, and Foundation's `Date`.
 //
 // ```swift
 // import Proactive
@@ -24,3 +24,4 @@
 @_exported import struct ProactiveStore.ProactiveDatabase
 @_exported import enum ProactiveStore.StoreAccess
 @_exported import struct ProactiveStore.StoreError
+@_exported import enum ProactiveStore.StoreOpenMode

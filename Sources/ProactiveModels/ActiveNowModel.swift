@@ -10,35 +10,35 @@ import Foundation
 /// it has none). The order of targets is the base model's; the values sum to the activity
 /// level, not to 1. `predict` shows the base model's conditional probabilities and the
 /// level beside them; `suggest` and the Smart Stack rank with these.
-public struct ActiveNowModel: FittedModel {
-    public private(set) var base: any FittedModel
+package struct ActiveNowModel: FittedModel {
+    package private(set) var base: any FittedModel
 
-    public init(_ base: any FittedModel) { self.base = base }
+    package init(_ base: any FittedModel) { self.base = base }
 
-    public var name: String { base.name }
+    package var name: String { base.name }
 
     /// The base model's activity level at `moment` (1 when it has none).
-    public func level(at moment: Moment) -> Double { min(1, max(0, base.activityLevel(at: moment) ?? 1)) }
+    package func level(at moment: Moment) -> Double { min(1, max(0, base.activityLevel(at: moment) ?? 1)) }
 
-    public func activityLevel(at moment: Moment) -> Double? { base.activityLevel(at: moment) }
+    package func activityLevel(at moment: Moment) -> Double? { base.activityLevel(at: moment) }
 
-    public func distribution(at moment: Moment) -> TargetDistribution {
+    package func distribution(at moment: Moment) -> TargetDistribution {
         let distribution = base.distribution(at: moment)
         let level = level(at: moment)
         return level == 1 ? distribution : distribution.scaled(by: level)
     }
 
-    public func scores(at moment: Moment) -> [ScoredTarget] {
+    package func scores(at moment: Moment) -> [ScoredTarget] {
         Self.scale(base.scores(at: moment), by: level(at: moment))
     }
 
-    public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
+    package func scores(at moments: [Moment]) -> [[ScoredTarget]] {
         zip(base.scores(at: moments), moments).map { Self.scale($0, by: level(at: $1)) }
     }
 
-    public mutating func update(with event: Event) { base.update(with: event) }
+    package mutating func update(with event: Event) { base.update(with: event) }
 
-    public mutating func update(with events: [Event]) { base.update(with: events) }
+    package mutating func update(with events: [Event]) { base.update(with: events) }
 
     static func scale(_ scores: [ScoredTarget], by level: Double) -> [ScoredTarget] {
         level == 1 ? scores : scores.map { ScoredTarget(target: $0.target, probability: $0.probability * level) }

@@ -15,17 +15,17 @@ public struct ModelEntry: Sendable {
     /// True for the simple reference methods a comparison lists first (`comparison`).
     public let isBaseline: Bool
     /// Fits one user's model.
-    public let fit: @Sendable (TrainingSet) throws -> any FittedModel
+    package let fit: @Sendable (TrainingSet) throws -> any FittedModel
     /// For models that keep a live state (saved, updated, unlearning): fits the model with its
     /// dates read in an IANA zone (nil: each donation's own offset). Nil for the baselines.
-    public let fitLive: (@Sendable (TrainingSet, String?) throws -> any PersistentModel)?
+    package let fitLive: (@Sendable (TrainingSet, String?) throws -> any PersistentModel)?
     /// For models with population priors: prepares every user at once (the users' shared prior
     /// first), dates read in an IANA zone, at most the given number of users at once; each user
     /// is then fitted by `PopulationFits.fit(_:)`. Nil: users are fitted one by one.
-    public let fitPopulation: (@Sendable ([TrainingSet], String?, Int) throws -> PopulationFits)?
+    package let fitPopulation: (@Sendable ([TrainingSet], String?, Int) throws -> PopulationFits)?
 
     /// Wraps any trainer; the entry is named after the trainer.
-    public init<Trainer: ModelTrainer>(_ trainer: Trainer, summary: String, isBaseline: Bool = false) {
+    package init<Trainer: ModelTrainer>(_ trainer: Trainer, summary: String, isBaseline: Bool = false) {
         name = trainer.name
         self.summary = summary
         self.isBaseline = isBaseline
@@ -35,7 +35,7 @@ public struct ModelEntry: Sendable {
     }
 
     /// A model that keeps a live state: `fit` is `fitLive` without a zone.
-    public init(name: String, summary: String, fitLive: @escaping @Sendable (TrainingSet, String?) throws -> any PersistentModel,
+    package init(name: String, summary: String, fitLive: @escaping @Sendable (TrainingSet, String?) throws -> any PersistentModel,
                 fitPopulation: (@Sendable ([TrainingSet], String?, Int) throws -> PopulationFits)? = nil) {
         self.name = name
         self.summary = summary
@@ -46,7 +46,7 @@ public struct ModelEntry: Sendable {
     }
 
     /// An entry from a fitting closure (for models assembled from several trainers).
-    public init(name: String, summary: String, isBaseline: Bool = false,
+    package init(name: String, summary: String, isBaseline: Bool = false,
                 fit: @escaping @Sendable (TrainingSet) throws -> any FittedModel) {
         self.name = name
         self.summary = summary
@@ -60,16 +60,16 @@ public struct ModelEntry: Sendable {
 /// Users prepared together (a population prior learned from all of them), each fitted once on
 /// demand: what a user's fit needs is freed as soon as that user is fitted, so memory holds the
 /// prepared users, not every fitted model at once.
-public final class PopulationFits: @unchecked Sendable {
+package final class PopulationFits: @unchecked Sendable {
     private var pending: [(@Sendable () throws -> any PersistentModel)?]
     private let lock = NSLock()
 
-    public init(_ fits: [@Sendable () throws -> any PersistentModel]) { pending = fits }
+    package init(_ fits: [@Sendable () throws -> any PersistentModel]) { pending = fits }
 
-    public var count: Int { pending.count }
+    package var count: Int { pending.count }
 
     /// Fits user `index` (in the order prepared). - Precondition: each index is fitted once.
-    public func fit(_ index: Int) throws -> any PersistentModel {
+    package func fit(_ index: Int) throws -> any PersistentModel {
         lock.lock()
         let fit = pending[index]
         pending[index] = nil
@@ -82,13 +82,13 @@ public final class PopulationFits: @unchecked Sendable {
 /// The models a caller can select by name (`entry(named:)`).
 ///
 /// Adding a model is one line in `builtIn` (an `ModelEntry(SomeTrainer(), summary: ...)`).
-public struct ModelRegistry: Sendable {
-    public private(set) var entries: [ModelEntry]
+package struct ModelRegistry: Sendable {
+    package private(set) var entries: [ModelEntry]
     /// The model used when none is named.
-    public var defaultName: String
+    package var defaultName: String
 
     /// - Precondition: names are unique and `defaultName` is one of them.
-    public init(_ entries: [ModelEntry], defaultName: String) {
+    package init(_ entries: [ModelEntry], defaultName: String) {
         precondition(Set(entries.map(\.name)).count == entries.count, "model names must be unique")
         precondition(entries.contains { $0.name == defaultName }, "the default model must be registered")
         self.entries = entries
@@ -96,7 +96,7 @@ public struct ModelRegistry: Sendable {
     }
 
     /// Every model the engine ships: the baselines, then the engine's own models.
-    public static let builtIn = ModelRegistry([
+    package static let builtIn = ModelRegistry([
         ModelEntry(MostFrequentTrainer(), summary: "most frequently used", isBaseline: true),
         ModelEntry(MostRecentTrainer(), summary: "most recently used", isBaseline: true),
         ModelEntry(MarkovTrainer(), summary: "first-order Markov on the previous target, frequency backoff", isBaseline: true),
@@ -115,14 +115,14 @@ public struct ModelRegistry: Sendable {
     ], defaultName: "blend")
 
     /// The models that keep a live state (saved, learning each donation, unlearning deletions), the default first.
-    public var liveNames: [String] {
+    package var liveNames: [String] {
         let live = entries.filter { $0.fitLive != nil }.map(\.name)
         return live.contains(defaultName) ? [defaultName] + live.filter { $0 != defaultName } : live
     }
 
     /// Fits the named live model with its dates read in `timeZone` (nil: each donation's own offset).
     /// - Throws: `ConfigurationError` for a name without a live state.
-    public func fitLive(_ name: String, _ training: TrainingSet, timeZone: String?) throws -> any PersistentModel {
+    package func fitLive(_ name: String, _ training: TrainingSet, timeZone: String?) throws -> any PersistentModel {
         guard let fit = entry(named: name)?.fitLive else {
             throw ConfigurationError(field: "model", reason: "\"\(name)\" keeps no live state; models that do: \(liveNames.joined(separator: ", "))")
         }
@@ -130,20 +130,20 @@ public struct ModelRegistry: Sendable {
     }
 
     /// Registered names (without the `default` alias).
-    public var names: [String] { entries.map(\.name) }
+    package var names: [String] { entries.map(\.name) }
     package var baselines: [ModelEntry] { entries.filter(\.isBaseline) }
-    public var defaultEntry: ModelEntry { entry(named: defaultName)! }
+    package var defaultEntry: ModelEntry { entry(named: defaultName)! }
 
     /// The alias that always names the default model.
-    public static let defaultAlias = "default"
+    package static let defaultAlias = "default"
 
     /// The entry called `name`; `default` names the default model.
-    public func entry(named name: String) -> ModelEntry? {
+    package func entry(named name: String) -> ModelEntry? {
         entries.first { $0.name == (name == Self.defaultAlias ? defaultName : name) }
     }
 
     /// The models a comparison runs: every baseline, then the default model if it is not one of them.
-    public var comparison: [ModelEntry] {
+    package var comparison: [ModelEntry] {
         var list = baselines
         if !list.contains(where: { $0.name == defaultName }) { list.append(defaultEntry) }
         return list

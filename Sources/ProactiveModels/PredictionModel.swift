@@ -31,7 +31,7 @@ extension Collection {
     /// ```swift
     /// events.instantRuns(date: \.date)   // dates 9:00, 9:00, 9:05 -> [0 ..< 2, 2 ..< 3]
     /// ```
-    public func instantRuns(date: (Element) -> Date) -> [Range<Index>] {
+    package func instantRuns(date: (Element) -> Date) -> [Range<Index>] {
         var runs: [Range<Index>] = []
         var start = startIndex
         while start != endIndex {
@@ -137,7 +137,7 @@ extension FittedModel {
 }
 
 /// Hyperparameters plus the fitting procedure of one kind of model.
-public protocol ModelTrainer: Sendable {
+package protocol ModelTrainer: Sendable {
     associatedtype Model: FittedModel
     var name: String { get }
     func fit(_ training: TrainingSet) throws -> Model

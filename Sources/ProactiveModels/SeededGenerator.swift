@@ -53,7 +53,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// An element chosen with probability proportional to its weight.
     ///
     /// - Precondition: `weighted` is non-empty with a positive total.
-    public mutating func pick<T>(_ weighted: [(T, Double)]) -> T {
+    package mutating func pick<T>(_ weighted: [(T, Double)]) -> T {
         let total = weighted.reduce(0) { $0 + $1.1 }
         precondition(!weighted.isEmpty && total > 0, "nothing to pick from")
         var threshold = unit() * total

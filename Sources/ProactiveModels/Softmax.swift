@@ -6,12 +6,12 @@ import CKernels
 // MARK: - Softmax and ranking
 
 /// Turning log-scores into probabilities and ranked results.
-public enum Softmax {
+package enum Softmax {
     /// exp(s - max) normalised to sum 1, in place. Non-finite scores of -∞ get probability 0.
     /// An empty input stays empty.
     /// - Complexity: O(n): one `expNonPositive` per score, then a sum in four lanes and a scaling,
     ///   in C with AVX-512 or AVX2 where the CPU has them (the same bits as the loops here).
-    public static func normalize(_ scores: inout [Double]) {
+    package static func normalize(_ scores: inout [Double]) {
         normalize(&scores, allowingKernel: true)
     }
 
@@ -94,7 +94,7 @@ public enum Softmax {
     /// which run it on one FMA instruction each (where the CPU has no FMA, this Swift
     /// copy, only used there, computes each fused step in software).
     @inline(__always)
-    public static func expNonPositive(_ x: Double) -> Double {
+    package static func expNonPositive(_ x: Double) -> Double {
         let clamped = Swift.max(x, -708.0)
         let shifter = 6_755_399_441_055_744.0   // 1.5 * 2^52: adding it rounds to an integer
         let shifted = shifter.addingProduct(clamped, 1.442_695_040_888_963_4)
@@ -120,7 +120,7 @@ public enum Softmax {
     }
 
     /// log Σ exp(s), stable. -∞ for an empty input.
-    public static func logSumExp(_ scores: [Double]) -> Double {
+    package static func logSumExp(_ scores: [Double]) -> Double {
         guard let maximum = scores.max(), maximum.isFinite else { return -.infinity }
         var total = 0.0
         for score in scores { total += Foundation.exp(score - maximum) }
@@ -129,7 +129,7 @@ public enum Softmax {
 
     /// Probabilities of `logScores` paired with `targets` (same order), highest first,
     /// ties broken by target key.
-    public static func ranked(logScores: consuming [Double], targets: [TargetKey]) -> [ScoredTarget] {
+    package static func ranked(logScores: consuming [Double], targets: [TargetKey]) -> [ScoredTarget] {
         var probabilities = logScores
         normalize(&probabilities)
         return rank(probabilities: probabilities, targets: targets)
@@ -137,7 +137,7 @@ public enum Softmax {
 
     /// Probabilities of `logScores` (one per target of `space`, index order), unsorted.
     /// Normalises in place when the caller hands over its only reference (no copy).
-    public static func distribution(logScores: consuming [Double], space: FeatureSpace) -> TargetDistribution {
+    package static func distribution(logScores: consuming [Double], space: FeatureSpace) -> TargetDistribution {
         var probabilities = logScores
         normalize(&probabilities)
         return TargetDistribution(targets: space.targets, probabilities: probabilities, positions: space.positions)
@@ -147,7 +147,7 @@ public enum Softmax {
     ///
     /// Sorts positions (cheap `Double` comparisons, keys compared only on ties)
     /// and builds the pairs once, in order, instead of sorting the pairs themselves.
-    public static func rank(probabilities: [Double], targets: [TargetKey]) -> [ScoredTarget] {
+    package static func rank(probabilities: [Double], targets: [TargetKey]) -> [ScoredTarget] {
         precondition(probabilities.count == targets.count, "one probability per target")
         var order = Array(probabilities.indices)
         probabilities.withUnsafeBufferPointer { p in

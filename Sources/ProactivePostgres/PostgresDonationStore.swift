@@ -32,68 +32,41 @@ public struct PostgresDonationStore: DonationStore {
     }
 
     public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
-        // Errors thrown by `body` pass through unchanged; only the database's own are wrapped.
-        var bodyError: (any Error)?
-        let result: Result? = try PostgresErrors.wrap("committing a transaction") {
-            do {
-                return try database.inTransaction(writing: true) { session in
-                    do { return try body(TransactionAppender(session: session)) } catch {
-                        bodyError = error
-                        throw error
-                    }
-                }
-            } catch where bodyError != nil {
-                return nil
-            }
-        }
-        if let bodyError { throw bodyError }
-        return result!
+        try Transactions(database: database).inOneTransaction(body)
     }
 
     /// Several prepared batches in one writing transaction: one commit for the batches of concurrent
-    /// callers. Per batch, in order: what `appendEach(prepared:)` answers, or why the batch failed.
-    ///
-    /// The batches are first written one after the other without savepoints, each in one statement
-    /// per chunk (`insertEach`). When one fails (recording paused, a constraint the encoding does not
-    /// check), the transaction is rolled back and the batches are written again, each in a savepoint
-    /// of its own and one donation a statement, as if that had been the only way: a batch that fails
-    /// is rolled back alone and answered with its error, the others are stored.
+    /// callers (the group commit, `DonationTransactions.appendEach(batches:)`). A batch whose write
+    /// fails is answered with its error and stores nothing; the others are stored when this returns.
+    /// The second attempt, after a batch failed, writes each donation in a statement of its own.
     /// - Throws: when the transaction cannot be begun or committed (then nothing is stored), or when
-    ///   the server went away during the first attempt (nothing is retried: `.unavailable`).
+    ///   the server went away (nothing is retried: `.unavailable`).
     public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
-        if batches.isEmpty { return [] }
-        var batchFailed = false
-        do {
-            return try database.inTransaction(writing: true) { session in
-                let appender = TransactionAppender(session: session)
-                return try batches.map { batch in
-                    do { return .success(try appender.appendEach(prepared: batch)) } catch {
-                        batchFailed = PostgresErrors.wrapping(error, while: "").code != .unavailable
-                        throw error  // rolls the transaction back
-                    }
-                }
-            }
-        } catch where batchFailed {
-            return try appendEachInSavepoints(batches)
-        } catch {
-            throw PostgresErrors.wrapping(error, while: "committing \(batches.count) batches of donations")
-        }
+        try Transactions(database: database).appendEach(batches: batches)
     }
 
-    /// `appendEach(batches:)` with each batch in a savepoint and each donation in a statement of its own.
-    private func appendEachInSavepoints(_ batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
-        try PostgresErrors.wrap("committing \(batches.count) batches of donations") {
-            try database.inTransaction(writing: true) { session in
-                let appender = TransactionAppender(session: session)
-                return batches.map { batch in
-                    do {
-                        return .success(try session.inSavepoint { try appender.appendOneByOne(prepared: batch) })
-                    } catch {
-                        return .failure(PostgresErrors.wrapping(error, while: "appending \(batch.donations.count) donations"))
-                    }
-                }
-            }
+    /// The write transactions of the shared algorithms (`DonationTransactions`) on a session.
+    private struct Transactions: DonationTransactions {
+        let database: PostgresStoreDatabase
+
+        func inWriteTransaction<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
+            try database.inTransaction(writing: true, body)
         }
+
+        func inSavepoint<Result>(of session: PostgresSession, _ body: () throws -> Result) throws -> Result {
+            try session.inSavepoint(body)
+        }
+
+        func appender(in session: PostgresSession) -> TransactionAppender { TransactionAppender(session: session) }
+
+        /// One donation a statement, each in a savepoint of its own (`appendOneByOne`).
+        func appendAlone(_ batch: PreparedDonations, with appender: TransactionAppender) throws(StoreError) -> [Result<Bool, StoreError>] {
+            try appender.appendOneByOne(prepared: batch)
+        }
+
+        func storeError(_ error: any Error, while operation: String) -> StoreError { PostgresErrors.wrapping(error, while: operation) }
+
+        func refusesEveryBatch(_ error: StoreError) -> Bool { error.code == .unavailable }
     }
 
     /// Appends inside a transaction `inOneTransaction` opened; each batch in a savepoint (all or nothing).

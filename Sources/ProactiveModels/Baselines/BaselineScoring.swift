@@ -32,7 +32,7 @@ package protocol ReplayTrainer: ModelTrainer {
 }
 
 extension ReplayTrainer {
-    public func fit(_ training: TrainingSet) throws -> Model {
+    package func fit(_ training: TrainingSet) throws -> Model {
         var model = makeModel()
         for event in training.events { model.update(with: event) }
         return model
@@ -50,7 +50,7 @@ package enum BaselineRanking {
     /// When every score is zero the probabilities are uniform.
     ///
     /// - Complexity: O(n log n) for n targets.
-    public static func ranked(_ scores: [TargetKey: Double]) -> [ScoredTarget] {
+    package static func ranked(_ scores: [TargetKey: Double]) -> [ScoredTarget] {
         guard !scores.isEmpty else { return [] }
         // Summed in key order: the total, and so every probability, is the same
         // bit for bit whatever the dictionary's (per-process) iteration order.

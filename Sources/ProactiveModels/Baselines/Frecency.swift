@@ -9,13 +9,13 @@ import ProactiveCore
 /// Kept incrementally: each target stores its score as of its last use, and
 /// is decayed to the query time when scored (O(1) per update).
 package struct FrecencyTrainer: ReplayTrainer {
-    public let name = FrecencyModel.modelName
+    package let name = FrecencyModel.modelName
     /// Seconds for a use to lose half its weight.
-    public var halfLife: TimeInterval
+    package var halfLife: TimeInterval
 
-    public init(halfLife: TimeInterval = 30 * 86_400) { self.halfLife = halfLife }
+    package init(halfLife: TimeInterval = 30 * 86_400) { self.halfLife = halfLife }
 
-    public typealias Model = FrecencyModel
+    package typealias Model = FrecencyModel
 
     package func makeModel() -> FrecencyModel { FrecencyModel(halfLife: halfLife) }
 }
@@ -23,17 +23,17 @@ package struct FrecencyTrainer: ReplayTrainer {
 /// The fitted frecency baseline.
 package struct FrecencyModel: FittedModel {
     package static let modelName = "frecency"
-    public var name: String { Self.modelName }
-    public let halfLife: TimeInterval
+    package var name: String { Self.modelName }
+    package let halfLife: TimeInterval
 
     /// A target's decayed weight as of `date`.
-    public struct Score: Sendable, Hashable {
-        public var value: Double
-        public var date: Date
+    package struct Score: Sendable, Hashable {
+        package var value: Double
+        package var date: Date
     }
-    public private(set) var scoresByTarget: [TargetKey: Score] = [:]
+    package private(set) var scoresByTarget: [TargetKey: Score] = [:]
 
-    public init(halfLife: TimeInterval = 30 * 86_400) {
+    package init(halfLife: TimeInterval = 30 * 86_400) {
         precondition(halfLife > 0, "the half-life must be positive")
         self.halfLife = halfLife
     }
@@ -43,7 +43,7 @@ package struct FrecencyModel: FittedModel {
         value * exp2(-to.timeIntervalSince(from) / halfLife)
     }
 
-    public func scores(at moment: Moment) -> [ScoredTarget] {
+    package func scores(at moment: Moment) -> [ScoredTarget] {
         // Scores are compared at one instant; decaying all to it keeps their ratios exact.
         var scores: [TargetKey: Double] = [:]
         scores.reserveCapacity(scoresByTarget.count)
@@ -51,7 +51,7 @@ package struct FrecencyModel: FittedModel {
         return BaselineRanking.ranked(scores)
     }
 
-    public mutating func update(with event: Event) {
+    package mutating func update(with event: Event) {
         guard let score = scoresByTarget[event.target] else {
             scoresByTarget[event.target] = Score(value: event.weight, date: event.date)
             return

@@ -10,16 +10,16 @@ import ProactiveCore
 /// Hours are read on the event's and the moment's own offsets (`LocalClock`
 /// with no zone), or in `timeZone` when one is configured.
 package struct HourOfDayTrainer: ReplayTrainer {
-    public let name = HourOfDayModel.modelName
+    package let name = HourOfDayModel.modelName
     package var backoffStrength: Double
-    public var clock: LocalClock
+    package var clock: LocalClock
 
-    public init(backoffStrength: Double = 2, clock: LocalClock = LocalClock()) {
+    package init(backoffStrength: Double = 2, clock: LocalClock = LocalClock()) {
         self.backoffStrength = backoffStrength
         self.clock = clock
     }
 
-    public typealias Model = HourOfDayModel
+    package typealias Model = HourOfDayModel
 
     package func makeModel() -> HourOfDayModel { HourOfDayModel(backoffStrength: backoffStrength, clock: clock) }
 }
@@ -27,29 +27,29 @@ package struct HourOfDayTrainer: ReplayTrainer {
 /// The fitted hour-of-day baseline.
 package struct HourOfDayModel: FittedModel {
     package static let modelName = "hour-of-day"
-    public var name: String { Self.modelName }
+    package var name: String { Self.modelName }
     package let backoffStrength: Double
-    public let clock: LocalClock
+    package let clock: LocalClock
     private(set) var frequency = TargetTally()
     /// Tallies per local hour 0..<24.
     private(set) var byHour = [TargetTally](repeating: TargetTally(), count: 24)
 
-    public init(backoffStrength: Double = 2, clock: LocalClock = LocalClock()) {
+    package init(backoffStrength: Double = 2, clock: LocalClock = LocalClock()) {
         self.backoffStrength = backoffStrength
         self.clock = clock
     }
 
     /// The local hour (0..<24) of an instant.
-    public func hour(of date: Date, utcOffset: Int?) -> Int {
+    package func hour(of date: Date, utcOffset: Int?) -> Int {
         min(23, max(0, Int(clock.read(date, writtenOffset: utcOffset).minuteOfDay / 60)))
     }
 
-    public func scores(at moment: Moment) -> [ScoredTarget] {
+    package func scores(at moment: Moment) -> [ScoredTarget] {
         let tally = byHour[hour(of: moment.date, utcOffset: moment.utcOffset)]
         return BaselineRanking.ranked(BaselineRanking.smoothed(tally, toward: frequency, strength: backoffStrength))
     }
 
-    public mutating func update(with event: Event) {
+    package mutating func update(with event: Event) {
         frequency.add(event.target, weight: event.weight)
         byHour[hour(of: event.date, utcOffset: event.utcOffset)].add(event.target, weight: event.weight)
     }

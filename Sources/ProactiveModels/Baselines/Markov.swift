@@ -11,13 +11,13 @@ import ProactiveCore
 /// the last event the model learned. With no previous target (or one never
 /// followed by anything) the model is the frequency baseline.
 package struct MarkovTrainer: ReplayTrainer {
-    public let name = MarkovModel.modelName
+    package let name = MarkovModel.modelName
     /// Pseudo-count pulling transitions toward the overall frequency.
     package var backoffStrength: Double
 
-    public init(backoffStrength: Double = 1) { self.backoffStrength = backoffStrength }
+    package init(backoffStrength: Double = 1) { self.backoffStrength = backoffStrength }
 
-    public typealias Model = MarkovModel
+    package typealias Model = MarkovModel
 
     package func makeModel() -> MarkovModel { MarkovModel(backoffStrength: backoffStrength) }
 }
@@ -25,23 +25,23 @@ package struct MarkovTrainer: ReplayTrainer {
 /// The fitted first-order Markov baseline.
 package struct MarkovModel: FittedModel {
     package static let modelName = "markov"
-    public var name: String { Self.modelName }
+    package var name: String { Self.modelName }
     package let backoffStrength: Double
     private(set) var frequency = TargetTally()
     /// Counts of what followed each target.
     private(set) var transitions: [TargetKey: TargetTally] = [:]
     /// The last event learned (the start of the next transition).
-    public private(set) var lastTarget: TargetKey?
+    package private(set) var lastTarget: TargetKey?
 
-    public init(backoffStrength: Double = 1) { self.backoffStrength = backoffStrength }
+    package init(backoffStrength: Double = 1) { self.backoffStrength = backoffStrength }
 
-    public func scores(at moment: Moment) -> [ScoredTarget] {
+    package func scores(at moment: Moment) -> [ScoredTarget] {
         let previous = moment.recent.last?.target ?? lastTarget
         let following = previous.flatMap { transitions[$0] }
         return BaselineRanking.ranked(BaselineRanking.smoothed(following, toward: frequency, strength: backoffStrength))
     }
 
-    public mutating func update(with event: Event) {
+    package mutating func update(with event: Event) {
         if let lastTarget { transitions[lastTarget, default: TargetTally()].add(event.target, weight: event.weight) }
         frequency.add(event.target, weight: event.weight)
         lastTarget = event.target

@@ -11,10 +11,10 @@ import ProactiveCore
 /// has a log-loss. The moment's recent events count as uses too: they are
 /// what the user just did.
 package struct MostRecentTrainer: ReplayTrainer {
-    public let name = MostRecentModel.modelName
-    public init() {}
+    package let name = MostRecentModel.modelName
+    package init() {}
 
-    public typealias Model = MostRecentModel
+    package typealias Model = MostRecentModel
 
     package func makeModel() -> MostRecentModel { MostRecentModel() }
 }
@@ -22,13 +22,13 @@ package struct MostRecentTrainer: ReplayTrainer {
 /// The fitted most-recently-used baseline.
 package struct MostRecentModel: FittedModel {
     package static let modelName = "mru"
-    public var name: String { Self.modelName }
+    package var name: String { Self.modelName }
     /// When each target was last used.
-    public private(set) var lastUse: [TargetKey: Date] = [:]
+    package private(set) var lastUse: [TargetKey: Date] = [:]
 
-    public init() {}
+    package init() {}
 
-    public func scores(at moment: Moment) -> [ScoredTarget] {
+    package func scores(at moment: Moment) -> [ScoredTarget] {
         var uses = lastUse
         for event in moment.recent where event.date <= moment.date {
             if let known = uses[event.target], known >= event.date { continue }
@@ -42,7 +42,7 @@ package struct MostRecentModel: FittedModel {
         return BaselineRanking.ranked(scores)
     }
 
-    public mutating func update(with event: Event) {
+    package mutating func update(with event: Event) {
         if let known = lastUse[event.target], known > event.date { return }
         lastUse[event.target] = event.date
     }

@@ -5,8 +5,8 @@ import Foundation
 /// Hyperparameters of the default model (see `BlendModel`). Nothing here is
 /// tuned to one person: the weights that matter are fitted per user.
 public struct BlendConfiguration: Sendable, Hashable {
-    public var profile: ProfileConfiguration
-    public var logistic: LogisticConfiguration
+    package var profile: ProfileConfiguration
+    package var logistic: LogisticConfiguration
     /// Include the logistic component (costlier to fit, helps with rich context).
     package var includeLogistic: Bool
     /// The share of the most recent training events whose rows see the logistic
@@ -86,7 +86,7 @@ public struct BlendConfiguration: Sendable, Hashable {
     }
 
     /// The same configuration with every component reading dates in `timeZoneIdentifier`.
-    public func inTimeZone(_ timeZoneIdentifier: String?) -> BlendConfiguration {
+    package func inTimeZone(_ timeZoneIdentifier: String?) -> BlendConfiguration {
         var copy = self
         copy.profile.encoder.timeZoneIdentifier = timeZoneIdentifier
         copy.logistic.encoder.timeZoneIdentifier = timeZoneIdentifier
@@ -94,7 +94,7 @@ public struct BlendConfiguration: Sendable, Hashable {
     }
 
     /// - Throws: `ConfigurationError` naming the first invalid field.
-    public func validate() throws(ConfigurationError) {
+    package func validate() throws(ConfigurationError) {
         try profile.validate()
         try logistic.validate()
         guard profile.encoder == logistic.encoder else {

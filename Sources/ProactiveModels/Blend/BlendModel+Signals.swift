@@ -12,7 +12,7 @@ extension BlendModel {
     /// newer than every learned event are learned first, on a copy (`caughtUp(to:)`).
     /// - Complexity: one profile `dgemm` (targets x width x 5), one logistic
     ///   `dgemv`, and O(targets) for the rest; plus learning the unlearned recent events, if any.
-    public func signals(at moment: Moment) -> [Double] {
+    package func signals(at moment: Moment) -> [Double] {
         (caughtUp(to: moment) ?? self).learnedSignals(at: moment)
     }
 

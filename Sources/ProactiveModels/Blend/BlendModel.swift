@@ -20,22 +20,22 @@ import ProactiveCore
 /// the logistic component refits on its own schedule (`LogisticConfiguration.refitEvery`,
 /// `refitAfterDays`).
 public struct BlendModel: FittedModel {
-    public let configuration: BlendConfiguration
+    package let configuration: BlendConfiguration
     public var name: String { "blend" }
-    public internal(set) var profile: ProfileModel
-    public internal(set) var logistic: LogisticModel?
-    public internal(set) var usage: UsageTracker
+    package internal(set) var profile: ProfileModel
+    package internal(set) var logistic: LogisticModel?
+    package internal(set) var usage: UsageTracker
     /// One weight per `BlendFeature`.
-    public internal(set) var weights: [Double]
+    package internal(set) var weights: [Double]
     var rows: BlendRows
-    public internal(set) var eventsSinceWeightFit: Int = 0
+    package internal(set) var eventsSinceWeightFit: Int = 0
     /// Events learned since the guard last chose (it chooses again once the user has this many more
     /// than half the rows it chose on, so a growing history can earn the user's own weights).
-    public internal(set) var eventsSinceGuard: Int = 0
+    package internal(set) var eventsSinceGuard: Int = 0
     /// While fitting: the logistic component is a fixed earlier fit and is not updated.
     var logisticFrozen = false
     /// How refits combine the fitted weights (prior, shrinkage toward a simpler model; see `WeightGuard`).
-    public internal(set) var weightGuard = WeightGuard.unguarded(center: BlendFeature.defaultWeights, centerName: "fixed")
+    package internal(set) var weightGuard = WeightGuard.unguarded(center: BlendFeature.defaultWeights, centerName: "fixed")
 
     init(configuration: BlendConfiguration, profile: ProfileModel, logistic: LogisticModel?, weights: [Double], rows: BlendRows) {
         self.configuration = configuration
@@ -129,7 +129,7 @@ public struct BlendModel: FittedModel {
 
     /// How likely the user is to act at all at `moment` (0...1, see `ActivityLevel`): 1 at the
     /// user's usual times and right after a use, about 0 at hours they never act.
-    public func activity(at moment: Moment) -> Double {
+    package func activity(at moment: Moment) -> Double {
         let reading = profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         var lastUse = usage.lastTime
         for event in moment.recent where event.date <= moment.date { lastUse = max(lastUse, event.date.timeIntervalSince1970) }
@@ -227,7 +227,7 @@ public struct BlendModel: FittedModel {
     }
 
     /// The prior the weights are pulled toward (the population's when trained with other users).
-    public var prior: BlendTrainer.Prior { BlendTrainer.Prior(weights: weightGuard.center, name: weightGuard.centerName) }
+    package var prior: BlendTrainer.Prior { BlendTrainer.Prior(weights: weightGuard.center, name: weightGuard.centerName) }
 
     /// Refits the blend weights on the stored rows, pulled toward the guard's centre and shrunk toward
     /// its anchor as the guard chose. The fit starts from the previous fit (the current weights with the

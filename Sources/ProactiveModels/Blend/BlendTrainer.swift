@@ -31,7 +31,7 @@ import ProactiveCore
 /// model.update(with: nextEvent)
 /// ```
 public struct BlendTrainer: ModelTrainer {
-    public var configuration: BlendConfiguration
+    package var configuration: BlendConfiguration
     public var name: String { "blend" }
 
     public init(configuration: BlendConfiguration = BlendConfiguration()) {
@@ -56,13 +56,13 @@ public struct BlendTrainer: ModelTrainer {
     }
 
     /// Step 2: the walk over one user's events.
-    public func walk(_ training: TrainingSet) throws -> Walk {
+    package func walk(_ training: TrainingSet) throws -> Walk {
         try walk(training, reusing: nil)
     }
 
     /// The walk again after `sample` was taken from it: the logistic fit before the held-back share
     /// is the sample's (the same events give the same fit), so a second walk costs the profile's pass only.
-    public func walk(_ training: TrainingSet, reusing sample: Sample?) throws -> Walk {
+    package func walk(_ training: TrainingSet, reusing sample: Sample?) throws -> Walk {
         try configuration.validate()
         let full = ProfileModel(configuration: configuration.profile, events: training.events)
         let events = full.log.events.map { full.event(from: $0) }
@@ -117,10 +117,10 @@ public struct BlendTrainer: ModelTrainer {
         private let lock = NSLock()
         private var contributing = 0
 
-        public init() {}
+        package init() {}
 
         /// Counts a user with `rowCount` rows and returns the rows its sample must keep.
-        public func count(rowCount: Int) -> Int {
+        package func count(rowCount: Int) -> Int {
             lock.lock()
             defer { lock.unlock() }
             if rowCount > 0 { contributing += 1 }
@@ -219,7 +219,7 @@ public struct BlendTrainer: ModelTrainer {
     }
 
     /// Steps 4 and 5 for one user's walk.
-    public func finish(_ walk: Walk, prior: Prior) throws -> BlendModel {
+    package func finish(_ walk: Walk, prior: Prior) throws -> BlendModel {
         var walker = walk.walker
         walker.chooseGuard(prior: prior)
         walker.weights = prior.weights
@@ -242,7 +242,7 @@ public struct BlendTrainer: ModelTrainer {
     /// and components) when `PopulationFits.fit(_:)` asks (`evaluate` fits inside its workers), so
     /// memory holds the samples and the users being fitted, not every walk. The results do not
     /// depend on `workers`, and equal fitting every user from one walk.
-    public func prepare(population trainings: [TrainingSet], workers: Int? = nil) throws -> PopulationFits {
+    package func prepare(population trainings: [TrainingSet], workers: Int? = nil) throws -> PopulationFits {
         let limit = SampleLimit()
         var samples = try parallelMap(trainings, workers: workers) { training in
             let walked = try walk(training)
@@ -258,7 +258,7 @@ public struct BlendTrainer: ModelTrainer {
 
 extension ProfileModel {
     /// The `Event` a logged event stands for.
-    public func event(from logged: LoggedEvent) -> Event {
+    package func event(from logged: LoggedEvent) -> Event {
         var context: [String: String] = [:]
         for column in logged.context {
             let value = space.contextValue(at: column)

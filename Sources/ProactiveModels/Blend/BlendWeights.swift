@@ -5,7 +5,7 @@ import LinearAlgebra
 
 /// The per-candidate signals the blend weighs. Each is a number per target at a
 /// moment; the blend's score of a target is Σ weight_f · signal_f.
-public enum BlendFeature: Int, CaseIterable, Sendable {
+package enum BlendFeature: Int, CaseIterable, Sendable {
     case profilePrior, profileTime, profileDay, profileContext, profilePrevious
     case logistic
     case frecencyShort, frecencyLong
@@ -49,7 +49,7 @@ public enum BlendFeature: Int, CaseIterable, Sendable {
     /// from weight 0 (`defaultWeights`): the population's pooled fit and each user's fit decide.
     case calendarLift
 
-    public static let count = allCases.count
+    package static let count = allCases.count
 
     /// Starting weights of every fit, and what the population's pooled fit is pulled toward: the
     /// plain naive-Bayes profile, plus the habit-change and routine signals.

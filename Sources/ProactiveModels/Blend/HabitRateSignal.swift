@@ -9,9 +9,9 @@ import ProactiveCore
 ///
 /// Flat arrays (days ascending, a day's uses in the order learned), so saving and copying are cheap.
 /// Uses must come in time order (the tracker's owner replays its log otherwise).
-public struct DayHistory: Sendable, Equatable {
+package struct DayHistory: Sendable, Equatable {
     /// How many days back uses are kept (six months: a monthly habit's last five or six occurrences).
-    public static let keptDays = 190
+    package static let keptDays = 190
     /// Local day numbers with at least one use, ascending.
     private(set) var days: [Int32] = []
     /// Index into `minutes`/`targets` of each day's first use.
@@ -24,7 +24,7 @@ public struct DayHistory: Sendable, Equatable {
     /// an instant, as the rows of an aggregated log do (`sharesInstants`).
     private(set) var repeatedInstants = 0
 
-    public init() {}
+    package init() {}
 
     init(days: [Int32], starts: [Int32], minutes: [Float], targets: [Int32], firstDay: Int?) {
         self.days = days
@@ -40,7 +40,7 @@ public struct DayHistory: Sendable, Equatable {
 
     /// Whether at least a quarter of the kept uses share their instant with the use before them: an
     /// aggregated log (rows of a part of the day at one instant), whose times are buckets, not moments.
-    public var sharesInstants: Bool { repeatedInstants * 4 >= max(1, minutes.count) && minutes.count > 1 }
+    package var sharesInstants: Bool { repeatedInstants * 4 >= max(1, minutes.count) && minutes.count > 1 }
 
     /// Whether the stored arrays are consistent (a loaded state is checked with it).
     var isConsistent: Bool {
@@ -135,7 +135,7 @@ public struct DayHistory: Sendable, Equatable {
 /// ```swift
 /// let logRates = HabitRateSignal.logRates(history, targets: 12, day: reading.day, minute: reading.minuteOfDay)
 /// ```
-public enum HabitRateSignal {
+package enum HabitRateSignal {
     /// The hour asked about, and the half-life (minutes) of a use's weight within it.
     static let horizon = 60.0
     static let soonHalfLife = 30.0
@@ -184,7 +184,7 @@ public enum HabitRateSignal {
     /// log rate per target (index order) at local `minute` of local day `day`, from the history's days
     /// before `day` and its uses of `day` before `minute`. All targets get log(`floorRate`)-ish values
     /// and no information when there is no past day.
-    public static func logRates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> [Double] {
+    package static func logRates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> [Double] {
         rates(history, targets: targets, day: day, minute: minute).calendar
     }
 
@@ -192,7 +192,7 @@ public enum HabitRateSignal {
     /// used earlier today, no calendar) and of the families averaged (`calendar`, `logRates`). Their
     /// difference is what the calendar adds (the blend's `calendarLift`): 0 for a target used the same on
     /// every kind of day, so rows of such targets say nothing of its weight.
-    public static func rates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> (everyDay: [Double], calendar: [Double]) {
+    package static func rates(_ history: DayHistory, targets: Int, day: Int, minute: Double) -> (everyDay: [Double], calendar: [Double]) {
         guard targets > 0 else { return ([], []) }
         let flat = [Double](repeating: Foundation.log(0.05), count: targets)
         guard let firstDay = history.firstDay else { return (flat, flat) }

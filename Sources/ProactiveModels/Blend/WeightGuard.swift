@@ -41,9 +41,9 @@ public struct WeightGuard: Sendable, Equatable {
     public var validation: [Candidate]
 
     public struct Candidate: Sendable, Equatable {
-        public var name: String
-        public var logLikelihood: Double
-        public var meanReciprocalRank: Double
+        package var name: String
+        package var logLikelihood: Double
+        package var meanReciprocalRank: Double
     }
 
     /// No guard: the fit pulled toward `center`, kept whole (models saved before the guard, and tests).

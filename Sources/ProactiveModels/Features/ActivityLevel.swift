@@ -23,7 +23,7 @@ import ProactiveCore
 /// 1 at any time at least half as busy as the user's usual times, and right after
 /// a use; about 0 at hours the user has never acted. Ranking applies its floors to
 /// activity × P(target | the user acts now) (docs/RANKING.md).
-public struct ActivityLevel: Sendable, Equatable {
+package struct ActivityLevel: Sendable, Equatable {
     /// Hour-wide kernels per weekday.
     package let kernels: Int
     /// Donations by weekday x kernel (weekday-major), decayed.
@@ -35,7 +35,7 @@ public struct ActivityLevel: Sendable, Equatable {
     static let typePseudoDays = 1.0
     static let recentUseHalfLifeMinutes = 10.0
 
-    public init(kernels: Int, halfLifeDays: Double) {
+    package init(kernels: Int, halfLifeDays: Double) {
         self.kernels = kernels
         sums = DecayedSums(halfLifeDays: halfLifeDays, count: 7 * kernels)
     }
@@ -71,7 +71,7 @@ public struct ActivityLevel: Sendable, Equatable {
 
     /// The activity level (0...1) at a moment read as `reading` with hour-kernel weights
     /// `kernelWeights`, at `time`, when the user's last use was at `lastUse`.
-    public func level(reading: LocalClock.Reading, kernelWeights: [Double], time: Double, lastUse: Double) -> Double {
+    package func level(reading: LocalClock.Reading, kernelWeights: [Double], time: Double, lastUse: Double) -> Double {
         let recent = time >= lastUse ? Foundation.exp2(-(time - lastUse) / 60 / Self.recentUseHalfLifeMinutes) : 0
         let days = observedDays(at: reading)
         let factor = sums.factor(at: time)

@@ -15,13 +15,13 @@ package enum CircularKernels {
         let cosines: [Double]
         let sines: [Double]
 
-        public init(count: Int) {
+        package init(count: Int) {
             angles = CircularKernels.centres(count: count)
             cosines = angles.map { Foundation.cos($0) }
             sines = angles.map { Foundation.sin($0) }
         }
 
-        public var count: Int { angles.count }
+        package var count: Int { angles.count }
     }
 
     /// The centre angles (radians) of `count` kernels.
@@ -35,7 +35,7 @@ package enum CircularKernels {
     /// with cos(angle - centre) = cos(angle) cos(centre) + sin(angle) sin(centre) (one `cos` and
     /// one `sin` per call, not one per kernel) and the softmax's exponential (`Softmax.exponentials`,
     /// within 2 ulp of `exp`, all kernels in one vector loop where the CPU has AVX2).
-    public static func write(centres: Centres, concentration: Double, minuteOfDay: Double,
+    package static func write(centres: Centres, concentration: Double, minuteOfDay: Double,
                              into x: UnsafeMutableBufferPointer<Double>, at start: Int) {
         let angle = 2 * Double.pi * minuteOfDay / 1440
         let cosine = Foundation.cos(angle)

@@ -4,30 +4,30 @@ import ProactiveCore
 
 /// The row of a target in a model's matrices (a position in a `FeatureSpace`).
 public struct TargetIndex: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let rawValue: Int
+    package let rawValue: Int
     public init(_ rawValue: Int) { self.rawValue = rawValue }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { "#\(rawValue)" }
 }
 
 /// One context value (`focus=work`) as a position among the space's context values.
-public struct ContextColumn: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let rawValue: Int
-    public init(_ rawValue: Int) { self.rawValue = rawValue }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { "c\(rawValue)" }
+package struct ContextColumn: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let rawValue: Int
+    package init(_ rawValue: Int) { self.rawValue = rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var description: String { "c\(rawValue)" }
 }
 
 /// A context key with one of its values, e.g. `focus=work`.
-public struct ContextValue: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var key: String
-    public var value: String
-    public init(key: String, value: String) {
+package struct ContextValue: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package var key: String
+    package var value: String
+    package init(key: String, value: String) {
         self.key = key
         self.value = value
     }
-    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.key, lhs.value) < (rhs.key, rhs.value) }
-    public var description: String { "\(key)=\(value)" }
+    package static func < (lhs: Self, rhs: Self) -> Bool { (lhs.key, lhs.value) < (rhs.key, rhs.value) }
+    package var description: String { "\(key)=\(value)" }
 }
 
 // MARK: - Feature space
@@ -45,29 +45,29 @@ public struct ContextValue: Hashable, Comparable, Sendable, CustomStringConverti
 /// builds a smaller space (dropping targets or values) and reports the mapping.
 public struct FeatureSpace: Sendable, Equatable {
     /// Targets in index order.
-    public private(set) var targets: [TargetKey] = []
+    package private(set) var targets: [TargetKey] = []
     /// Context values in column order.
-    public private(set) var contextValues: [ContextValue] = []
+    package private(set) var contextValues: [ContextValue] = []
     private var targetPositions: [TargetKey: Int] = [:]
     private var contextPositions: [ContextValue: Int] = [:]
     /// For each context key, the columns of its values (in column order).
-    public private(set) var columnsByKey: [String: [ContextColumn]] = [:]
+    package private(set) var columnsByKey: [String: [ContextColumn]] = [:]
     /// Context keys in order of first appearance.
     public private(set) var contextKeys: [String] = []
     /// The position in `contextKeys` of each context column's key.
-    public private(set) var keyPositions: [Int] = []
+    package private(set) var keyPositions: [Int] = []
 
-    public init() {}
+    package init() {}
 
     /// A space holding `targets` and `contextValues` in the order given (duplicates ignored).
-    public init(targets: [TargetKey], contextValues: [ContextValue]) {
+    package init(targets: [TargetKey], contextValues: [ContextValue]) {
         for target in targets { insert(target) }
         for value in contextValues { insert(value) }
     }
 
     /// A canonical space for a set of events: targets and context values sorted,
     /// so the same events in any order give the same space.
-    public init<S: Sequence>(events: S) where S.Element == Event {
+    package init<S: Sequence>(events: S) where S.Element == Event {
         var targetSet = Set<TargetKey>()
         var valueSet = Set<ContextValue>()
         for event in events {
@@ -81,7 +81,7 @@ public struct FeatureSpace: Sendable, Equatable {
 
     public var targetCount: Int { targets.count }
 
-    public func index(of target: TargetKey) -> TargetIndex? { targetPositions[target].map(TargetIndex.init) }
+    package func index(of target: TargetKey) -> TargetIndex? { targetPositions[target].map(TargetIndex.init) }
     /// Each target's index (shared storage: reading it does not copy).
     package var positions: [TargetKey: Int] { targetPositions }
 
@@ -89,7 +89,7 @@ public struct FeatureSpace: Sendable, Equatable {
 
     /// Adds `target` if new. - Returns: its index.
     @discardableResult
-    public mutating func insert(_ target: TargetKey) -> TargetIndex {
+    package mutating func insert(_ target: TargetKey) -> TargetIndex {
         if let position = targetPositions[target] { return TargetIndex(position) }
         targets.append(target)
         targetPositions[target] = targets.count - 1
@@ -100,15 +100,15 @@ public struct FeatureSpace: Sendable, Equatable {
 
     package var contextCount: Int { contextValues.count }
 
-    public func column(of value: ContextValue) -> ContextColumn? { contextPositions[value].map(ContextColumn.init) }
+    package func column(of value: ContextValue) -> ContextColumn? { contextPositions[value].map(ContextColumn.init) }
 
-    public func column(key: String, value: String) -> ContextColumn? { column(of: ContextValue(key: key, value: value)) }
+    package func column(key: String, value: String) -> ContextColumn? { column(of: ContextValue(key: key, value: value)) }
 
     package func contextValue(at column: ContextColumn) -> ContextValue { contextValues[column.rawValue] }
 
     /// Adds a context value if new. - Returns: its column.
     @discardableResult
-    public mutating func insert(_ value: ContextValue) -> ContextColumn {
+    package mutating func insert(_ value: ContextValue) -> ContextColumn {
         if let position = contextPositions[value] { return ContextColumn(position) }
         contextValues.append(value)
         let column = ContextColumn(contextValues.count - 1)
@@ -120,7 +120,7 @@ public struct FeatureSpace: Sendable, Equatable {
     }
 
     /// The columns of a context dictionary's known values, sorted; unknown values are skipped.
-    public func columns(for context: [String: String]) -> [ContextColumn] {
+    package func columns(for context: [String: String]) -> [ContextColumn] {
         var columns: [ContextColumn] = []
         columns.reserveCapacity(context.count)
         for (key, value) in context { if let found = column(key: key, value: value) { columns.append(found) } }
@@ -140,7 +140,7 @@ public struct FeatureSpace: Sendable, Equatable {
     /// The space restricted to the targets and values for which the predicates
     /// hold, in the same relative order, with old -> new position maps
     /// (`nil` for dropped entries).
-    public func filtered(
+    package func filtered(
         keepingTarget keepTarget: (TargetIndex) -> Bool, keepingColumn keepColumn: (ContextColumn) -> Bool
     ) -> (space: FeatureSpace, targetMap: [Int?], columnMap: [Int?]) {
         var space = FeatureSpace()

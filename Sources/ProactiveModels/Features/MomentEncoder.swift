@@ -25,7 +25,7 @@ public struct EncoderConfiguration: Sendable, Hashable {
     }
 
     /// The local clock this configuration reads dates with.
-    public var clock: LocalClock { LocalClock(timeZone: timeZoneIdentifier.flatMap(TimeZone.init(identifier:))) }
+    package var clock: LocalClock { LocalClock(timeZone: timeZoneIdentifier.flatMap(TimeZone.init(identifier:))) }
 }
 
 // MARK: - Layout
@@ -37,30 +37,30 @@ public struct EncoderConfiguration: Sendable, Hashable {
 public struct FeatureLayout: Sendable, Hashable {
     package let timeKernels: Int
     package let contextCount: Int
-    public let targetCount: Int
+    package let targetCount: Int
 
-    public init(timeKernels: Int, contextCount: Int, targetCount: Int) {
+    package init(timeKernels: Int, contextCount: Int, targetCount: Int) {
         self.timeKernels = timeKernels
         self.contextCount = contextCount
         self.targetCount = targetCount
     }
 
-    public var bias: Int { 0 }
-    public var time: Range<Int> { 1 ..< 1 + timeKernels }
-    public var weekday: Range<Int> { time.upperBound ..< time.upperBound + 7 }
-    public var weekend: Range<Int> { weekday.upperBound ..< weekday.upperBound + 2 }
-    public var context: Range<Int> { weekend.upperBound ..< weekend.upperBound + contextCount }
+    package var bias: Int { 0 }
+    package var time: Range<Int> { 1 ..< 1 + timeKernels }
+    package var weekday: Range<Int> { time.upperBound ..< time.upperBound + 7 }
+    package var weekend: Range<Int> { weekday.upperBound ..< weekday.upperBound + 2 }
+    package var context: Range<Int> { weekend.upperBound ..< weekend.upperBound + contextCount }
     /// Previous-target columns followed by the "no recent previous" column.
-    public var previous: Range<Int> { context.upperBound ..< context.upperBound + targetCount + 1 }
+    package var previous: Range<Int> { context.upperBound ..< context.upperBound + targetCount + 1 }
     package var noPrevious: Int { previous.upperBound - 1 }
     public var dimension: Int { previous.upperBound }
 
-    public func column(of context: ContextColumn) -> Int { self.context.lowerBound + context.rawValue }
-    public func column(previous target: TargetIndex) -> Int { previous.lowerBound + target.rawValue }
+    package func column(of context: ContextColumn) -> Int { self.context.lowerBound + context.rawValue }
+    package func column(previous target: TargetIndex) -> Int { previous.lowerBound + target.rawValue }
 
     /// Where each column of `old` lands in `new`, given where old targets and
     /// context values went (nil when dropped).
-    public static func columnMap(from old: FeatureLayout, to new: FeatureLayout, targetMap: [Int?], contextMap: [Int?]) -> [Int?] {
+    package static func columnMap(from old: FeatureLayout, to new: FeatureLayout, targetMap: [Int?], contextMap: [Int?]) -> [Int?] {
         var map = [Int?](repeating: nil, count: old.dimension)
         map[old.bias] = new.bias
         for k in 0 ..< old.timeKernels { map[old.time.lowerBound + k] = new.time.lowerBound + k }
@@ -82,17 +82,17 @@ public struct FeatureLayout: Sendable, Hashable {
 /// Time of day is cyclic: 07:55 and 08:05 get nearly the same kernel weights,
 /// and so do 23:55 and 00:05.
 public struct MomentEncoder: Sendable, Hashable {
-    public let configuration: EncoderConfiguration
-    public let clock: LocalClock
+    package let configuration: EncoderConfiguration
+    package let clock: LocalClock
     private let centres: CircularKernels.Centres
 
-    public init(_ configuration: EncoderConfiguration = EncoderConfiguration()) {
+    package init(_ configuration: EncoderConfiguration = EncoderConfiguration()) {
         self.configuration = configuration
         clock = configuration.clock
         centres = CircularKernels.Centres(count: configuration.timeKernels)
     }
 
-    public func layout(for space: FeatureSpace) -> FeatureLayout {
+    package func layout(for space: FeatureSpace) -> FeatureLayout {
         FeatureLayout(timeKernels: centres.count, contextCount: space.contextCount, targetCount: space.targetCount)
     }
 
@@ -108,7 +108,7 @@ public struct MomentEncoder: Sendable, Hashable {
     ///   - contextColumns: the known context values in effect.
     ///   - previous: the latest target before `date` and when it happened, if any.
     /// - Complexity: O(dimension).
-    public func encode(
+    package func encode(
         date: Date, utcOffset: Int?, contextColumns: [ContextColumn], previous: (target: TargetIndex, date: Date)?,
         layout: FeatureLayout, into x: UnsafeMutableBufferPointer<Double>
     ) {
@@ -137,7 +137,7 @@ public struct MomentEncoder: Sendable, Hashable {
     }
 
     /// The previous target's column value at `date` (0 when there is none or the layout does not know it).
-    public func weight(of previous: (target: TargetIndex, date: Date)?, at date: Date, layout: FeatureLayout) -> Double {
+    package func weight(of previous: (target: TargetIndex, date: Date)?, at date: Date, layout: FeatureLayout) -> Double {
         guard let previous, previous.target.rawValue < layout.targetCount else { return 0 }
         return previousWeight(gap: date.timeIntervalSince(previous.date))
     }
@@ -169,7 +169,7 @@ public struct MomentEncoder: Sendable, Hashable {
 
     /// The vector of a moment in `space`: its context's known values and the
     /// latest known target of `moment.recent` (or `fallbackPrevious`) before its date.
-    public func encode(_ moment: Moment, in space: FeatureSpace, fallbackPrevious: (target: TargetIndex, date: Date)? = nil) -> [Double] {
+    package func encode(_ moment: Moment, in space: FeatureSpace, fallbackPrevious: (target: TargetIndex, date: Date)? = nil) -> [Double] {
         let layout = layout(for: space)
         var x = [Double](repeating: 0, count: layout.dimension)
         let previous = Self.previous(of: moment, in: space) ?? fallbackPrevious
@@ -181,7 +181,7 @@ public struct MomentEncoder: Sendable, Hashable {
     }
 
     /// The latest event of `moment.recent` at or before the moment whose target the space knows.
-    public static func previous(of moment: Moment, in space: FeatureSpace) -> (target: TargetIndex, date: Date)? {
+    package static func previous(of moment: Moment, in space: FeatureSpace) -> (target: TargetIndex, date: Date)? {
         // Usually the latest event (the last of equal dates) has a known target: one lookup.
         var latest: Event?
         for event in moment.recent where event.date <= moment.date && (latest == nil || event.date >= latest!.date) { latest = event }

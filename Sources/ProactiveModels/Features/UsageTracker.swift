@@ -56,14 +56,14 @@ struct DecayedSums: Sendable, Equatable {
 /// Recency, frequency and transitions of each target, learned in time order:
 /// when each target was last used, its decayed frequency over a short and a
 /// long half-life, and decayed counts of which target followed which.
-public struct UsageTracker: Sendable, Equatable {
-    public private(set) var lastUse: [Double]
-    public private(set) var lastTarget: Int?
-    public private(set) var lastTime: Double = -.infinity
+package struct UsageTracker: Sendable, Equatable {
+    package private(set) var lastUse: [Double]
+    package private(set) var lastTarget: Int?
+    package private(set) var lastTime: Double = -.infinity
     private(set) var short: DecayedSums
     private(set) var long: DecayedSums
     /// transitions[previous][next]: scaled like `long` (same half-life, own anchor per row is not needed).
-    public private(set) var transitions: [[Int: Double]]
+    package private(set) var transitions: [[Int: Double]]
     private(set) var transitionTotals: DecayedSums
     /// Recent use by time of day: slot target x kernels + kernel, a short half-life.
     private(set) var timeOfDay: DecayedSums
@@ -76,8 +76,8 @@ public struct UsageTracker: Sendable, Equatable {
     private(set) var fineTotals: DecayedSums
     package let fineKernels: Int
     /// Every use ever learned (counts included) and every donation (occasions), not decayed.
-    public private(set) var uses: [Double]
-    public private(set) var occasions: [Double]
+    package private(set) var uses: [Double]
+    package private(set) var occasions: [Double]
     /// log(uses + ε) and log(occasions + ε) per target (ε = `frequencyEpsilon`): the blend's frequency
     /// signals, which change only when a use is recorded, so they are kept up to date here instead of
     /// being taken again for every target at every moment. Derived (not saved; rebuilt on restore).
@@ -86,7 +86,7 @@ public struct UsageTracker: Sendable, Equatable {
     /// The ε of the blend's log signals of counts and decayed sums (so a never-used target scores log ε).
     static let frequencyEpsilon = 0.01
     /// When the user acts at all.
-    public private(set) var activity: ActivityLevel
+    package private(set) var activity: ActivityLevel
     /// The weekend part of `fineTime` and of `fineTotals` (the same half-life): a weekday's use is the
     /// difference, so day type x quarter hour costs one more table, not two.
     private(set) var weekendFine: DecayedSums
@@ -95,12 +95,12 @@ public struct UsageTracker: Sendable, Equatable {
     /// (0 weekday, 1 weekend): `follows[dayType][previous][next]`, not decayed (what follows X is learned over
     /// months; it applies only when X was just used), one per donation whatever its count (an occasion; uses at
     /// the same instant, as in aggregated logs, follow nothing).
-    public private(set) var follows: [[[Int: Double]]]
-    public let followWindow: Double
+    package private(set) var follows: [[[Int: Double]]]
+    package let followWindow: Double
     /// Every use of the last months by local day (`DayHistory`), for the habit-rate signal.
-    public internal(set) var dayHistory = DayHistory()
+    package internal(set) var dayHistory = DayHistory()
 
-    public init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,
+    package init(targetCount: Int, shortHalfLifeDays: Double, longHalfLifeDays: Double, timeKernels: Int = 24,
                 habitHalfLifeDays: Double = 3, fineKernels: Int = 96, routineHalfLifeDays: Double = 30, followWindow: Double = 1800) {
         self.timeKernels = timeKernels
         self.fineKernels = fineKernels
@@ -124,7 +124,7 @@ public struct UsageTracker: Sendable, Equatable {
         transitionTotals = DecayedSums(halfLifeDays: longHalfLifeDays, count: targetCount)
     }
 
-    public var targetCount: Int { lastUse.count }
+    package var targetCount: Int { lastUse.count }
 
     /// Restores a saved tracker exactly (model files).
     init(lastUse: [Double], lastTarget: Int?, lastTime: Double, short: DecayedSums, long: DecayedSums, transitions: [[Int: Double]],
@@ -156,7 +156,7 @@ public struct UsageTracker: Sendable, Equatable {
         self.timeKernels = timeKernels
     }
 
-    public mutating func grow(to count: Int) {
+    package mutating func grow(to count: Int) {
         guard count > lastUse.count else { return }
         lastUse += [Double](repeating: -.infinity, count: count - lastUse.count)
         short.grow(to: count)
@@ -196,7 +196,7 @@ public struct UsageTracker: Sendable, Equatable {
     ///   - fine: its quarter-hour kernel weights (sparse), if tracked.
     ///   - reading: its local clock reading, for the activity level, if tracked.
     ///   - activityKernels: the activity level's kernel weights of its time (`ActivityLevel.kernels` values).
-    public mutating func record(target: Int, time: Double, weight: Double, kernels: [Double] = [],
+    package mutating func record(target: Int, time: Double, weight: Double, kernels: [Double] = [],
                                 fine: [(kernel: Int, weight: Double)] = [], reading: LocalClock.Reading? = nil,
                                 activityKernels: [Double] = []) {
         grow(to: target + 1)
@@ -245,7 +245,7 @@ public struct UsageTracker: Sendable, Equatable {
 
     /// Marks a use seen in a moment's recent events without counting it
     /// (recency and previous target only).
-    public mutating func touch(target: Int, time: Double) {
+    package mutating func touch(target: Int, time: Double) {
         guard target < lastUse.count, time >= lastTime else { return }
         lastUse[target] = max(lastUse[target], time)
         lastTarget = target

@@ -13,7 +13,7 @@ import ProactiveCore
 /// the first new event `refitAfterDays` after the last fit. `remove(_:)`
 /// forgets an event by refitting without it (an exact refit, not an approximation).
 public struct LogisticModel: FittedModel {
-    public let configuration: LogisticConfiguration
+    package let configuration: LogisticConfiguration
     public let encoder: MomentEncoder
     public var name: String { "logistic" }
     public internal(set) var space: FeatureSpace
@@ -23,8 +23,8 @@ public struct LogisticModel: FittedModel {
     /// only the pairs (target, previous target) that occurred at the last fit.
     var weights: SparseBlockMatrix
     /// Events learned since the last fit, and the newest event time at that fit.
-    public internal(set) var eventsSinceFit: Int = 0
-    public internal(set) var lastFitTime: Double?
+    package internal(set) var eventsSinceFit: Int = 0
+    package internal(set) var lastFitTime: Double?
     /// Iterations of the last fit (diagnostics).
     public internal(set) var lastIterations: Int = 0
 
@@ -44,7 +44,7 @@ public struct LogisticModel: FittedModel {
     // MARK: Fitting
 
     /// Refits on the whole log, starting from the current weights.
-    public mutating func refit() {
+    package mutating func refit() {
         eventsSinceFit = 0
         lastFitTime = log.last?.time
         guard !log.isEmpty else { return }
@@ -98,13 +98,13 @@ public struct LogisticModel: FittedModel {
 
     // MARK: Scoring
 
-    public func featureVector(for moment: Moment) -> [Double] {
+    package func featureVector(for moment: Moment) -> [Double] {
         let previous = MomentEncoder.previous(of: moment, in: space) ?? log.latest(atOrBefore: moment.date)
         return encoder.encode(moment, in: space, fallbackPrevious: previous)
     }
 
     /// W · x for every target (index order).
-    public func logScores(at moment: Moment) -> [Double] {
+    package func logScores(at moment: Moment) -> [Double] {
         let rows = space.targetCount
         guard rows > 0 else { return [] }
         return weights.product(featureVector(for: moment))

@@ -5,11 +5,11 @@ import ProactiveCore
 
 /// Hyperparameters of the multinomial logistic model.
 public struct LogisticConfiguration: Sendable, Hashable {
-    public var encoder: EncoderConfiguration
+    package var encoder: EncoderConfiguration
     /// L2 strength λ on the sum of losses (λ = 1 is scikit-learn's C = 1); the intercept is not penalised.
     public var l2: Double
     /// Optional exponential down-weighting of old events (half-life in days from the newest event).
-    public var halfLifeDays: Double?
+    package var halfLifeDays: Double?
     public var maxIterations: Int
     /// Stop when max |∇F| / Σw falls below this (scikit-learn's `tol` for lbfgs, same default).
     public var gradientTolerance: Double
@@ -35,7 +35,7 @@ public struct LogisticConfiguration: Sendable, Hashable {
     }
 
     /// - Throws: `ConfigurationError` naming the first invalid field.
-    public func validate() throws(ConfigurationError) {
+    package func validate() throws(ConfigurationError) {
         try encoder.validate()
         guard l2 > 0, l2.isFinite else { throw ConfigurationError(field: "l2", reason: "must be positive, got \(l2)") }
         if let halfLifeDays, !(halfLifeDays > 0 && halfLifeDays.isFinite) {
@@ -65,8 +65,8 @@ public struct LogisticConfiguration: Sendable, Hashable {
 /// ```
 /// Deterministic: the same events (in any order) give bit-identical weights.
 public struct LogisticTrainer: ModelTrainer {
-    public var configuration: LogisticConfiguration
-    public var name: String { "logistic" }
+    package var configuration: LogisticConfiguration
+    package var name: String { "logistic" }
 
     public init(configuration: LogisticConfiguration = LogisticConfiguration()) {
         self.configuration = configuration
@@ -80,7 +80,7 @@ public struct LogisticTrainer: ModelTrainer {
     /// - Throws: `ConfigurationError` for an unusable configuration.
     /// - Complexity: per L-BFGS iteration two `sgemm` of events x dense columns x targets, plus the
     ///   previous-target pairs that occur (each row adds its previous target's pairs).
-    public func fit(_ training: TrainingSet, warmStart: LogisticModel?) throws -> LogisticModel {
+    package func fit(_ training: TrainingSet, warmStart: LogisticModel?) throws -> LogisticModel {
         try configuration.validate()
         let space = FeatureSpace(events: training.events)
         let logged = training.events.map { space.loggedEvent(for: $0)! }

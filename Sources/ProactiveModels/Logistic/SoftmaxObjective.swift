@@ -17,7 +17,7 @@ public struct DesignMatrix: Sendable {
     /// The previous-target block (`FeatureLayout.previous` without its "none" column).
     package let previousBlock: Range<Int>
     /// Each row's columns outside the previous-target block, in column order.
-    public var dense: [Float]
+    package var dense: [Float]
     /// Per row, the previous target's offset in the block and its weight (-1 and 0 when none).
     package var previousOffset: [Int32]
     package var previousWeight: [Float]

@@ -231,8 +231,8 @@ struct ByteReader: Sendable {
 /// time as little-endian words, then over the remaining bytes one by one. It
 /// detects corruption, not tampering; words make it about eight times faster
 /// than byte-wise FNV on multi-megabyte states.
-public enum FNV1a64 {
-    public static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+package enum FNV1a64 {
+    package static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let prime: UInt64 = 0x0000_0100_0000_01b3
         let done: Bool? = bytes.withContiguousStorageIfAvailable { buffer in

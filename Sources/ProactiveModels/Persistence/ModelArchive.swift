@@ -86,9 +86,9 @@ protocol ArchivedModel: PersistentModel {
 /// `DayHistory`); a blend saved earlier is refused (the engine refits it).
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
-public enum ModelArchive {
+package enum ModelArchive {
     package static let magic: [UInt8] = Array("PRXM".utf8)
-    public static let formatVersion = 10
+    package static let formatVersion = 10
     package static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {
@@ -204,7 +204,7 @@ public enum ModelArchive {
     /// let (light, heavy) = model.serializedParts()
     /// let same = try ModelArchive.decodeAny(light, heavy: heavy)
     /// ```
-    public static func decodeAny(_ bytes: [UInt8], heavy: [UInt8]? = nil) throws(ModelFormatError) -> any PersistentModel {
+    package static func decodeAny(_ bytes: [UInt8], heavy: [UInt8]? = nil) throws(ModelFormatError) -> any PersistentModel {
         try decodeAny(bytes, .whole(heavy: heavy))
     }
 
@@ -213,12 +213,12 @@ public enum ModelArchive {
     /// not learn, unlearn, refit, explain, score an earlier moment or be saved (reading its events
     /// stops the process). A model in one piece reads whole.
     /// - Throws: `ModelFormatError` as `decodeAny`.
-    public static func decodeForScoring(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
+    package static func decodeForScoring(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
         try decodeAny(bytes, .lightAlone)
     }
 
     /// Whether `bytes` are the light part of a split model (false for anything else, a foreign file included).
-    public static func isLightPart(_ bytes: [UInt8]) -> Bool {
+    package static func isLightPart(_ bytes: [UInt8]) -> Bool {
         guard let (_, payload) = try? open(bytes, .lightAlone) else { return false }
         return payload.parts.isSplit
     }

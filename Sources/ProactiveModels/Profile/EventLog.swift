@@ -4,16 +4,16 @@ import ProactiveCore
 // MARK: - Logged events
 
 /// One learned event in compact form, as a model keeps it to undo it later.
-public struct LoggedEvent: Sendable, Hashable {
-    public var target: TargetIndex
+package struct LoggedEvent: Sendable, Hashable {
+    package var target: TargetIndex
     /// Seconds since 1970 (UTC).
-    public var time: Double
-    public var utcOffset: Int?
+    package var time: Double
+    package var utcOffset: Int?
     /// Known context values, sorted.
-    public var context: [ContextColumn]
-    public var weight: Double
+    package var context: [ContextColumn]
+    package var weight: Double
 
-    public init(target: TargetIndex, time: Double, utcOffset: Int?, context: [ContextColumn], weight: Double) {
+    package init(target: TargetIndex, time: Double, utcOffset: Int?, context: [ContextColumn], weight: Double) {
         self.target = target
         self.time = time
         self.utcOffset = utcOffset
@@ -21,7 +21,7 @@ public struct LoggedEvent: Sendable, Hashable {
         self.weight = weight
     }
 
-    public var date: Date { Date(timeIntervalSince1970: time) }
+    package var date: Date { Date(timeIntervalSince1970: time) }
 }
 
 extension FeatureSpace {
@@ -55,9 +55,9 @@ public struct EventLog: Sendable, Equatable {
     /// Decoded events: all of them when `saved` is nil, else those learned after it.
     private(set) var tail: [LoggedEvent] = []
 
-    public init() {}
+    package init() {}
 
-    public init(events: [LoggedEvent], space: FeatureSpace) {
+    package init(events: [LoggedEvent], space: FeatureSpace) {
         tail = events.sorted { Self.precedes($0, $1, space) }
     }
 
@@ -67,15 +67,15 @@ public struct EventLog: Sendable, Equatable {
     }
 
     /// The events in canonical order. Decodes a saved log (once, shared by its copies).
-    public var events: Events { Events(head: saved?.decoded() ?? [], tail: tail) }
+    package var events: Events { Events(head: saved?.decoded() ?? [], tail: tail) }
 
-    public var count: Int { (saved?.count ?? 0) + tail.count }
+    package var count: Int { (saved?.count ?? 0) + tail.count }
     /// Whether saved events are held as read, not yet decoded (what a plain load and newer folds leave).
     var holdsUndecodedEvents: Bool { saved.map { !$0.isDecoded } ?? false }
-    public var isEmpty: Bool { count == 0 }
-    public var last: LoggedEvent? { tail.last ?? saved?.last }
+    package var isEmpty: Bool { count == 0 }
+    package var last: LoggedEvent? { tail.last ?? saved?.last }
 
-    public subscript(position: Int) -> LoggedEvent {
+    package subscript(position: Int) -> LoggedEvent {
         guard let saved else { return tail[position] }
         if position >= saved.count { return tail[position - saved.count] }
         return position == saved.count - 1 ? saved.last : saved.decoded()[position]
@@ -123,7 +123,7 @@ public struct EventLog: Sendable, Equatable {
     /// - Complexity: O(1) when appending in time order (a saved log stays undecoded);
     ///   else O(log n) to find and O(n) to shift.
     @discardableResult
-    public mutating func insert(_ event: LoggedEvent, space: FeatureSpace) -> Int {
+    package mutating func insert(_ event: LoggedEvent, space: FeatureSpace) -> Int {
         if let last, !Self.precedes(event, last, space) {
             tail.append(event)
             return count - 1
@@ -140,7 +140,7 @@ public struct EventLog: Sendable, Equatable {
     }
 
     /// The position of an event equal to `event` (time, target, context, weight), if any.
-    public func position(of event: LoggedEvent) -> Int? {
+    package func position(of event: LoggedEvent) -> Int? {
         let events = events
         var low = 0
         var high = events.count
@@ -159,7 +159,7 @@ public struct EventLog: Sendable, Equatable {
         return nil
     }
 
-    public mutating func remove(at position: Int) {
+    package mutating func remove(at position: Int) {
         materialize()
         tail.remove(at: position)
     }
@@ -167,7 +167,7 @@ public struct EventLog: Sendable, Equatable {
     /// The latest event at or before `date` (a moment's previous target when it carries none).
     /// - Complexity: O(1) for a moment at or after the newest event, else O(log n)
     ///   (plus decoding a saved log once when the event is in it).
-    public func latest(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
+    package func latest(atOrBefore date: Date) -> (target: TargetIndex, date: Date)? {
         let time = date.timeIntervalSince1970
         if let last, last.time <= time { return (last.target, last.date) }
         if let first = tail.first, first.time <= time || saved == nil {
@@ -214,13 +214,13 @@ public struct EventLog: Sendable, Equatable {
     // MARK: Events
 
     /// A log's events in canonical order: a decoded saved head, then the events learned after it.
-    public struct Events: RandomAccessCollection, Sendable {
+    package struct Events: RandomAccessCollection, Sendable {
         let head: [LoggedEvent]
         let tail: [LoggedEvent]
 
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { head.count + tail.count }
-        public subscript(position: Int) -> LoggedEvent {
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { head.count + tail.count }
+        package subscript(position: Int) -> LoggedEvent {
             position < head.count ? head[position] : tail[position - head.count]
         }
     }

@@ -26,14 +26,14 @@ import ProactiveCore
 /// B from a model of A+B, scores equal those of a model of A to within about
 /// 1e-12 relative (rounding of the additions; see the removal test).
 public struct ProfileModel: FittedModel {
-    public let configuration: ProfileConfiguration
-    public let encoder: MomentEncoder
+    package let configuration: ProfileConfiguration
+    package let encoder: MomentEncoder
     public var name: String { "profile" }
 
     /// The vocabulary; every target in it has at least one event.
     public internal(set) var space: FeatureSpace
     /// The learned events in canonical order.
-    public internal(set) var log: EventLog
+    package internal(set) var log: EventLog
     /// Scaled counts, `targetCount` rows x `layout.dimension` columns, the previous-target block sparse.
     var counts: SparseBlockMatrix
     /// The log-profile matrix L, `targetCount` rows x `width` logical columns

@@ -5,13 +5,13 @@ import ProactiveCore
 
 /// Hyperparameters of the profile (naive-Bayes-like) model.
 public struct ProfileConfiguration: Sendable, Hashable {
-    public var encoder: EncoderConfiguration
+    package var encoder: EncoderConfiguration
     /// Exponential forgetting: an event's weight halves every `halfLifeDays`; `nil` never forgets.
-    public var halfLifeDays: Double?
+    package var halfLifeDays: Double?
     /// Laplace (additive) smoothing α added to every bucket of a feature group.
-    public var smoothing: Double
+    package var smoothing: Double
     /// Additive smoothing β of the per-target prior (how often the target happens at all).
-    public var priorSmoothing: Double
+    package var priorSmoothing: Double
 
     public init(encoder: EncoderConfiguration = EncoderConfiguration(), halfLifeDays: Double? = 30,
                 smoothing: Double = 0.5, priorSmoothing: Double = 0.5) {
@@ -23,19 +23,19 @@ public struct ProfileConfiguration: Sendable, Hashable {
 }
 
 /// A configuration value that cannot be used, named by its field.
-public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var field: String
-    public var reason: String
-    public init(field: String, reason: String) {
+package struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var field: String
+    package var reason: String
+    package init(field: String, reason: String) {
         self.field = field
         self.reason = reason
     }
-    public var description: String { "\(field): \(reason)" }
+    package var description: String { "\(field): \(reason)" }
 }
 
 extension ProfileConfiguration {
     /// - Throws: `ConfigurationError` naming the first invalid field.
-    public func validate() throws(ConfigurationError) {
+    package func validate() throws(ConfigurationError) {
         if let halfLifeDays, !(halfLifeDays > 0 && halfLifeDays.isFinite) {
             throw ConfigurationError(field: "halfLifeDays", reason: "must be a positive number of days, got \(halfLifeDays)")
         }
@@ -51,7 +51,7 @@ extension ProfileConfiguration {
 
 extension EncoderConfiguration {
     /// - Throws: `ConfigurationError` naming the first invalid field.
-    public func validate() throws(ConfigurationError) {
+    package func validate() throws(ConfigurationError) {
         guard (1 ... 288).contains(timeKernels) else {
             throw ConfigurationError(field: "timeKernels", reason: "must be 1...288, got \(timeKernels)")
         }
@@ -76,8 +76,8 @@ extension EncoderConfiguration {
 /// let top = model.scores(at: Moment(date: now)).prefix(4)
 /// ```
 public struct ProfileTrainer: ModelTrainer {
-    public var configuration: ProfileConfiguration
-    public var name: String { "profile" }
+    package var configuration: ProfileConfiguration
+    package var name: String { "profile" }
 
     public init(configuration: ProfileConfiguration = ProfileConfiguration()) {
         self.configuration = configuration

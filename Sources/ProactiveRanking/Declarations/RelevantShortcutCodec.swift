@@ -30,9 +30,9 @@ import ProactiveCore
 ///   with offset or Unix seconds. Location and daily-routine providers are
 ///   stored but do not drive Widget Suggestions.
 /// - An empty `shortcuts` array withdraws all of the app's shortcuts.
-public enum RelevantShortcutCodec {
+package enum RelevantShortcutCodec {
     /// Situations of `INDailyRoutineRelevanceProvider`.
-    public static let dailyRoutineSituations: Set<String> = [
+    package static let dailyRoutineSituations: Set<String> = [
         "morning", "evening", "home", "work", "school", "gym", "commute",
         "heartRateAlert", "physicalActivityIncomplete", "standAlert",
     ]
@@ -44,7 +44,7 @@ public enum RelevantShortcutCodec {
     ///   - app: the app from the command line; must equal the file's `app` when both are given.
     ///   - declaredAt: when the set is declared ("new content" counts from here).
     /// - Throws: `DeclarationError` naming the JSON path (and line, for syntax errors).
-    public static func decode(_ text: String, app: String?, declaredAt: Date) throws(DeclarationError) -> RelevantShortcutSet {
+    package static func decode(_ text: String, app: String?, declaredAt: Date) throws(DeclarationError) -> RelevantShortcutSet {
         let json = try DeclarationReader.parse(text)
         var fileApp: String?
         var elements: [JSONValue]
@@ -148,12 +148,12 @@ public enum RelevantShortcutCodec {
 
     /// The canonical JSON object for a set (members in the documented order, dates at `utcOffset`).
     /// Decoding the result gives back an equal set.
-    public static func encode(_ set: RelevantShortcutSet, utcOffset: Int = 0) -> String {
+    package static func encode(_ set: RelevantShortcutSet, utcOffset: Int = 0) -> String {
         JSONWriter.string(.object([("app", .string(set.app)), ("shortcuts", .array(set.shortcuts.map { encodeShortcut($0, utcOffset: utcOffset) }))]))
     }
 
     /// The canonical JSON array of shortcuts (the bare-array file form; what the store keeps).
-    public static func encodeShortcuts(_ shortcuts: [RelevantShortcut], utcOffset: Int = 0) -> String {
+    package static func encodeShortcuts(_ shortcuts: [RelevantShortcut], utcOffset: Int = 0) -> String {
         JSONWriter.string(.array(shortcuts.map { encodeShortcut($0, utcOffset: utcOffset) }))
     }
 

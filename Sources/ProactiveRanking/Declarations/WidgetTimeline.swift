@@ -3,13 +3,13 @@ import Foundation
 // MARK: - Timeline entries
 
 /// The relevance a timeline entry carries (`TimelineEntryRelevance`).
-public struct EntryRelevance: Sendable, Hashable {
+package struct EntryRelevance: Sendable, Hashable {
     /// Any consistent non-negative scale; 0 = never rotate to the widget for this entry.
-    public var score: Double
+    package var score: Double
     /// Seconds the score holds from the entry's date; 0 = until the next entry with relevance.
-    public var duration: TimeInterval
+    package var duration: TimeInterval
 
-    public init(score: Double, duration: TimeInterval = 0) {
+    package init(score: Double, duration: TimeInterval = 0) {
         self.score = score
         self.duration = duration
     }
@@ -19,9 +19,9 @@ public struct EntryRelevance: Sendable, Hashable {
 /// Entries without relevance do not change the widget's relevance.
 public struct TimelineEntry: Sendable, Hashable {
     public var date: Date
-    public var relevance: EntryRelevance?
+    package var relevance: EntryRelevance?
 
-    public init(date: Date, relevance: EntryRelevance? = nil) {
+    package init(date: Date, relevance: EntryRelevance? = nil) {
         self.date = date
         self.relevance = relevance
     }
@@ -32,20 +32,20 @@ public struct TimelineEntry: Sendable, Hashable {
 }
 
 /// How relevant a widget's timeline says it is at one instant.
-public struct TimelineReading: Sendable, Hashable {
+package struct TimelineReading: Sendable, Hashable {
     /// The score in the app's own scale (0 when the entry's duration has run out).
-    public var score: Double
+    package var score: Double
     /// `score` divided by the largest score in the same timeline, in 0...1.
-    public var normalized: Double
+    package var normalized: Double
     /// Since when the reading holds: the date of the entry that gives it, or
     /// the end of that entry's duration once it has run out (score 0).
-    public var since: Date
+    package var since: Date
     /// When the reading stops holding: the end of the entry's duration or the
     /// next entry with relevance, whichever is first; nil = open-ended.
-    public var until: Date?
+    package var until: Date?
 
     /// Positive relevance: the widget may be rotated to.
-    public var isEligible: Bool { score > 0 }
+    package var isEligible: Bool { score > 0 }
 }
 
 // MARK: - Timeline
@@ -107,7 +107,7 @@ public struct WidgetTimeline: Sendable, Hashable {
 
     /// The relevance at `date`, or nil when no entry with relevance has started yet.
     /// - Complexity: O(log n).
-    public func reading(at date: Date) -> TimelineReading? {
+    package func reading(at date: Date) -> TimelineReading? {
         // Binary search: the last entry with relevance whose date <= `date`.
         var low = 0
         var high = relevant.count

@@ -22,9 +22,9 @@ import ProactiveCore
 ///   default 0 = until the next entry with relevance) needs a `score`.
 ///   An entry without `score` carries no relevance.
 /// - Setting a widget's timeline replaces its previous one.
-public enum WidgetTimelineCodec {
+package enum WidgetTimelineCodec {
     /// - Throws: `DeclarationError` naming the JSON path (prefixed `[i]` for arrays).
-    public static func decode(_ text: String) throws(DeclarationError) -> [WidgetTimeline] {
+    package static func decode(_ text: String) throws(DeclarationError) -> [WidgetTimeline] {
         let json = try DeclarationReader.parse(text)
         switch json {
         case let .array(elements):
@@ -63,7 +63,7 @@ public enum WidgetTimelineCodec {
     }
 
     /// The canonical JSON object of one timeline (dates written at `utcOffset`).
-    public static func encode(_ timeline: WidgetTimeline, utcOffset: Int = 0) -> String {
+    package static func encode(_ timeline: WidgetTimeline, utcOffset: Int = 0) -> String {
         JSONWriter.string(json(timeline, utcOffset: utcOffset))
     }
 

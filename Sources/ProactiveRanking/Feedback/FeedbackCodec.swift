@@ -20,12 +20,12 @@ import ProactiveCore
 ///   with `app`, `widgetKind` and optional `configuration`), else the `app` alone.
 /// - `context`: flat strings; for `never`/`undo-never` the rule's conditions.
 /// - `action` (taps only): the intent and parameters the engagement ran.
-public enum FeedbackCodec {
-    public static func decode(_ text: String) throws(DeclarationError) -> FeedbackEvent {
+package enum FeedbackCodec {
+    package static func decode(_ text: String) throws(DeclarationError) -> FeedbackEvent {
         try decode(try DeclarationReader.parse(text))
     }
 
-    public static func decode(_ json: JSONValue) throws(DeclarationError) -> FeedbackEvent {
+    package static func decode(_ json: JSONValue) throws(DeclarationError) -> FeedbackEvent {
         let reader = try DeclarationReader(json, path: "", allowed: ["date", "kind", "target", "widget", "app", "context", "action"])
         let date = try reader.requiredDate("date")
         let kindText = try reader.requiredString("kind")
@@ -64,7 +64,7 @@ public enum FeedbackCodec {
     }
 
     /// The canonical JSON object (members in the documented order, the date at `utcOffset`).
-    public static func encode(_ event: FeedbackEvent, utcOffset: Int = 0) -> String {
+    package static func encode(_ event: FeedbackEvent, utcOffset: Int = 0) -> String {
         var members: [(String, JSONValue)] = [("date", DeclarationWriter.date(event.date, utcOffset: utcOffset)), ("kind", .string(event.kind.rawValue))]
         switch event.scope {
         case let .target(key):

@@ -5,13 +5,13 @@ import ProactiveCore
 
 /// What a piece of feedback refers to: one target (an intent suggestion), one
 /// widget, or a whole app ("never suggest anything from this app").
-public enum FeedbackScope: Sendable, Hashable, CustomStringConvertible {
+package enum FeedbackScope: Sendable, Hashable, CustomStringConvertible {
     case target(TargetKey)
     case widget(WidgetID)
     case app(String)
 
     /// `target:KEY`, `widget:KEY` or `app:BUNDLE` (the stored and command-line form).
-    public var description: String {
+    package var description: String {
         switch self {
         case let .target(key): return "target:" + key.rawValue
         case let .widget(widget): return "widget:" + widget.key
@@ -39,21 +39,21 @@ public enum FeedbackKind: String, Sendable, Hashable, CaseIterable {
 /// A "never suggest this" rule: its scope, plus context conditions that must
 /// all hold (empty = in every context). `focus=work` scoped to an app means
 /// "never suggest this app while in the Work Focus".
-public struct NeverRule: Sendable, Hashable, CustomStringConvertible {
-    public var scope: FeedbackScope
-    public var context: [String: String]
+package struct NeverRule: Sendable, Hashable, CustomStringConvertible {
+    package var scope: FeedbackScope
+    package var context: [String: String]
 
-    public init(scope: FeedbackScope, context: [String: String] = [:]) {
+    package init(scope: FeedbackScope, context: [String: String] = [:]) {
         self.scope = scope
         self.context = context
     }
 
     /// Whether the rule applies in `context` (every condition equal).
-    public func applies(in context: [String: String]) -> Bool {
+    package func applies(in context: [String: String]) -> Bool {
         self.context.allSatisfy { context[$0.key] == $0.value }
     }
 
-    public var description: String {
+    package var description: String {
         guard !context.isEmpty else { return scope.description }
         return scope.description + " when " + context.keys.sorted().map { "\($0)=\(context[$0]!)" }.joined(separator: ",")
     }
@@ -71,7 +71,7 @@ public struct NeverRule: Sendable, Hashable, CustomStringConvertible {
 public struct FeedbackEvent: Sendable, Hashable {
     public var date: Date
     public var kind: FeedbackKind
-    public var scope: FeedbackScope
+    package var scope: FeedbackScope
     /// The app the scope belongs to.
     public var app: String
     /// The context the user was in; for `never`/`undoNever` the rule's conditions.
@@ -80,7 +80,7 @@ public struct FeedbackEvent: Sendable, Hashable {
     /// nil = a plain launch of the app.
     public var action: WidgetConfiguration?
 
-    public init(date: Date, kind: FeedbackKind, scope: FeedbackScope, app: String, context: [String: String] = [:],
+    package init(date: Date, kind: FeedbackKind, scope: FeedbackScope, app: String, context: [String: String] = [:],
                 action: WidgetConfiguration? = nil) {
         self.date = date
         self.kind = kind
@@ -93,7 +93,7 @@ public struct FeedbackEvent: Sendable, Hashable {
     /// Builds a well-formed event for `scope`, taking the app from the scope.
     /// - Throws: `FeedbackError` when the kind does not fit the scope
     ///   (impressions, taps and dismissals are about one target or widget).
-    public static func make(date: Date, kind: FeedbackKind, scope: FeedbackScope, app: String? = nil,
+    package static func make(date: Date, kind: FeedbackKind, scope: FeedbackScope, app: String? = nil,
                             context: [String: String] = [:], action: WidgetConfiguration? = nil) throws(FeedbackError) -> FeedbackEvent {
         let owner: String
         switch scope {
@@ -115,7 +115,7 @@ public struct FeedbackEvent: Sendable, Hashable {
     }
 
     /// The rule a `never`/`undoNever` event sets or withdraws.
-    public var rule: NeverRule { NeverRule(scope: scope, context: context) }
+    package var rule: NeverRule { NeverRule(scope: scope, context: context) }
 
     /// The donation an engagement stands for (nil for other kinds): the action's
     /// intent and parameters, or `open` for a launch, at the event's date and context.
@@ -128,8 +128,8 @@ public struct FeedbackEvent: Sendable, Hashable {
 }
 
 /// Why a feedback event could not be recorded.
-public struct FeedbackError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var reason: String
-    public init(reason: String) { self.reason = reason }
-    public var description: String { reason }
+package struct FeedbackError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var reason: String
+    package init(reason: String) { self.reason = reason }
+    package var description: String { reason }
 }

@@ -17,7 +17,7 @@ public struct FeedbackIndex: Sendable {
 
     /// The per-item scopes that have dismissals, impressions, taps or rules
     /// (candidates whose score feedback may change).
-    public private(set) var itemScopes: Set<FeedbackScope> = []
+    package private(set) var itemScopes: Set<FeedbackScope> = []
     /// True when some rule is scoped to a whole app.
     public private(set) var hasAppRules = false
     /// True when any never rule was recorded (active or undone).
@@ -49,7 +49,7 @@ public struct FeedbackIndex: Sendable {
 
     /// The product over dismissals at or before `t` of `1 - strength * 2^(-age / halfLife)`,
     /// and the latest dismissal's date. Dismissals older than 16 half-lives are ignored (< 2e-5).
-    public func dismissalFactor(_ scope: FeedbackScope, at t: Date, strength: Double, halfLife: TimeInterval) -> (factor: Double, last: Date?) {
+    package func dismissalFactor(_ scope: FeedbackScope, at t: Date, strength: Double, halfLife: TimeInterval) -> (factor: Double, last: Date?) {
         guard !dismissals.isEmpty, let dates = dismissals[scope], halfLife > 0 else { return (1, nil) }
         var factor = 1.0
         var last: Date?
@@ -67,7 +67,7 @@ public struct FeedbackIndex: Sendable {
 
     /// Impressions of `scope` in `(max(last tap, t - window), t]`: shown again
     /// and again without being used.
-    public func unansweredImpressions(_ scope: FeedbackScope, at t: Date, window: TimeInterval) -> Int {
+    package func unansweredImpressions(_ scope: FeedbackScope, at t: Date, window: TimeInterval) -> Int {
         guard !impressions.isEmpty, let dates = impressions[scope] else { return 0 }
         var from = t.addingTimeInterval(-window)
         if let tap = lastTap(scope, atOrBefore: t), tap > from { from = tap }
@@ -79,7 +79,7 @@ public struct FeedbackIndex: Sendable {
     // MARK: Taps
 
     /// The latest engagement with `scope` at or before `t`.
-    public func lastTap(_ scope: FeedbackScope, atOrBefore t: Date) -> Date? {
+    package func lastTap(_ scope: FeedbackScope, atOrBefore t: Date) -> Date? {
         guard !taps.isEmpty, let dates = taps[scope] else { return nil }   // no hashing when nothing was tapped
         let end = Self.countAtOrBefore(dates, t)
         return end > 0 ? dates[end - 1] : nil
@@ -87,7 +87,7 @@ public struct FeedbackIndex: Sendable {
 
     /// Whether `scope` was engaged with inside `interval` at or before `t`
     /// (a used date window does not come back).
-    public func wasTapped(_ scope: FeedbackScope, in interval: DateInterval, atOrBefore t: Date) -> Bool {
+    package func wasTapped(_ scope: FeedbackScope, in interval: DateInterval, atOrBefore t: Date) -> Bool {
         guard let tap = lastTap(scope, atOrBefore: min(t, interval.end)) else { return false }
         return tap >= interval.start && tap < interval.end
     }
@@ -95,7 +95,7 @@ public struct FeedbackIndex: Sendable {
     // MARK: Never rules
 
     /// The first rule among `scopes` active at `t` whose context conditions hold in `context`.
-    public func activeNeverRule(for scopes: [FeedbackScope], context: [String: String], at t: Date) -> NeverRule? {
+    package func activeNeverRule(for scopes: [FeedbackScope], context: [String: String], at t: Date) -> NeverRule? {
         for scope in scopes {
             guard !rulesByScope.isEmpty, let rules = rulesByScope[scope] else { continue }
             for rule in rules where rule.applies(in: context) && isActive(rule, at: t) { return rule }
@@ -104,7 +104,7 @@ public struct FeedbackIndex: Sendable {
     }
 
     /// Whether `rule`'s latest toggle at or before `t` is `never` (not undone).
-    public func isActive(_ rule: NeverRule, at t: Date) -> Bool {
+    package func isActive(_ rule: NeverRule, at t: Date) -> Bool {
         guard let list = toggles[rule] else { return false }
         var state = false
         for toggle in list {
@@ -115,7 +115,7 @@ public struct FeedbackIndex: Sendable {
     }
 
     /// The rules active at `t`, ordered by their text.
-    public func activeRules(at t: Date) -> [NeverRule] {
+    package func activeRules(at t: Date) -> [NeverRule] {
         toggles.keys.filter { isActive($0, at: t) }.sorted { $0.description < $1.description }
     }
 

@@ -14,7 +14,7 @@ public struct FilterCriteria: Sendable, Hashable, CustomStringConvertible {
     public init(_ values: [String: String] = [:]) { self.values = values }
 
     /// - Throws: `FocusError(field: "criteria")` for a pair without `=`, an empty key or a repeated key.
-    public init(parsing text: String) throws(FocusError) {
+    package init(parsing text: String) throws(FocusError) {
         var values: [String: String] = [:]
         for pair in text.split(separator: ",") {
             guard let equals = pair.firstIndex(of: "=") else {
@@ -56,7 +56,7 @@ public struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
         case notEquals(key: String, value: String)
         case oneOf(key: String, values: [String])
 
-        public var key: String {
+        package var key: String {
             switch self {
             case let .equals(key, _), let .notEquals(key, _), let .oneOf(key, _): return key
             }
@@ -110,7 +110,7 @@ public struct FilterPredicate: Sendable, Hashable, CustomStringConvertible {
 extension FilterPredicate {
     /// Parses the text form (see the type's grammar).
     /// - Throws: `FocusError(field: "predicate")` naming the character position and what was expected.
-    public init(parsing text: String) throws(FocusError) {
+    package init(parsing text: String) throws(FocusError) {
         var scanner = PredicateScanner(text)
         var clauses: [Clause] = []
         repeat {

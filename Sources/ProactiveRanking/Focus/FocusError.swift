@@ -6,17 +6,17 @@ import Foundation
 /// criteria string was rejected. `description` reads `field: reason`, with
 /// `field` a JSON path (`parameters[1].default`), a CLI argument (`account`)
 /// or empty when the input as a whole is at fault.
-public struct FocusError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct FocusError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was wrong: a JSON path, a parameter name or an argument.
-    public var field: String
-    public var reason: String
+    package var field: String
+    package var reason: String
 
-    public init(field: String, reason: String) {
+    package init(field: String, reason: String) {
         self.field = field
         self.reason = reason
     }
 
-    public var description: String { field.isEmpty ? reason : "\(field): \(reason)" }
+    package var description: String { field.isEmpty ? reason : "\(field): \(reason)" }
 }
 
 // MARK: - Focus names
@@ -24,9 +24,9 @@ public struct FocusError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Focus names are case-insensitive: "Work", "work" and " WORK " are one Focus.
 /// Every type of this folder stores names through `FocusName.normalize`, so
 /// a Focus set on the command line matches `context.focus` in imported logs.
-public enum FocusName {
+package enum FocusName {
     /// The canonical form: trimmed and lowercased.
-    public static func normalize(_ name: String) -> String {
+    package static func normalize(_ name: String) -> String {
         // Already canonical (ASCII, no capitals, no surrounding white space): the usual case, met for
         // every donation a moment carries, so it skips Foundation's trimming.
         let bytes = name.utf8
@@ -40,7 +40,7 @@ public enum FocusName {
 
     /// The canonical name, or an error when nothing is left after trimming or the name holds a
     /// control character (a NUL would cut the name short in SQLite's text functions).
-    public static func validated(_ name: String, field: String = "focus") throws(FocusError) -> String {
+    package static func validated(_ name: String, field: String = "focus") throws(FocusError) -> String {
         let normalized = normalize(name)
         guard !normalized.isEmpty else { throw FocusError(field: field, reason: "a Focus name cannot be empty") }
         guard !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

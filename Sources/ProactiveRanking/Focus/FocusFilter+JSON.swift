@@ -27,13 +27,13 @@ extension FocusFilter {
     /// - `app` may be omitted when `app` is passed; when both are given they must agree
     ///   (an app declares only its own filter).
     /// - Throws: `FocusError` with the JSON path of the offending element.
-    public static func parse(_ text: String, app: String? = nil) throws(FocusError) -> FocusFilter {
+    package static func parse(_ text: String, app: String? = nil) throws(FocusError) -> FocusFilter {
         let json: JSONValue
         do { json = try JSONParser.parse(text) } catch { throw FocusError(field: "", reason: error.description) }
         return try parse(json, app: app)
     }
 
-    public static func parse(_ json: JSONValue, app expectedApp: String? = nil) throws(FocusError) -> FocusFilter {
+    package static func parse(_ json: JSONValue, app expectedApp: String? = nil) throws(FocusError) -> FocusFilter {
         guard case .object = json else { throw FocusError(field: "", reason: "a Focus filter is an object, found \(json.kindName)") }
         let stated = try string(json["app"], "app", required: expectedApp == nil)
         if let stated, let expectedApp, stated != expectedApp {
@@ -137,7 +137,7 @@ extension FocusFilter {
 
 extension FocusFilterParameter {
     /// The parameter as JSON (the form `FocusFilter.parse` reads).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = [("name", .string(name))]
         if title != name { members.append(("title", .string(title))) }
         switch type {

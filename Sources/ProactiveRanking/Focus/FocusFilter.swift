@@ -3,14 +3,14 @@ import ProactiveCore
 // MARK: - Focus filter declarations
 
 /// The type of a Focus filter parameter.
-public enum FocusFilterParameterType: Sendable, Hashable, CustomStringConvertible {
+package enum FocusFilterParameterType: Sendable, Hashable, CustomStringConvertible {
     case bool, string, number
     /// An app entity (an account, a calendar), compared by id. `options`, when
     /// not empty, lists the entities the user may choose (the app's suggested
     /// entities) and supplies their display strings.
     case entity(type: String, options: [FocusFilterEntity])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .bool: return "bool"
         case .string: return "string"
@@ -21,32 +21,32 @@ public enum FocusFilterParameterType: Sendable, Hashable, CustomStringConvertibl
 }
 
 /// An entity a filter parameter can take: identifier plus display string.
-public struct FocusFilterEntity: Sendable, Hashable {
-    public var id: String
-    public var display: String
-    public init(id: String, display: String) {
+package struct FocusFilterEntity: Sendable, Hashable {
+    package var id: String
+    package var display: String
+    package init(id: String, display: String) {
         self.id = id
         self.display = display
     }
 }
 
 /// One parameter the user sets per Focus.
-public struct FocusFilterParameter: Sendable, Hashable {
+package struct FocusFilterParameter: Sendable, Hashable {
     /// The key the app reads (`alwaysUseDarkMode`).
-    public var name: String
+    package var name: String
     /// The label shown to the user (`Always use dark mode`); defaults to `name`.
-    public var title: String
-    public var type: FocusFilterParameterType
+    package var title: String
+    package var type: FocusFilterParameterType
     /// Optional parameters may be unset; required ones always have a value.
-    public var isOptional: Bool
+    package var isOptional: Bool
     /// The value of a required parameter when the user has not set it (nil for optional parameters).
-    public var defaultValue: ParameterValue?
+    package var defaultValue: ParameterValue?
     /// When set, the configured value filters by this key: targets whose parameter
     /// of that name differs are not suggested, and notifications whose criteria
     /// give that key another value are silenced (see `FilterPredicate`).
-    public var matches: String?
+    package var matches: String?
 
-    public init(name: String, title: String? = nil, type: FocusFilterParameterType, isOptional: Bool = true,
+    package init(name: String, title: String? = nil, type: FocusFilterParameterType, isOptional: Bool = true,
                 defaultValue: ParameterValue? = nil, matches: String? = nil) {
         self.name = name
         self.title = title ?? name
@@ -58,7 +58,7 @@ public struct FocusFilterParameter: Sendable, Hashable {
 
     /// Whether `value` fits the type (numbers: int or double; entities: an
     /// entity whose id is among `options` when options are declared).
-    public func accepts(_ value: ParameterValue) -> Bool {
+    package func accepts(_ value: ParameterValue) -> Bool {
         switch (type, value) {
         case (.bool, .bool), (.string, .string), (.number, .int), (.number, .double): return true
         case let (.entity(_, options), .entity(id, _)): return options.isEmpty || options.contains { $0.id == id }
@@ -70,7 +70,7 @@ public struct FocusFilterParameter: Sendable, Hashable {
     /// for bool, a decimal for number, the text for string, an entity id for entity
     /// (its display string taken from `options`).
     /// - Throws: `FocusError(field: name)` saying what was expected.
-    public func value(fromText text: String) throws(FocusError) -> ParameterValue {
+    package func value(fromText text: String) throws(FocusError) -> ParameterValue {
         switch type {
         case .bool:
             switch text.lowercased() {
@@ -95,7 +95,7 @@ public struct FocusFilterParameter: Sendable, Hashable {
 
     /// The value as shown in a display representation: On/Off, the number, the
     /// text, the entity's display string.
-    public func displayText(_ value: ParameterValue) -> String {
+    package func displayText(_ value: ParameterValue) -> String {
         switch value {
         case let .bool(flag): return flag ? "On" : "Off"
         case let .entity(id, display):
@@ -114,16 +114,16 @@ public struct FocusFilter: Sendable, Hashable {
     public var app: String
     public var title: String
     public var description: String
-    public var parameters: [FocusFilterParameter]
+    package var parameters: [FocusFilterParameter]
 
-    public init(app: String, title: String, description: String = "", parameters: [FocusFilterParameter]) {
+    package init(app: String, title: String, description: String = "", parameters: [FocusFilterParameter]) {
         self.app = app
         self.title = title
         self.description = description
         self.parameters = parameters
     }
 
-    public func parameter(named name: String) -> FocusFilterParameter? { parameters.first { $0.name == name } }
+    package func parameter(named name: String) -> FocusFilterParameter? { parameters.first { $0.name == name } }
 
     /// The values of the required parameters when nothing is configured.
     public var defaults: [String: ParameterValue] {
@@ -140,7 +140,7 @@ public struct FocusFilter: Sendable, Hashable {
 
     /// Checks configured values: every key is a declared parameter and every value fits its type.
     /// - Throws: `FocusError(field: parameterName)`.
-    public func validate(_ values: [String: ParameterValue]) throws(FocusError) {
+    package func validate(_ values: [String: ParameterValue]) throws(FocusError) {
         for name in values.keys.sorted() {
             guard let parameter = parameter(named: name) else {
                 throw FocusError(field: name, reason: "not a parameter of \(app)'s Focus filter (it has: \(parameters.map(\.name).joined(separator: ", ")))")

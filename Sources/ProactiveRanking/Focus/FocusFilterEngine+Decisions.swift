@@ -3,11 +3,11 @@ import ProactiveCore
 // MARK: - Notifications
 
 /// A notification an app posts, with its filter criteria (empty: none).
-public struct FocusNotification: Sendable, Hashable {
-    public var app: String
-    public var criteria: FilterCriteria
+package struct FocusNotification: Sendable, Hashable {
+    package var app: String
+    package var criteria: FilterCriteria
 
-    public init(app: String, criteria: FilterCriteria = FilterCriteria()) {
+    package init(app: String, criteria: FilterCriteria = FilterCriteria()) {
         self.app = app
         self.criteria = criteria
     }
@@ -18,13 +18,13 @@ public struct NotificationDecision: Sendable, Hashable {
     public var isDelivered: Bool
     public var reason: String
     /// The predicate the criteria were checked against, if any.
-    public var predicate: FilterPredicate?
+    package var predicate: FilterPredicate?
 }
 
 /// Whether a target (a suggestion, a widget configuration) may surface in the active Focus.
-public struct FocusFilterDecision: Sendable, Hashable {
-    public var isAllowed: Bool
-    public var reason: String
+package struct FocusFilterDecision: Sendable, Hashable {
+    package var isAllowed: Bool
+    package var reason: String
 }
 
 extension FocusFilterEngine {
@@ -33,7 +33,7 @@ extension FocusFilterEngine {
     ///   notification -> delivered;
     /// - otherwise delivered exactly when the criteria match the predicate, a clause
     ///   about a key the criteria lack counting as not matching (`Missing.fails`).
-    public func deliver(_ notification: FocusNotification, activeFocus: String?) -> NotificationDecision {
+    package func deliver(_ notification: FocusNotification, activeFocus: String?) -> NotificationDecision {
         guard let activeFocus = activeFocus.map(FocusName.normalize) else {
             return NotificationDecision(isDelivered: true, reason: "no Focus is on", predicate: nil)
         }
@@ -62,7 +62,7 @@ extension FocusFilterEngine {
     /// target's parameters (key texts; entities by id). A clause about a parameter
     /// the target does not have holds (`Missing.holds`): "Open Mail" stays allowed
     /// in a Focus filtered to the personal account, "Send from the work account" does not.
-    public func decision(app: String, parameters: [String: ParameterValue], activeFocus: String?) -> FocusFilterDecision {
+    package func decision(app: String, parameters: [String: ParameterValue], activeFocus: String?) -> FocusFilterDecision {
         guard let activeFocus = activeFocus.map(FocusName.normalize) else {
             return FocusFilterDecision(isAllowed: true, reason: "no Focus is on")
         }

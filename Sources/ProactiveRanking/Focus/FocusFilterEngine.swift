@@ -6,10 +6,10 @@ import ProactiveCore
 /// predicate its notifications' criteria must match, and the badge count that
 /// matters in that Focus.
 public struct AppContext: Sendable, Hashable {
-    public var filterPredicate: FilterPredicate?
+    package var filterPredicate: FilterPredicate?
     public var badgeCount: Int?
 
-    public init(filterPredicate: FilterPredicate? = nil, badgeCount: Int? = nil) {
+    package init(filterPredicate: FilterPredicate? = nil, badgeCount: Int? = nil) {
         self.filterPredicate = filterPredicate
         self.badgeCount = badgeCount
     }
@@ -99,7 +99,7 @@ public struct FocusFilterEngine: Sendable {
     /// Unsetting a required parameter brings back its default.
     /// - Throws: `FocusError` naming the app or parameter when the app declared no
     ///   filter, a name is not a parameter, or a value does not fit.
-    public mutating func configure(app: String, focus: String, set values: [String: ParameterValue] = [:], unset: [String] = []) throws(FocusError) {
+    package mutating func configure(app: String, focus: String, set values: [String: ParameterValue] = [:], unset: [String] = []) throws(FocusError) {
         let filter = try declared(app)
         try filter.validate(values)
         for name in unset where filter.parameter(named: name) == nil {
@@ -113,7 +113,7 @@ public struct FocusFilterEngine: Sendable {
     }
 
     /// Replaces one app's configured values in one Focus (used when loading a store).
-    public mutating func replaceConfiguration(app: String, focus: String, values: [String: ParameterValue]) throws(FocusError) {
+    package mutating func replaceConfiguration(app: String, focus: String, values: [String: ParameterValue]) throws(FocusError) {
         try declared(app).validate(values)
         let key = Key(app: app, focus: try FocusName.validated(focus))
         settings[key] = values.isEmpty ? nil : values
@@ -176,7 +176,7 @@ public struct FocusFilterEngine: Sendable {
 
     /// Stores the app context `app` returned for `focus` (replacing an earlier one).
     /// - Throws: when the app declared no filter or the badge count is negative.
-    public mutating func setAppContext(app: String, focus: String, _ context: AppContext) throws(FocusError) {
+    package mutating func setAppContext(app: String, focus: String, _ context: AppContext) throws(FocusError) {
         _ = try declared(app)
         if let badge = context.badgeCount, badge < 0 { throw FocusError(field: "badge", reason: "a badge count cannot be negative (\(badge))") }
         let key = Key(app: app, focus: try FocusName.validated(focus))
@@ -203,7 +203,7 @@ public struct FocusFilterEngine: Sendable {
     /// predicate when it set one; otherwise one derived from the configured
     /// values of parameters that declare `matches` (`matches == value`, entities
     /// by id); nil when neither exists.
-    public func activePredicate(app: String, focus: String?) -> FilterPredicate? {
+    package func activePredicate(app: String, focus: String?) -> FilterPredicate? {
         guard let focus else { return nil }
         if let explicit = appContext(app: app, focus: focus)?.filterPredicate { return explicit }
         guard let filter = filters[app] else { return nil }

@@ -31,7 +31,7 @@ public struct FocusSchedule: Sendable, Hashable {
 
     /// - Throws: `FocusError` naming the field when the Focus name is empty, no
     ///   weekday is given, a weekday or minute is out of range.
-    public init(focus: String, weekdays: Set<Int>, start startMinute: Int, end endMinute: Int, timeZone: TimeZone) throws(FocusError) {
+    package init(focus: String, weekdays: Set<Int>, start startMinute: Int, end endMinute: Int, timeZone: TimeZone) throws(FocusError) {
         self.focus = try FocusName.validated(focus)
         guard !weekdays.isEmpty else { throw FocusError(field: "days", reason: "a schedule needs at least one weekday") }
         guard weekdays.allSatisfy({ (0..<7).contains($0) }) else {
@@ -110,7 +110,7 @@ public struct FocusSchedule: Sendable, Hashable {
     /// Parses `Mon-Fri`, `Mon,Wed,Fri`, `Sat-Sun`, `weekdays`, `weekends`, `daily` (case-insensitive;
     /// a range may wrap, `Fri-Mon`).
     /// - Throws: `FocusError(field: "days")` naming the unknown part.
-    public static func parseWeekdays(_ text: String) throws(FocusError) -> Set<Int> {
+    package static func parseWeekdays(_ text: String) throws(FocusError) -> Set<Int> {
         switch text.lowercased() {
         case "weekdays": return [0, 1, 2, 3, 4]
         case "weekends", "weekend": return [5, 6]
@@ -152,7 +152,7 @@ public struct FocusSchedule: Sendable, Hashable {
     }
 
     /// Parses `HH:MM` (24-hour) into minutes after midnight.
-    public static func parseTime(_ text: String, field: String = "time") throws(FocusError) -> Int {
+    package static func parseTime(_ text: String, field: String = "time") throws(FocusError) -> Int {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), parts[1].count == 2,
               (0..<24).contains(hour), (0..<60).contains(minute) else {

@@ -5,12 +5,12 @@ import ProactiveModels
 // MARK: - Manual changes
 
 /// The user turned a Focus on by hand (`focus` set) or turned Focus off (`focus == nil`).
-public struct ManualFocusChange: Sendable, Hashable {
-    public var date: Date
+package struct ManualFocusChange: Sendable, Hashable {
+    package var date: Date
     /// The Focus turned on (normalized), or nil for "Focus off".
-    public var focus: String?
+    package var focus: String?
 
-    public init(date: Date, focus: String?) {
+    package init(date: Date, focus: String?) {
         self.date = date
         self.focus = focus.map(FocusName.normalize)
     }
@@ -56,9 +56,9 @@ public struct FocusState: Sendable, Hashable {
 public struct FocusTimeline: Sendable, Hashable {
     public var schedules: [FocusSchedule]
     /// Manual changes sorted by date (stable for equal dates: the later call wins).
-    public private(set) var changes: [ManualFocusChange]
+    package private(set) var changes: [ManualFocusChange]
 
-    public init(schedules: [FocusSchedule] = [], changes: [ManualFocusChange] = []) {
+    package init(schedules: [FocusSchedule] = [], changes: [ManualFocusChange] = []) {
         self.schedules = schedules
         self.changes = changes.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
     }
@@ -75,7 +75,7 @@ public struct FocusTimeline: Sendable, Hashable {
     public func focus(at date: Date) -> String? { state(at: date).focus }
 
     /// The Focus on at `date` with the rule that decided it.
-    public func state(at date: Date) -> FocusState {
+    package func state(at date: Date) -> FocusState {
         let nextChange = changes.partitioningIndex { $0.date > date }
         let nextManual = nextChange < changes.count ? changes[nextChange].date : nil
         if nextChange > 0 {

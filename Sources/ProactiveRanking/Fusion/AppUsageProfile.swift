@@ -65,7 +65,7 @@ public struct AppUsageProfile: Sendable, Hashable {
 
 extension TargetKey {
     /// The app part of the key (before the first unescaped `:`), unescaped.
-    public var app: String {
+    package var app: String {
         let raw = rawValue
         guard let colon = raw.firstIndex(of: ":") else { return raw }
         return TargetKey.unescape(raw[..<colon])

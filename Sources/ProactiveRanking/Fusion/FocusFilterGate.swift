@@ -38,14 +38,14 @@ public struct AllowAllFocusGate: FocusFilterGate {
 /// // In the Work Focus, only work apps.
 /// let gate = ClosureFocusGate { candidate, focus, _ in focus != "work" || workApps.contains(candidate.app) }
 /// ```
-public struct ClosureFocusGate: FocusFilterGate {
+package struct ClosureFocusGate: FocusFilterGate {
     private let decide: @Sendable (FocusCandidate, String?, [String: String]) -> Bool
 
-    public init(_ decide: @escaping @Sendable (FocusCandidate, String?, [String: String]) -> Bool) {
+    package init(_ decide: @escaping @Sendable (FocusCandidate, String?, [String: String]) -> Bool) {
         self.decide = decide
     }
 
-    public func allows(_ candidate: FocusCandidate, focus: String?, context: [String: String]) -> Bool {
+    package func allows(_ candidate: FocusCandidate, focus: String?, context: [String: String]) -> Bool {
         decide(candidate, focus, context)
     }
 }

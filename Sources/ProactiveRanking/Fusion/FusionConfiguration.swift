@@ -78,7 +78,7 @@ public struct FusionConfiguration: Sendable, Hashable {
 
     /// Checks every value's range.
     /// - Throws: `FusionConfigurationError` naming the first value out of range.
-    public func validate() throws(FusionConfigurationError) {
+    package func validate() throws(FusionConfigurationError) {
         let unit: [(String, Double)] = [
             ("modelWeight", modelWeight), ("windowWeight", windowWeight), ("newContentWeight", newContentWeight),
             ("timelineWeight", timelineWeight), ("dismissalStrength", dismissalStrength), ("impressionFatigue", impressionFatigue),
@@ -103,8 +103,8 @@ public struct FusionConfiguration: Sendable, Hashable {
 }
 
 /// A configuration value out of range.
-public struct FusionConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var name: String
-    public var reason: String
-    public var description: String { "\(name): \(reason)" }
+package struct FusionConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var name: String
+    package var reason: String
+    package var description: String { "\(name): \(reason)" }
 }

@@ -135,13 +135,13 @@ public struct Ranker: Sendable {
     // MARK: Signals
 
     /// The signals of an intent suggestion with model probability `probability`.
-    public func targetSignals(_ key: TargetKey, probability: Double, moment: Moment) -> RelevanceSignals {
+    package func targetSignals(_ key: TargetKey, probability: Double, moment: Moment) -> RelevanceSignals {
         targetSignals(lookup(key), probability: probability, moment: moment, focus: moment.context["focus"])
     }
 
     /// `targetSignals(adjustedTargets[slot], probability:moment:)` without hashing the key;
     /// `focus` is `moment.context["focus"]` (looked up once per moment by the caller).
-    public func targetSignals(adjusted slot: Int, probability: Double, moment: Moment, focus: String?) -> RelevanceSignals {
+    package func targetSignals(adjusted slot: Int, probability: Double, moment: Moment, focus: String?) -> RelevanceSignals {
         targetSignals(adjustedLookups[slot], probability: probability, moment: moment, focus: focus)
     }
 
@@ -176,7 +176,7 @@ public struct Ranker: Sendable {
     /// The signals of a widget. `probability` is the model's probability of the
     /// widget's configuration target (0 for a static widget). `timeline` says
     /// whether its timeline counts (Smart Rotate of a widget in the stack).
-    public func widgetSignals(_ widget: WidgetID, probability: Double, timeline: Bool, moment: Moment) -> RelevanceSignals {
+    package func widgetSignals(_ widget: WidgetID, probability: Double, timeline: Bool, moment: Moment) -> RelevanceSignals {
         var signals = RelevanceSignals(probability: probability)
         let scope = FeedbackScope.widget(widget)
         let configuration = configurationTarget(of: widget)

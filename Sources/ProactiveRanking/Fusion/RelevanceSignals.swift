@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Signals
 
 /// Why a candidate is not shown at all, whatever its evidence.
-public enum Block: Sendable, Hashable, CustomStringConvertible {
+package enum Block: Sendable, Hashable, CustomStringConvertible {
     /// A "never suggest this" rule applies.
     case never(NeverRule)
     /// The active Focus's filter does not allow it.
@@ -11,7 +11,7 @@ public enum Block: Sendable, Hashable, CustomStringConvertible {
     /// The intent is not eligible for suggestions (its definition says so).
     case ineligible
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .never(rule): return "never suggested (\(rule))"
         case let .focus(focus): return "filtered out by the \(focus ?? "current") Focus"
@@ -21,42 +21,42 @@ public enum Block: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The kinds of evidence the fusion combines.
-public enum SignalKind: String, Sendable, Hashable {
+package enum SignalKind: String, Sendable, Hashable {
     case model, window, newContent, timeline
 }
 
 /// Everything known about one candidate (an intent or a widget) at one instant,
 /// each signal in 0...1 before weighting.
-public struct RelevanceSignals: Sendable, Hashable {
+package struct RelevanceSignals: Sendable, Hashable {
     /// `p`: the model's probability of the target (of a widget's configuration intent).
-    public var probability: Double = 0
+    package var probability: Double = 0
     /// The declared date window `t` is inside (`d` = 1 when set).
-    public var window: DateInterval?
+    package var window: DateInterval?
     /// A window `t` is inside that was already used (kept for the explanation; `d` = 0).
-    public var usedWindow: DateInterval?
+    package var usedWindow: DateInterval?
     /// `n`: "new content" times the app's usual use at this hour, 0...1.
-    public var newContent: Double = 0
+    package var newContent: Double = 0
     /// When the "new content" was declared.
-    public var newContentSince: Date?
+    package var newContentSince: Date?
     /// The widget's timeline reading (`τ` = its normalised score).
-    public var timeline: TimelineReading?
+    package var timeline: TimelineReading?
     /// Multiplier from "not now" dismissals, 0...1, and the latest one.
-    public var dismissal: Double = 1
-    public var lastDismissal: Date?
+    package var dismissal: Double = 1
+    package var lastDismissal: Date?
     /// Multiplier from unanswered impressions, 0...1, and their number.
-    public var fatigue: Double = 1
-    public var impressions: Int = 0
+    package var fatigue: Double = 1
+    package var impressions: Int = 0
     /// Set when the candidate must not be shown.
-    public var block: Block?
+    package var block: Block?
 
-    public init() {}
+    package init() {}
 
-    public init(probability: Double) { self.probability = probability }
+    package init(probability: Double) { self.probability = probability }
 
     /// `d`: 1 inside an unused declared window.
-    public var windowSignal: Double { window == nil ? 0 : 1 }
+    package var windowSignal: Double { window == nil ? 0 : 1 }
     /// `τ`: the normalised timeline relevance.
-    public var timelineSignal: Double { timeline?.normalized ?? 0 }
+    package var timelineSignal: Double { timeline?.normalized ?? 0 }
 
     // MARK: The scoring function
 
@@ -68,7 +68,7 @@ public struct RelevanceSignals: Sendable, Hashable {
     /// showing; E is the chance at least one succeeds. It stays in 0...1, any
     /// single signal at full strength reaches its weight on its own, and agreeing
     /// signals raise it without double counting.
-    public func evidence(_ configuration: FusionConfiguration) -> Double {
+    package func evidence(_ configuration: FusionConfiguration) -> Double {
         let model = 1 - configuration.modelWeight * probability
         let window = 1 - configuration.windowWeight * windowSignal
         let fresh = 1 - configuration.newContentWeight * newContent
@@ -79,7 +79,7 @@ public struct RelevanceSignals: Sendable, Hashable {
     /// The fused score: `S = E · dismissal · fatigue · gate`, where gate is 0 for a
     /// blocked candidate and 1 otherwise. Feedback multiplies instead of adding:
     /// it is the user's word about this item, so it scales whatever evidence there is.
-    public func score(_ configuration: FusionConfiguration) -> Double {
+    package func score(_ configuration: FusionConfiguration) -> Double {
         guard block == nil else { return 0 }
         return evidence(configuration) * dismissal * fatigue
     }
@@ -89,25 +89,25 @@ public struct RelevanceSignals: Sendable, Hashable {
     /// A short human reason, strongest contribution first, e.g.
     /// `window 09:30–10:30; predicted 12% now; not now 20 min ago (×0.31)`.
     /// Times are shown on the clock of `utcOffset` (seconds east of UTC).
-    public func why(_ configuration: FusionConfiguration, utcOffset: Int) -> String {
+    package func why(_ configuration: FusionConfiguration, utcOffset: Int) -> String {
         why(configuration, utcOffsetAt: { _ in utcOffset })
     }
 
     /// `why`, each time shown on the clock in force at that instant: `utcOffsetAt(t)` seconds east
     /// of UTC (a zone's offset, which changes at DST within the span a reason covers).
-    public func why(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> String {
+    package func why(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> String {
         reasons(configuration, utcOffsetAt: utcOffsetAt).joined(separator: "; ")
     }
 
     /// The parts of `why`, one phrase each, strongest contribution first, as answers carry them
     /// (a JSON array `why`, as a prediction's reasons are): `["window 09:30–10:30", "predicted 12% now",
     /// "not now at 09:10 (×0.31)"]`; a blocked candidate has the block's one phrase.
-    public func reasons(_ configuration: FusionConfiguration, utcOffset: Int) -> [String] {
+    package func reasons(_ configuration: FusionConfiguration, utcOffset: Int) -> [String] {
         reasons(configuration, utcOffsetAt: { _ in utcOffset })
     }
 
     /// `reasons`, each time shown on the clock in force at that instant (as `why(_:utcOffsetAt:)`).
-    public func reasons(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> [String] {
+    package func reasons(_ configuration: FusionConfiguration, utcOffsetAt: (Date) -> Int) -> [String] {
         func clock(_ date: Date) -> String { Self.clock(date, utcOffsetAt(date)) }
         if let block { return [block.description] }
         var parts: [(weight: Double, text: String)] = []
@@ -135,7 +135,7 @@ public struct RelevanceSignals: Sendable, Hashable {
     }
 
     /// The signal that contributes most to the evidence (nil when none does).
-    public func strongest(_ configuration: FusionConfiguration) -> SignalKind? {
+    package func strongest(_ configuration: FusionConfiguration) -> SignalKind? {
         let contributions: [(SignalKind, Double)] = [
             (.window, configuration.windowWeight * windowSignal), (.timeline, configuration.timelineWeight * timelineSignal),
             (.newContent, configuration.newContentWeight * newContent), (.model, configuration.modelWeight * probability),
@@ -146,7 +146,7 @@ public struct RelevanceSignals: Sendable, Hashable {
 
     /// The instant at which the strongest declared signal ends (window end or
     /// timeline `until`), nil when the item rests on the model or new content.
-    public var declaredEnd: Date? {
+    package var declaredEnd: Date? {
         if let window { return window.end }
         if let timeline, timeline.score > 0 { return timeline.until }
         return nil
@@ -155,15 +155,15 @@ public struct RelevanceSignals: Sendable, Hashable {
     // MARK: Formatting
 
     /// `0.423` -> `42%`.
-    public static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+    package static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
 
     /// Whole numbers without a fraction, others to two decimals (`52.6`, `0.31`).
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String((value * 100).rounded() / 100)
     }
 
     /// `HH:MM` on the clock `utcOffset` seconds east of UTC.
-    public static func clock(_ date: Date, _ utcOffset: Int) -> String {
+    package static func clock(_ date: Date, _ utcOffset: Int) -> String {
         let seconds = Int((date.timeIntervalSince1970 + Double(utcOffset)).rounded(.down))
         let minuteOfDay = ((seconds % 86_400) + 86_400) % 86_400 / 60
         let hour = minuteOfDay / 60

@@ -5,38 +5,38 @@ import ProactiveModels
 // MARK: - Results
 
 /// A stretch of time during which the stack showed the same thing for the same reason.
-public struct StackSpan: Sendable, Hashable {
-    public var start: Date
+package struct StackSpan: Sendable, Hashable {
+    package var start: Date
     /// Exclusive.
-    public var end: Date
-    public var top: WidgetID
-    public var reason: TopReason
+    package var end: Date
+    package var top: WidgetID
+    package var reason: TopReason
     /// Every inserted widget during the span (the top one included), in insertion order.
-    public var inserted: [WidgetID]
+    package var inserted: [WidgetID]
     /// The signal that keeps the top widget there (nil when resting): a new span
     /// starts when it changes, so a timeline taking over from the model shows.
-    public var signal: SignalKind?
+    package var signal: SignalKind?
     /// The top widget's score and reason at the span's start.
-    public var score: Double
+    package var score: Double
     /// Why the widget is on top, one phrase a reason, strongest first (as a suggestion's `why`):
     /// `["timeline 1 (100% of its best) since 18:00 until 20:00", "predicted 3% now"]`.
-    public var why: [String]
+    package var why: [String]
 
     /// `why` as one line for a person: the phrases joined with "; ".
-    public var text: String { why.joined(separator: "; ") }
+    package var text: String { why.joined(separator: "; ") }
 }
 
 /// A change at one instant (rotation, insertion, removal) with its reason.
-public struct StackEvent: Sendable, Hashable {
-    public var date: Date
-    public var change: StackChange
+package struct StackEvent: Sendable, Hashable {
+    package var date: Date
+    package var change: StackChange
     /// Why, one phrase a reason: for a widget rotated to or inserted, its score first, then its
     /// reasons strongest first (`["score 0.9", "window 09:30–10:30", "until 10:30"]`); for a removal,
     /// `["relevance ended (score 0.1)"]`, the Focus filter's phrase, or `["no longer declared"]`.
-    public var why: [String]
+    package var why: [String]
 
     /// `why` as one line for a person: `score 0.9: window 09:30–10:30; until 10:30`.
-    public var text: String {
+    package var text: String {
         switch change {
         case .rotated, .inserted:
             guard let score = why.first else { return "" }
@@ -49,8 +49,8 @@ public struct StackEvent: Sendable, Hashable {
 
 /// A simulated stretch of time: spans, events, and per-step rows for charts.
 public struct StackSimulation: Sendable {
-    public var spans: [StackSpan]
-    public var events: [StackEvent]
+    package var spans: [StackSpan]
+    package var events: [StackEvent]
     /// The chart's rows: the stack's widgets, then every widget that was inserted.
     public var rows: [WidgetID]
     /// The instant of each step.
@@ -59,7 +59,7 @@ public struct StackSimulation: Sendable {
     public var scores: [[Double]]
     /// `topRow[step]`: the row on top at each step, and why it is there.
     public var topRow: [Int]
-    public var topReason: [TopReason]
+    package var topReason: [TopReason]
     /// Seconds between steps.
     public var stepLength: TimeInterval
     /// `insertedRows[row][step]`: true while the row's widget is inserted in the stack.
@@ -76,32 +76,32 @@ public struct StackSimulation: Sendable {
 /// let result = day.run(stack, from: midnight, to: midnight + 86_400) { model.scores(at: $0) }
 /// for span in result.spans { print(span.start, span.top, span.text) }
 /// ```
-public struct DaySimulation: Sendable {
-    public var engine: SmartStackEngine
+package struct DaySimulation: Sendable {
+    package var engine: SmartStackEngine
     /// The offset of the user's clock at each instant (for moments and the
     /// times in reasons): a zone's offset changes within a day at DST.
-    public var utcOffsetAt: @Sendable (Date) -> Int?
+    package var utcOffsetAt: @Sendable (Date) -> Int?
     /// The context of the moment at each instant (`focus` changes through a day).
-    public var contextAt: @Sendable (Date) -> [String: String]
+    package var contextAt: @Sendable (Date) -> [String: String]
     /// The user's past events, sorted by date: each moment gets the last `recentCount` before it.
-    public var history: [Event]
-    public var recentCount: Int
-    public var step: TimeInterval
+    package var history: [Event]
+    package var recentCount: Int
+    package var step: TimeInterval
 
     /// A simulation whose moments all carry `context`.
-    public init(engine: SmartStackEngine, utcOffset: Int?, context: [String: String] = [:], history: [Event] = [], recentCount: Int = 8,
+    package init(engine: SmartStackEngine, utcOffset: Int?, context: [String: String] = [:], history: [Event] = [], recentCount: Int = 8,
                 step: TimeInterval = 60) {
         self.init(engine: engine, utcOffset: utcOffset, contextAt: { _ in context }, history: history, recentCount: recentCount, step: step)
     }
 
     /// A simulation whose moment at `t` carries `contextAt(t)` (a Focus timeline, say).
-    public init(engine: SmartStackEngine, utcOffset: Int?, contextAt: @escaping @Sendable (Date) -> [String: String], history: [Event] = [],
+    package init(engine: SmartStackEngine, utcOffset: Int?, contextAt: @escaping @Sendable (Date) -> [String: String], history: [Event] = [],
                 recentCount: Int = 8, step: TimeInterval = 60) {
         self.init(engine: engine, utcOffsetAt: { _ in utcOffset }, contextAt: contextAt, history: history, recentCount: recentCount, step: step)
     }
 
     /// A simulation on a clock whose offset at `t` is `utcOffsetAt(t)` (a time zone through a DST change).
-    public init(engine: SmartStackEngine, utcOffsetAt: @escaping @Sendable (Date) -> Int?, contextAt: @escaping @Sendable (Date) -> [String: String],
+    package init(engine: SmartStackEngine, utcOffsetAt: @escaping @Sendable (Date) -> Int?, contextAt: @escaping @Sendable (Date) -> [String: String],
                 history: [Event] = [], recentCount: Int = 8, step: TimeInterval = 60) {
         precondition(step > 0, "a simulation step is positive")
         self.engine = engine
@@ -114,7 +114,7 @@ public struct DaySimulation: Sendable {
 
     /// Runs a fitted model through `[start, end)`, scoring the steps in batches
     /// (`FittedModel.scores(at: [Moment])`, one matrix product for models that batch).
-    public func run<Model: FittedModel>(_ stack: SmartStack, model: Model, from start: Date, to end: Date, state: StackState = StackState()) -> StackSimulation {
+    package func run<Model: FittedModel>(_ stack: SmartStack, model: Model, from start: Date, to end: Date, state: StackState = StackState()) -> StackSimulation {
         var batch: [[ScoredTarget]] = []
         var batchStart = 0
         var index = 0
@@ -139,7 +139,7 @@ public struct DaySimulation: Sendable {
     static let batchSize = 64
 
     /// Runs `[start, end)`, asking `scores` for the model's scores at each step.
-    public func run(_ stack: SmartStack, from start: Date, to end: Date, state initial: StackState = StackState(),
+    package func run(_ stack: SmartStack, from start: Date, to end: Date, state initial: StackState = StackState(),
                     scores: (Moment) -> [ScoredTarget]) -> StackSimulation {
         var state = initial
         var spans: [StackSpan] = []

@@ -38,12 +38,12 @@ public struct SmartStack: Sendable, Hashable {
 // MARK: - Scores and decisions
 
 /// A widget with its fused score at one instant.
-public struct ScoredWidget: Sendable, Hashable {
-    public var widget: WidgetID
-    public var score: Double
-    public var signals: RelevanceSignals
+package struct ScoredWidget: Sendable, Hashable {
+    package var widget: WidgetID
+    package var score: Double
+    package var signals: RelevanceSignals
     /// True for widgets in the stack (Smart Rotate candidates), false for insertion candidates.
-    public var inStack: Bool
+    package var inStack: Bool
 }
 
 /// A widget Widget Suggestions put on top of the stack.
@@ -54,11 +54,11 @@ public struct InsertedWidget: Sendable, Hashable {
     /// entry that brought it); nil when it rests on a prediction that fades.
     public var expectedEnd: Date?
     public var score: Double
-    public var signals: RelevanceSignals
+    package var signals: RelevanceSignals
 }
 
 /// Why the top widget is on top.
-public enum TopReason: String, Sendable, Hashable {
+package enum TopReason: String, Sendable, Hashable {
     /// Nothing is relevant enough: the stack stays where it was (rotates nowhere).
     case resting
     /// Smart Rotate turned to it and it is still relevant.
@@ -68,7 +68,7 @@ public enum TopReason: String, Sendable, Hashable {
 }
 
 /// A change a step made.
-public enum StackChange: Sendable, Hashable {
+package enum StackChange: Sendable, Hashable {
     case rotated(from: WidgetID, to: WidgetID)
     case inserted(WidgetID)
     case removed(WidgetID)
@@ -79,16 +79,16 @@ public struct StackDecision: Sendable, Hashable {
     public var date: Date
     /// The widget on top (an inserted one while there is one).
     public var top: WidgetID
-    public var reason: TopReason
+    package var reason: TopReason
     /// The top widget's score and signals now.
     public var topScore: Double
-    public var topSignals: RelevanceSignals
+    package var topSignals: RelevanceSignals
     /// The widgets inserted now, in insertion order.
     public var inserted: [InsertedWidget]
     /// Changes this step made, in order (a removal before an insertion).
-    public var changes: [StackChange]
+    package var changes: [StackChange]
     /// Every candidate (in the stack and insertable), best first; what developer mode lists.
-    public var candidates: [ScoredWidget]
+    package var candidates: [ScoredWidget]
     /// Widgets named for the stack but left out, one sentence each saying which and why
     /// (a widget nothing configures any more, see `RankingSession.stackWidgets`).
     public var skipped: [String] = []

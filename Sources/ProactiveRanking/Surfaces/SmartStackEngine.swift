@@ -128,12 +128,12 @@ public struct SmartStackEngine: Sendable {
     // MARK: Scoring
 
     /// Every candidate's score at `moment`, best first (ties: stack widgets first, then by key).
-    public func score(_ stack: SmartStack, scores: [ScoredTarget], moment: Moment, configuration: FusionConfiguration) -> [ScoredWidget] {
+    package func score(_ stack: SmartStack, scores: [ScoredTarget], moment: Moment, configuration: FusionConfiguration) -> [ScoredWidget] {
         score(stack, distribution: TargetDistribution(ranked: scores), moment: moment, configuration: configuration)
     }
 
     /// `score` with the model's probabilities unsorted.
-    public func score(_ stack: SmartStack, distribution: TargetDistribution, moment: Moment, configuration: FusionConfiguration) -> [ScoredWidget] {
+    package func score(_ stack: SmartStack, distribution: TargetDistribution, moment: Moment, configuration: FusionConfiguration) -> [ScoredWidget] {
         let outside = ranker.suggestibleWidgets.filter { !stack.contains($0) }
         func probability(_ widget: WidgetID) -> Double { ranker.configurationTarget(of: widget).map { distribution.probability(of: $0) } ?? 0 }
         var candidates: [ScoredWidget] = []

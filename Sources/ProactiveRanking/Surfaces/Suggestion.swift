@@ -16,13 +16,13 @@ public struct Suggestion: Sendable, Hashable {
     /// The fused score in 0...1 (see `RelevanceSignals.score`).
     public var score: Double
     /// Everything that went into the score.
-    public var signals: RelevanceSignals
+    package var signals: RelevanceSignals
     /// The configuration the score was fused with (its weights order the reasons).
     public var configuration: FusionConfiguration
     /// The offset local times in the reason are written in, in seconds east of UTC (-28_800 is UTC-08:00).
     public var utcOffset: Int
 
-    public init(target: TargetKey, app: String, summary: String, score: Double, signals: RelevanceSignals,
+    package init(target: TargetKey, app: String, summary: String, score: Double, signals: RelevanceSignals,
                 configuration: FusionConfiguration, utcOffset: Int) {
         self.target = target
         self.app = app
@@ -60,10 +60,10 @@ public struct SuggestionState: Sendable, Hashable {
 }
 
 /// One ranked entry in the ranker's reusable buffer (no strings built).
-public struct RankedTarget: Sendable, Hashable {
-    public var target: TargetKey
-    public var score: Double
+package struct RankedTarget: Sendable, Hashable {
+    package var target: TargetKey
+    package var score: Double
     /// `score` times `1 + hysteresis` for items shown last time; ranking order.
-    public var effective: Double
-    public var signals: RelevanceSignals
+    package var effective: Double
+    package var signals: RelevanceSignals
 }

@@ -34,7 +34,7 @@ public struct SuggestionRanker: Sendable {
         }
     }
     /// The ranked entries of the last `rank` call, best first.
-    public private(set) var ranked: [RankedTarget] = []
+    package private(set) var ranked: [RankedTarget] = []
     /// The last call's top entries while ranking: small and free of strings (the key is read
     /// only to break ties), turned into `ranked` once at the end.
     private var best: [Candidate] = []

@@ -52,53 +52,53 @@ public struct AppScopedDeclarationStore: Sendable {
 /// A `FocusStore` for one acting app: it may declare, remove, configure
 /// and read only its own Focus filter and app contexts. Schedules and Focus
 /// changes are the device owner's (an app can neither read nor change them).
-public struct AppScopedFocusStore: Sendable {
-    public let base: any FocusStore
-    public let access: StoreAccess
+package struct AppScopedFocusStore: Sendable {
+    package let base: any FocusStore
+    package let access: StoreAccess
 
-    public init(_ base: any FocusStore, access: StoreAccess) {
+    package init(_ base: any FocusStore, access: StoreAccess) {
         self.base = base
         self.access = access
     }
 
-    public func declareFilter(app: String, declaration: String, keeping values: [String: [String: ParameterValue]] = [:]) throws(StoreError) {
+    package func declareFilter(app: String, declaration: String, keeping values: [String: [String: ParameterValue]] = [:]) throws(StoreError) {
         try access.require(app: app, to: "declare the Focus filter of")
         try base.declareFilter(app: app, declaration: declaration, keeping: values)
     }
 
     @discardableResult
-    public func removeFilter(app: String) throws(StoreError) -> Bool {
+    package func removeFilter(app: String) throws(StoreError) -> Bool {
         try access.require(app: app, to: "remove the Focus filter of")
         return try base.removeFilter(app: app)
     }
 
-    public func replaceValues(app: String, focus: String, _ values: [String: ParameterValue]) throws(StoreError) {
+    package func replaceValues(app: String, focus: String, _ values: [String: ParameterValue]) throws(StoreError) {
         try access.require(app: app, to: "configure the Focus filter of")
         try base.replaceValues(app: app, focus: focus, values)
     }
 
-    public func setAppContext(_ context: StoredAppContext) throws(StoreError) {
+    package func setAppContext(_ context: StoredAppContext) throws(StoreError) {
         try access.require(app: context.app, to: "set the Focus app context of")
         try base.setAppContext(context)
     }
 
-    public func filter(app: String) throws(StoreError) -> StoredFocusFilter? {
+    package func filter(app: String) throws(StoreError) -> StoredFocusFilter? {
         try access.require(app: app, to: "read the Focus filter of")
         return try base.filter(app: app)
     }
 
     /// Every filter the acting party may see: all in administrative mode, an app's own otherwise.
-    public func visibleFilters() throws(StoreError) -> [StoredFocusFilter] {
+    package func visibleFilters() throws(StoreError) -> [StoredFocusFilter] {
         guard let app = access.app else { return try base.allFilters() }
         return try base.filter(app: app).map { [$0] } ?? []
     }
 
-    public func schedules() throws(StoreError) -> [StoredFocusSchedule] {
+    package func schedules() throws(StoreError) -> [StoredFocusSchedule] {
         try access.requireAdministrator(to: "read Focus schedules")
         return try base.schedules()
     }
 
-    public func changes() throws(StoreError) -> [StoredFocusChange] {
+    package func changes() throws(StoreError) -> [StoredFocusChange] {
         try access.requireAdministrator(to: "read Focus changes")
         return try base.changes()
     }

@@ -20,18 +20,18 @@ import ProactiveCore
 /// owner's (recorded with each donation), which apps may not read.
 ///
 /// Refusals are `StoreError(.accessDenied)` and change nothing.
-public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
-    public let base: any DonationStore
-    public let access: StoreAccess
+package struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
+    package let base: any DonationStore
+    package let access: StoreAccess
 
-    public init(_ base: any DonationStore, access: StoreAccess) {
+    package init(_ base: any DonationStore, access: StoreAccess) {
         self.base = base
         self.access = access
     }
 
     // MARK: Writing
 
-    public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+    package func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
         try check(apps: donations.lazy.map(\.app))
         return try base.append(donations, duplicates: duplicates)
     }
@@ -41,11 +41,11 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
         return try base.append(records: records, duplicates: duplicates)
     }
 
-    public func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func bulkLoading<Result>(_ body: () throws -> Result) rethrows -> Result {
         try base.bulkLoading(body)
     }
 
-    public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
+    package func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
         try base.inOneTransaction { appender in try body(ScopedAppender(base: appender, store: self)) }
     }
 
@@ -79,7 +79,7 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
         for app in apps { try access.require(app: app, to: "donate for") }
     }
 
-    public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
+    package func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
         switch deletion {
         case let .identifiers(_, app), let .group(_, app):
             try access.require(app: app, to: "delete")
@@ -91,13 +91,13 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
 
     // MARK: Reading
 
-    public func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
+    package func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
         let all = try base.donations(forUser: user, in: dates)
         guard access.app != nil else { return all }
         return all.filter { access.sees(app: $0.app) }.map(Self.withoutFocus)
     }
 
-    public func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
+    package func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
         var page = try base.page(matching: try access.scope(filter, to: "read"), after: cursor, limit: limit)
         if access.app != nil { page.donations = page.donations.map(Self.withoutFocus) }
         return page
@@ -111,22 +111,22 @@ public struct AppScopedDonationStore: DonationStore, DonationRecordAppender {
         return copy
     }
 
-    public func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {
+    package func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {
         try base.statistics(matching: try access.scope(filter, to: "count"))
     }
 
-    public func users() throws(StoreError) -> [String] {
+    package func users() throws(StoreError) -> [String] {
         guard access.app != nil else { return try base.users() }
         return try statistics(matching: .everything).byUser.map(\.name).sorted()
     }
 
     // MARK: Settings
 
-    public func timeZone(forUser user: String) throws(StoreError) -> String? {
+    package func timeZone(forUser user: String) throws(StoreError) -> String? {
         try base.timeZone(forUser: user)
     }
 
-    public func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
+    package func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
         try access.requireAdministrator(to: "set a user's time zone")
         try base.setTimeZone(identifier, forUser: user)
     }

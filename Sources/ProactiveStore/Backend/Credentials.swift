@@ -11,22 +11,22 @@ import ProactiveCore
 /// let credential = ServiceCredential.mint()          // "pk_3f9c..."
 /// let stored = ServiceCredential.hash(credential)    // 64 hex digits
 /// ```
-public enum ServiceCredential {
+package enum ServiceCredential {
     /// 32 random bytes from the system's secure generator, as `pk_` + hex.
-    public static func mint() -> String {
+    package static func mint() -> String {
         var generator = SystemRandomNumberGenerator()
         return "pk_" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     /// The SHA-256 of the credential in lowercase hex (swift-crypto's `SHA256`; asked on every request: no formatter).
-    public static func hash(_ credential: String) -> String { sha256Hex(Array(credential.utf8)) }
+    package static func hash(_ credential: String) -> String { sha256Hex(Array(credential.utf8)) }
 
     /// The SHA-256 of `bytes` (swift-crypto's `SHA256`) in lowercase hex: 64 characters.
     ///
     /// ```swift
     /// ServiceCredential.sha256Hex(Array("abc".utf8))   // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     /// ```
-    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
@@ -38,25 +38,25 @@ public enum ServiceCredential {
     }
 
     /// Whether `credential` is `pk_` and 64 lowercase hex digits.
-    public static func isWellFormed(_ credential: String) -> Bool {
+    package static func isWellFormed(_ credential: String) -> Bool {
         credential.utf8.count == 67 && credential.hasPrefix("pk_") && credential.utf8.dropFirst(3).allSatisfy(isHexDigit)
     }
 
     /// Whether `text` is a stored hash: 64 lowercase hex digits.
-    public static func isHash(_ text: String) -> Bool { text.utf8.count == 64 && text.utf8.allSatisfy(isHexDigit) }
+    package static func isHash(_ text: String) -> Bool { text.utf8.count == 64 && text.utf8.allSatisfy(isHexDigit) }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) }
 
     /// Whether `text` may name an app credential: 1 to 255 ASCII letters, digits, '.', '-', '_', and a
     /// bundle identifier by the one rule every path takes (`IdentifierRules`: never `.` or `..` alone).
-    public static func isBundleIdentifier(_ text: String) -> Bool {
+    package static func isBundleIdentifier(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 255 && text.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-_".unicodeScalars.contains(scalar))
         } && IdentifierRules.bundleIdentifierProblem(text) == nil
     }
 
     /// Compares two hashes in time independent of where they differ.
-    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    package static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var difference: UInt8 = 0
@@ -88,7 +88,7 @@ public enum ServiceCredential {
 
     /// The credential in the file at `path`; nil when there is no such file.
     /// - Throws: `.io` when it holds something else, or others may read it.
-    public static func read(privateFile path: String) throws(StoreError) -> String? {
+    package static func read(privateFile path: String) throws(StoreError) -> String? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             if FileManager.default.fileExists(atPath: path) { throw StoreError(.io, "cannot read \(path)") }
             return nil
@@ -105,7 +105,7 @@ public enum ServiceCredential {
     /// over it; `exclusive`: linked to `path` only if nothing is there).
     /// - Returns: false when `exclusive` and `path` exists (nothing written).
     @discardableResult
-    public static func writePrivately(_ text: String, to path: String, exclusive: Bool) throws(StoreError) -> Bool {
+    package static func writePrivately(_ text: String, to path: String, exclusive: Bool) throws(StoreError) -> Bool {
         // A name of this call's own: two threads of one process writing the same file at once must not share one.
         let temporary = path + ".tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -214,34 +214,34 @@ extension CredentialRecordStore {
 /// let files = CredentialFiles(storePath: "proactive.sqlite")
 /// let credential = try files.mintApp("com.example.coffee")
 /// ```
-public struct CredentialFiles: CredentialRecordStore {
-    public let ownerPath: String
-    public let appsPath: String
+package struct CredentialFiles: CredentialRecordStore {
+    package let ownerPath: String
+    package let appsPath: String
 
     /// The files beside the store at `storePath`.
-    public init(storePath: String) {
+    package init(storePath: String) {
         ownerPath = storePath + ".owner-credential"
         appsPath = storePath + ".credentials"
     }
 
-    public var ownerCredentialFile: String? { ownerPath }
+    package var ownerCredentialFile: String? { ownerPath }
 
-    public func ownerHash() throws(StoreError) -> String? {
+    package func ownerHash() throws(StoreError) -> String? {
         try ServiceCredential.read(privateFile: ownerPath).map(ServiceCredential.hash)
     }
 
-    public func createOwner(_ credential: String, at date: Date) throws(StoreError) -> Bool {
+    package func createOwner(_ credential: String, at date: Date) throws(StoreError) -> Bool {
         try ServiceCredential.requireWellFormed(credential)
         return try ServiceCredential.writePrivately(credential + "\n", to: ownerPath, exclusive: true)
     }
 
-    public func replaceOwner(_ credential: String, at date: Date) throws(StoreError) {
+    package func replaceOwner(_ credential: String, at date: Date) throws(StoreError) {
         try ServiceCredential.requireWellFormed(credential)
         try ServiceCredential.writePrivately(credential + "\n", to: ownerPath, exclusive: false)
     }
 
     /// - Throws: `.io` naming the line that is not an app credential.
-    public func apps() throws(StoreError) -> [AppCredentialRecord] {
+    package func apps() throws(StoreError) -> [AppCredentialRecord] {
         guard FileManager.default.fileExists(atPath: appsPath) else { return [] }
         let text: String
         do { text = try String(contentsOfFile: appsPath, encoding: .utf8) } catch {
@@ -260,7 +260,7 @@ public struct CredentialFiles: CredentialRecordStore {
         return result
     }
 
-    public func addApp(_ app: String, credential: String, at date: Date, replacing: Bool) throws(StoreError) {
+    package func addApp(_ app: String, credential: String, at date: Date, replacing: Bool) throws(StoreError) {
         try ServiceCredential.requireApp(app, credential: credential)
         var list = try apps()
         if list.contains(where: { $0.app == app }) {
@@ -272,7 +272,7 @@ public struct CredentialFiles: CredentialRecordStore {
     }
 
     @discardableResult
-    public func revokeApp(_ app: String) throws(StoreError) -> Bool {
+    package func revokeApp(_ app: String) throws(StoreError) -> Bool {
         var list = try apps()
         let before = list.count
         list.removeAll { $0.app == app }
@@ -281,7 +281,7 @@ public struct CredentialFiles: CredentialRecordStore {
         return true
     }
 
-    public func version() throws(StoreError) -> CredentialsVersion {
+    package func version() throws(StoreError) -> CredentialsVersion {
         CredentialsVersion(Self.stamp(ownerPath) + Self.stamp(appsPath))
     }
 

@@ -74,10 +74,23 @@ extension StoreBackend {
     public func schemaVersion() throws(StoreError) -> String { try appliedMigrations().last ?? "none" }
 }
 
-/// How a store is opened, for any backend: `createIfMissing` creates and migrates an empty store;
-/// `mustExist` refuses a store that does not exist (for a database: one without the schema);
-/// `oneConnection` is `mustExist` on one connection; `readOnly` is `mustExist` and only reads.
-public typealias StoreOpenMode = ProactiveDatabase.OpenMode
+/// How a store is opened, for any backend; each backend maps it to its own way of opening
+/// (the SQLite store to `ProactiveDatabase.OpenMode`).
+///
+/// ```swift
+/// let storage = try SQLiteBackend(path: "proactive.sqlite", mode: .readOnly)   // export, stats
+/// ```
+public enum StoreOpenMode: Sendable, Hashable {
+    /// Creates and migrates an empty store when there is none.
+    case createIfMissing
+    /// Refuses a store that does not exist (`.missingStore`; for a database: one without the schema).
+    case mustExist
+    /// `mustExist`, on one connection instead of a pool where the backend keeps one: for a command
+    /// that reads and writes one step after another.
+    case oneConnection
+    /// `mustExist`, and only reads: every write fails (a backend may still migrate an older store once).
+    case readOnly
+}
 
 // MARK: - SQLite
 
@@ -87,36 +100,36 @@ public typealias StoreOpenMode = ProactiveDatabase.OpenMode
 /// let storage = try SQLiteBackend(path: "proactive.sqlite", mode: .mustExist)
 /// print(try storage.schemaVersion())
 /// ```
-public struct SQLiteBackend: StoreBackend {
-    public let database: ProactiveDatabase
+package struct SQLiteBackend: StoreBackend {
+    package let database: ProactiveDatabase
 
-    public init(_ database: ProactiveDatabase) { self.database = database }
+    package init(_ database: ProactiveDatabase) { self.database = database }
 
     /// Opens (creating and migrating unless `mode` says otherwise) the store file at `path`.
     /// - Throws: what `ProactiveDatabase.init(path:mode:)` throws, naming the path.
-    public init(path: String, mode: ProactiveDatabase.OpenMode = .createIfMissing) throws(StoreError) {
-        self.init(try ProactiveDatabase(path: path, mode: mode))
+    package init(path: String, mode: StoreOpenMode = .createIfMissing) throws(StoreError) {
+        self.init(try ProactiveDatabase(path: path, mode: ProactiveDatabase.OpenMode(mode)))
     }
 
     /// Why the store file at `path` cannot be written here (`ProactiveDatabase.readOnlyReason`), nil when it can
     /// or does not exist: a command that only reads then opens it `.readOnly`.
-    public static func readOnlyReason(path: String) -> String? { ProactiveDatabase.readOnlyReason(path) }
+    package static func readOnlyReason(path: String) -> String? { ProactiveDatabase.readOnlyReason(path) }
 
     /// A private in-memory store with the full schema (tests, scratch work).
-    public static func inMemory() throws(StoreError) -> SQLiteBackend { SQLiteBackend(try ProactiveDatabase.inMemory()) }
+    package static func inMemory() throws(StoreError) -> SQLiteBackend { SQLiteBackend(try ProactiveDatabase.inMemory()) }
 
     /// The name of the newest migration this build knows (what `--version` reports).
-    public static var currentSchema: String { ProactiveDatabase.migrations.last!.name }
+    package static var currentSchema: String { ProactiveDatabase.migrations.last!.name }
 
-    public var donations: any DonationStore { SQLiteDonationStore(database: database) }
-    public var states: any ModelStateStore { SQLiteModelStateStore(database: database) }
-    public var definitions: any IntentDefinitionStore { SQLiteIntentDefinitionStore(database: database) }
-    public var declarations: any DeclarationStore { SQLiteDeclarationStore(database: database) }
-    public var focus: any FocusStore { SQLiteFocusStore(database: database) }
-    public var privacy: any PrivacyStore { SQLitePrivacyStore(database: database) }
+    package var donations: any DonationStore { SQLiteDonationStore(database: database) }
+    package var states: any ModelStateStore { SQLiteModelStateStore(database: database) }
+    package var definitions: any IntentDefinitionStore { SQLiteIntentDefinitionStore(database: database) }
+    package var declarations: any DeclarationStore { SQLiteDeclarationStore(database: database) }
+    package var focus: any FocusStore { SQLiteFocusStore(database: database) }
+    package var privacy: any PrivacyStore { SQLitePrivacyStore(database: database) }
     /// The files beside the store file (`CredentialFiles`).
     /// - Throws: `.invalidRequest` for a store in memory (no file to keep them beside).
-    public var credentials: any CredentialRecordStore {
+    package var credentials: any CredentialRecordStore {
         get throws(StoreError) {
             guard let path = database.path else {
                 throw StoreError(.invalidRequest, "\(location): no file to keep the service's credentials beside")
@@ -125,20 +138,20 @@ public struct SQLiteBackend: StoreBackend {
         }
     }
 
-    public var location: String { database.path ?? "in-memory store" }
-    public var filePath: String? { database.path }
+    package var location: String { database.path ?? "in-memory store" }
+    package var filePath: String? { database.path }
     /// `ProactiveDatabase.isReadOnly`.
-    public var isReadOnly: Bool { database.isReadOnly }
+    package var isReadOnly: Bool { database.isReadOnly }
 
-    public func appliedMigrations() throws(StoreError) -> [String] { try database.appliedMigrations() }
-    public func integrityProblems() throws(StoreError) -> [String] { try database.integrityProblems() }
-    public func modelStatuses(user: String?) throws(StoreError) -> [ModelStateStatus] {
+    package func appliedMigrations() throws(StoreError) -> [String] { try database.appliedMigrations() }
+    package func integrityProblems() throws(StoreError) -> [String] { try database.integrityProblems() }
+    package func modelStatuses(user: String?) throws(StoreError) -> [ModelStateStatus] {
         try SQLiteModelStateStore(database: database).statuses(user: user)
     }
 
     /// A read-only connection of its own on the file (`StoreErasureWatch`); nil in memory.
-    public func changeWatch() -> (any StoreChangeWatch)? { database.path.flatMap(StoreErasureWatch.init(path:)) }
+    package func changeWatch() -> (any StoreChangeWatch)? { database.path.flatMap(StoreErasureWatch.init(path:)) }
 
     /// `ProactiveDatabase.tuneForSustainedWrites()`.
-    public func prepareForSustainedWrites() throws(StoreError) { try database.tuneForSustainedWrites() }
+    package func prepareForSustainedWrites() throws(StoreError) { try database.tuneForSustainedWrites() }
 }

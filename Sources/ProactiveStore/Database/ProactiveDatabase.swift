@@ -49,7 +49,7 @@ public struct ProactiveDatabase: Sendable {
     public static let busyTimeout: TimeInterval = 10
 
     /// Every migration, in version order. Append new ones; never reorder or edit.
-    public static let migrations: [SchemaMigration] = [
+    package static let migrations: [SchemaMigration] = [
         DonationSchema.v1,
         DonationSchema.v2UserSettings,
         DeclarationSchema.v3,
@@ -78,6 +78,16 @@ public struct ProactiveDatabase: Sendable {
         /// read can be read. A store written by an older version (not yet
         /// migrated) is opened for writing once, to migrate it, when it can be.
         case readOnly
+
+        /// The SQLite way of opening that the backend-neutral `mode` asks for (the same names).
+        package init(_ mode: StoreOpenMode) {
+            switch mode {
+            case .createIfMissing: self = .createIfMissing
+            case .mustExist: self = .mustExist
+            case .oneConnection: self = .oneConnection
+            case .readOnly: self = .readOnly
+            }
+        }
     }
 
     // MARK: Opening
@@ -332,11 +342,11 @@ public struct ProactiveDatabase: Sendable {
 // MARK: - Migration
 
 /// One named schema step. Names are versions: `"v<N>_<what>"`.
-public struct SchemaMigration: Sendable {
-    public let name: String
-    public let apply: @Sendable (Database) throws -> Void
+package struct SchemaMigration: Sendable {
+    package let name: String
+    package let apply: @Sendable (Database) throws -> Void
 
-    public init(name: String, apply: @escaping @Sendable (Database) throws -> Void) {
+    package init(name: String, apply: @escaping @Sendable (Database) throws -> Void) {
         self.name = name
         self.apply = apply
     }

@@ -86,10 +86,10 @@ extension StoredTimeline {
 /// Writes are one transaction each; the tables' CHECK constraints reject
 /// malformed rows (see `DeclarationSchema.v3`). The JSON columns hold the
 /// canonical forms of ProactiveRanking's codecs, which validate on the way in.
-public struct SQLiteDeclarationStore: Sendable {
-    public let database: ProactiveDatabase
+package struct SQLiteDeclarationStore: Sendable {
+    package let database: ProactiveDatabase
 
-    public init(database: ProactiveDatabase) { self.database = database }
+    package init(database: ProactiveDatabase) { self.database = database }
 
     private var writer: any DatabaseWriter { database.writer }
 
@@ -97,7 +97,7 @@ public struct SQLiteDeclarationStore: Sendable {
     // MARK: Relevant shortcuts
 
     /// Replaces the app's whole set; an empty JSON array deletes it (withdraws every shortcut).
-    public func replaceShortcutSet(_ set: StoredShortcutSet) throws(StoreError) {
+    package func replaceShortcutSet(_ set: StoredShortcutSet) throws(StoreError) {
         let isEmpty = set.withdrawsEveryShortcut
         try StoreError.wrap("replacing the relevant shortcuts of \(set.app) for \(set.user)") {
             try writer.write { db in
@@ -110,7 +110,7 @@ public struct SQLiteDeclarationStore: Sendable {
     }
 
     /// The user's current sets, by app.
-    public func shortcutSets(user: String) throws(StoreError) -> [StoredShortcutSet] {
+    package func shortcutSets(user: String) throws(StoreError) -> [StoredShortcutSet] {
         try StoreError.wrap("reading the relevant shortcuts of \(user)") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT app, declared_at_ms, shortcuts FROM relevant_shortcut_set WHERE user = ? ORDER BY app",
@@ -127,7 +127,7 @@ public struct SQLiteDeclarationStore: Sendable {
     /// - Throws: `.invalidRequest` unless the app is a bundle identifier (no
     ///   `/`) and the widget key is that app's (`APP/KIND...`): the key then
     ///   names one (app, kind) pair, so one app cannot replace another's timeline.
-    public func replaceTimeline(_ timeline: StoredTimeline) throws(StoreError) {
+    package func replaceTimeline(_ timeline: StoredTimeline) throws(StoreError) {
         let isEmpty = try timeline.validatedIsEmpty()
         try StoreError.wrap("replacing the timeline of \(timeline.widget) for \(timeline.user)") {
             try writer.write { db in
@@ -140,7 +140,7 @@ public struct SQLiteDeclarationStore: Sendable {
     }
 
     /// The user's timelines, by widget key.
-    public func timelines(user: String) throws(StoreError) -> [StoredTimeline] {
+    package func timelines(user: String) throws(StoreError) -> [StoredTimeline] {
         try StoreError.wrap("reading the widget timelines of \(user)") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT widget, app, timeline FROM widget_timeline WHERE user = ? ORDER BY widget", arguments: [user]).map {
@@ -155,7 +155,7 @@ public struct SQLiteDeclarationStore: Sendable {
     /// Appends events in one transaction.
     /// Refuses (`.recordingPaused`) while recording is paused: feedback is what
     /// the user did, recorded no more than donations are.
-    public func appendFeedback(_ events: [StoredFeedback]) throws(StoreError) {
+    package func appendFeedback(_ events: [StoredFeedback]) throws(StoreError) {
         guard !events.isEmpty else { return }
         try StoreError.wrap("recording \(events.count) feedback events") {
             try writer.write { db in
@@ -169,7 +169,7 @@ public struct SQLiteDeclarationStore: Sendable {
     }
 
     /// The user's feedback, oldest first (recording order among equal dates).
-    public func feedback(user: String) throws(StoreError) -> [StoredFeedback] {
+    package func feedback(user: String) throws(StoreError) -> [StoredFeedback] {
         try StoreError.wrap("reading the feedback of \(user)") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT date_ms, kind, scope, app, event FROM feedback WHERE user = ? ORDER BY date_ms, id", arguments: [user]).map {

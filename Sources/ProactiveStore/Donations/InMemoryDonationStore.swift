@@ -6,12 +6,12 @@ import ProactiveCore
 /// A `DonationStore` in process memory with the same semantics as
 /// `SQLiteDonationStore` (same validation, order, counts and errors), for
 /// tests and short-lived tools. Thread-safe; nothing persists.
-public final class InMemoryDonationStore: DonationStore, DonationRecordAppender, @unchecked Sendable {
+package final class InMemoryDonationStore: DonationStore, DonationRecordAppender, @unchecked Sendable {
     // @unchecked: all mutable state is behind `lock`.
     private let lock = NSLock()
     private var state = State()
 
-    public init() {}
+    package init() {}
 
     /// Rows and indexes, a value so a transaction can work on a copy.
     private struct State {
@@ -89,7 +89,7 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
 
     // MARK: Appending
 
-    public func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
+    package func append(_ donations: [Donation], duplicates: DuplicatePolicy) throws(StoreError) -> AppendResult {
         try appendEncoded(donations.map { donation throws(StoreError) in try DonationRecord(donation) }, duplicates: duplicates)
     }
 
@@ -101,7 +101,7 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
         }
     }
 
-    public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
+    package func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
         try withState { state in
             let transaction = TransactionAppender(state: state)
             let result = try body(transaction)
@@ -127,7 +127,7 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
 
     // MARK: Deleting
 
-    public func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
+    package func delete(_ deletion: DonationDeletion) throws(StoreError) -> Int {
         withState { state in
             switch deletion {
             case let .identifiers(identifiers, app):
@@ -151,11 +151,11 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
         }
     }
 
-    public func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
+    package func donations(forUser user: String, in dates: DateSpan) throws(StoreError) -> [Donation] {
         try sortedRows(matching: DonationFilter(user: user, dates: dates)).map { row throws(StoreError) in try row.record.donation() }
     }
 
-    public func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
+    package func page(matching filter: DonationFilter, after cursor: DonationCursor?, limit: Int) throws(StoreError) -> DonationPage {
         try DonationStoreChecks.validatePageLimit(limit)
         var rows = sortedRows(matching: filter)
         if let cursor {
@@ -168,7 +168,7 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
         return DonationPage(donations: try page.map { row throws(StoreError) in try row.record.donation() }, next: next)
     }
 
-    public func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {
+    package func statistics(matching filter: DonationFilter) throws(StoreError) -> DonationStatistics {
         var accumulator = DonationStatistics.Accumulator()
         withState { state in
             for record in state.rows.values where filter.matches(record) { accumulator.add(record) }
@@ -176,17 +176,17 @@ public final class InMemoryDonationStore: DonationStore, DonationRecordAppender,
         return accumulator.statistics
     }
 
-    public func users() throws(StoreError) -> [String] {
+    package func users() throws(StoreError) -> [String] {
         withState { state in Set(state.rows.values.map(\.user)).sorted() }
     }
 
     // MARK: User settings
 
-    public func timeZone(forUser user: String) throws(StoreError) -> String? {
+    package func timeZone(forUser user: String) throws(StoreError) -> String? {
         withState { state in state.timeZones[user] }
     }
 
-    public func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
+    package func setTimeZone(_ identifier: String?, forUser user: String) throws(StoreError) {
         try DonationStoreChecks.validateTimeZone(identifier, user: user)
         withState { state in state.timeZones[user] = identifier }
     }

@@ -46,84 +46,41 @@ public struct SQLiteDonationStore: DonationStore, DonationRecordAppender {
     }
 
     public func inOneTransaction<Result>(_ body: (any DonationAppender) throws -> Result) throws -> Result {
-        // Errors thrown by `body` pass through unchanged; only GRDB's own are wrapped.
-        var bodyError: (any Error)?
-        let result: Result? = try StoreError.wrap("committing a transaction") {
-            try writer.writeWithoutTransaction { db in
-                var result: Result?
-                try db.inTransaction {
-                    do {
-                        result = try body(TransactionAppender(db: db))
-                        return .commit
-                    } catch {
-                        bodyError = error
-                        return .rollback
-                    }
-                }
-                return result
-            }
-        }
-        if let bodyError { throw bodyError }
-        return result!
+        try Transactions(writer: writer).inOneTransaction(body)
     }
 
     /// Several prepared batches in one write transaction: one commit for the batches of
-    /// concurrent requests (the service's group commit). A batch whose insert fails is
-    /// answered with its error and stores nothing; the others are stored (in the WAL) when
-    /// this returns. Per batch, in order: what `appendEach(prepared:)` answers, or why the
-    /// batch failed.
-    ///
-    /// The batches are first inserted one after the other without savepoints (a savepoint
-    /// per batch would copy every index page the batch changes into the statement journal;
-    /// docs/PERFORMANCE.md). A batch can only fail on what the store refuses after encoding (recording paused,
-    /// a CHECK) or on I/O; then the whole transaction is rolled back and the batches are
-    /// written again each in a savepoint of its own (`appendEachInSavepoints`), which
-    /// answers exactly as if that had been the only way.
+    /// concurrent requests (the service's group commit, `DonationTransactions.appendEach(batches:)`).
+    /// A batch whose insert fails is answered with its error and stores nothing; the others are
+    /// stored (in the WAL) when this returns. A full disk refuses every batch alike (SQLite rolls
+    /// the whole transaction back): then this throws.
     /// - Throws: when the transaction cannot be begun or committed (then nothing is stored).
     public func appendEach(batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
-        if batches.isEmpty { return [] }
-        var batchError: StoreError?
-        do {
-            return try writer.write { db in
-                let appender = TransactionAppender(db: db)
-                return try batches.map { batch in
-                    do { return .success(try appender.appendEach(prepared: batch)) } catch {
-                        batchError = StoreError.wrapping(error, while: "appending \(batch.donations.count) donations")
-                        throw error  // rolls the transaction back
-                    }
-                }
-            }
-        } catch where batchError != nil {
-            // A full disk refuses every batch alike (and SQLite has rolled the whole transaction back): say so to all.
-            if let batchError, batchError.code == .diskFull { throw batchError }
-            return try appendEachInSavepoints(batches)
-        } catch {
-            throw StoreError.wrapping(error, while: "committing \(batches.count) batches of donations")
-        }
+        try Transactions(writer: writer).appendEach(batches: batches)
     }
 
-    /// `appendEach(batches:)` with each batch in a savepoint: a batch that fails is rolled back alone.
-    func appendEachInSavepoints(_ batches: [PreparedDonations]) throws(StoreError) -> [Result<[Result<Bool, StoreError>], StoreError>] {
-        try StoreError.wrap("committing \(batches.count) batches of donations") {
-            try writer.write { db in
-                let appender = TransactionAppender(db: db)
-                return try batches.map { batch in
-                    var outcome: Result<[Result<Bool, StoreError>], StoreError>?
-                    do {
-                        try db.inSavepoint {
-                            outcome = .success(try appender.appendEach(prepared: batch))
-                            return .commit
-                        }
-                    } catch {
-                        let refused = StoreError.wrapping(error, while: "appending \(batch.donations.count) donations")
-                        // SQLite rolls the whole transaction back on a full disk: no later batch can be stored either.
-                        if refused.code == .diskFull { throw refused }
-                        outcome = .failure(refused)
-                    }
-                    return outcome!
-                }
-            }
+    /// The write transactions of the shared algorithms (`DonationTransactions`) on GRDB.
+    private struct Transactions: DonationTransactions {
+        let writer: any DatabaseWriter
+
+        func inWriteTransaction<Result>(_ body: (Database) throws -> Result) throws -> Result {
+            try writer.write(body)
         }
+
+        func inSavepoint<Result>(of db: Database, _ body: () throws -> Result) throws -> Result {
+            var result: Result?
+            try db.inSavepoint {
+                result = try body()
+                return .commit
+            }
+            return result!
+        }
+
+        func appender(in db: Database) -> TransactionAppender { TransactionAppender(db: db) }
+
+        func storeError(_ error: any Error, while operation: String) -> StoreError { StoreError.wrapping(error, while: operation) }
+
+        func refusesEveryBatch(_ error: StoreError) -> Bool { error.code == .diskFull }
     }
 
     /// Appends inside a transaction someone else opened.

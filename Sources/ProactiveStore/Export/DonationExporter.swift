@@ -15,11 +15,11 @@ import ProactiveCore
 /// ```swift
 /// let count = try DonationExporter(store: store).export(matching: DonationFilter(user: "u1"), toPath: "u1.jsonl")
 /// ```
-public struct DonationExporter: Sendable {
-    public var store: any DonationStore
-    public var pageSize: Int
+package struct DonationExporter: Sendable {
+    package var store: any DonationStore
+    package var pageSize: Int
 
-    public init(store: any DonationStore, pageSize: Int = 2000) {
+    package init(store: any DonationStore, pageSize: Int = 2000) {
         self.store = store
         self.pageSize = pageSize
     }
@@ -40,7 +40,7 @@ public struct DonationExporter: Sendable {
     /// - Throws: `StoreError` (`.io` naming the file, `.invalidRequest` for a
     ///   refused output, or a store error).
     @discardableResult
-    public func export(matching filter: DonationFilter = .everything, toPath path: String,
+    package func export(matching filter: DonationFilter = .everything, toPath path: String,
                        protectedPaths: [String] = []) throws(StoreError) -> Int {
         let output = try ExportDestination(path: path, protectedPaths: protectedPaths)
         guard output.isRegular else {
@@ -86,7 +86,7 @@ public struct DonationExporter: Sendable {
     /// try DonationExporter(store: store).export(matching: .everything) { block in FileHandle.standardOutput.write(Data(block.utf8)) }
     /// ```
     @discardableResult
-    public func export(matching filter: DonationFilter = .everything,
+    package func export(matching filter: DonationFilter = .everything,
                        writingBlocks write: (String) throws -> Void) throws(StoreError) -> Int {
         try withoutActuallyEscaping(write) { (write) throws(StoreError) -> Int in
             var output = OutputBuffer(name: "the output", writingBlocks: write)
@@ -97,7 +97,7 @@ public struct DonationExporter: Sendable {
     }
 
     /// Exports into a string (tests, small stores).
-    public func exportedText(matching filter: DonationFilter = .everything) throws(StoreError) -> String {
+    package func exportedText(matching filter: DonationFilter = .everything) throws(StoreError) -> String {
         var text = ""
         do {
             var zones = UserZones(store: store)

@@ -20,10 +20,10 @@ import ProactiveCore
 /// try focus.recordChange(StoredFocusChange(date: now, focus: "personal"))
 /// try focus.replaceValues(app: "com.example.mail", focus: "personal", ["account": .entity(id: "personal", display: "Personal")])
 /// ```
-public struct SQLiteFocusStore: Sendable {
-    public let database: ProactiveDatabase
+package struct SQLiteFocusStore: Sendable {
+    package let database: ProactiveDatabase
 
-    public init(database: ProactiveDatabase) {
+    package init(database: ProactiveDatabase) {
         self.database = database
     }
 
@@ -34,7 +34,7 @@ public struct SQLiteFocusStore: Sendable {
     /// Stores a schedule and returns its id.
     /// - Throws: `StoreError` (`.database` when a CHECK fails: empty weekdays, minutes out of range, a name not normalized).
     @discardableResult
-    public func addSchedule(_ schedule: StoredFocusSchedule) throws(StoreError) -> Int64 {
+    package func addSchedule(_ schedule: StoredFocusSchedule) throws(StoreError) -> Int64 {
         try StoreError.wrap("adding the \(schedule.focus) Focus schedule") {
             try writer.write { db in
                 try db.execute(sql: "INSERT INTO focus_schedule (focus, weekdays, start_minute, end_minute, time_zone) VALUES (?, ?, ?, ?, ?)",
@@ -45,7 +45,7 @@ public struct SQLiteFocusStore: Sendable {
     }
 
     /// Every schedule, by id.
-    public func schedules() throws(StoreError) -> [StoredFocusSchedule] {
+    package func schedules() throws(StoreError) -> [StoredFocusSchedule] {
         try StoreError.wrap("reading Focus schedules") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT id, focus, weekdays, start_minute, end_minute, time_zone FROM focus_schedule ORDER BY id").map { row in
@@ -58,7 +58,7 @@ public struct SQLiteFocusStore: Sendable {
 
     /// Removes a schedule; false when no schedule has that id.
     @discardableResult
-    public func removeSchedule(id: Int64) throws(StoreError) -> Bool {
+    package func removeSchedule(id: Int64) throws(StoreError) -> Bool {
         try StoreError.wrap("removing Focus schedule \(id)") {
             try writer.write { db in
                 try db.execute(sql: "DELETE FROM focus_schedule WHERE id = ?", arguments: [id])
@@ -70,7 +70,7 @@ public struct SQLiteFocusStore: Sendable {
     // MARK: Manual changes
 
     /// Records a Focus turned on (or off, `focus` nil) by hand.
-    public func recordChange(_ change: StoredFocusChange) throws(StoreError) {
+    package func recordChange(_ change: StoredFocusChange) throws(StoreError) {
         try StoreError.wrap("recording a Focus change") {
             try writer.write { db in
                 try db.execute(sql: "INSERT INTO focus_change (date_ms, focus) VALUES (?, ?)",
@@ -80,7 +80,7 @@ public struct SQLiteFocusStore: Sendable {
     }
 
     /// Every manual change, oldest first (equal dates in recording order).
-    public func changes() throws(StoreError) -> [StoredFocusChange] {
+    package func changes() throws(StoreError) -> [StoredFocusChange] {
         try StoreError.wrap("reading Focus changes") {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT date_ms, focus FROM focus_change ORDER BY date_ms, id").map { row in
@@ -96,7 +96,7 @@ public struct SQLiteFocusStore: Sendable {
     /// Stores (or replaces) `app`'s filter declaration and, in the same
     /// transaction, the values it keeps per Focus (replacing all earlier values:
     /// pass what still fits the new declaration).
-    public func declareFilter(app: String, declaration: String, keeping values: [String: [String: ParameterValue]] = [:]) throws(StoreError) {
+    package func declareFilter(app: String, declaration: String, keeping values: [String: [String: ParameterValue]] = [:]) throws(StoreError) {
         try StoreError.wrap("declaring the Focus filter of \(app)") {
             try writer.write { db in
                 try db.execute(sql: """
@@ -111,7 +111,7 @@ public struct SQLiteFocusStore: Sendable {
 
     /// Removes `app`'s filter with its values and app contexts; false when it had none.
     @discardableResult
-    public func removeFilter(app: String) throws(StoreError) -> Bool {
+    package func removeFilter(app: String) throws(StoreError) -> Bool {
         try StoreError.wrap("removing the Focus filter of \(app)") {
             try writer.write { db in
                 try db.execute(sql: "DELETE FROM focus_filter WHERE app = ?", arguments: [app])
@@ -122,7 +122,7 @@ public struct SQLiteFocusStore: Sendable {
 
     /// Replaces the values `app`'s filter has in `focus` (empty: none configured).
     /// - Throws: `StoreError(.invalidRequest)` when `app` declared no filter.
-    public func replaceValues(app: String, focus: String, _ values: [String: ParameterValue]) throws(StoreError) {
+    package func replaceValues(app: String, focus: String, _ values: [String: ParameterValue]) throws(StoreError) {
         try StoreError.wrap("configuring the Focus filter of \(app) in \(focus)") {
             try writer.write { db in
                 try Self.requireFilter(app, db: db)
@@ -134,7 +134,7 @@ public struct SQLiteFocusStore: Sendable {
 
     /// Stores the app context `app` returned for `focus`; both nil removes it.
     /// - Throws: `StoreError(.invalidRequest)` when `app` declared no filter.
-    public func setAppContext(_ context: StoredAppContext) throws(StoreError) {
+    package func setAppContext(_ context: StoredAppContext) throws(StoreError) {
         try StoreError.wrap("setting the app context of \(context.app) in \(context.focus)") {
             try writer.write { db in
                 try Self.requireFilter(context.app, db: db)
@@ -147,7 +147,7 @@ public struct SQLiteFocusStore: Sendable {
     }
 
     /// `app`'s filter with its values and contexts, nil when it declared none.
-    public func filter(app: String) throws(StoreError) -> StoredFocusFilter? {
+    package func filter(app: String) throws(StoreError) -> StoredFocusFilter? {
         try StoreError.wrap("reading the Focus filter of \(app)") {
             try writer.read { db in try Self.readFilters(db, app: app).first }
         }
@@ -155,7 +155,7 @@ public struct SQLiteFocusStore: Sendable {
 
     /// Every app's filter, by app. For the user's own settings view and for
     /// building the engine that decides for all apps; never hand one app's rows to another.
-    public func allFilters() throws(StoreError) -> [StoredFocusFilter] {
+    package func allFilters() throws(StoreError) -> [StoredFocusFilter] {
         try StoreError.wrap("reading Focus filters") {
             try writer.read { db in try Self.readFilters(db, app: nil) }
         }

@@ -12,16 +12,16 @@ import ProactiveCore
 /// try definitions.replace(with: try plan.apply(to: definitions.all()), apps: ["com.example.coffee"])
 /// let resolver = TargetResolver(definitions: try IntentDefinitionSet(definitions.all()))
 /// ```
-public struct SQLiteIntentDefinitionStore: Sendable {
-    public let database: ProactiveDatabase
+package struct SQLiteIntentDefinitionStore: Sendable {
+    package let database: ProactiveDatabase
 
-    public init(database: ProactiveDatabase) {
+    package init(database: ProactiveDatabase) {
         self.database = database
     }
 
     /// Every stored definition, by app then name.
     /// - Throws: `StoreError(.corrupt)` when a stored definition no longer parses.
-    public func all() throws(StoreError) -> [IntentDefinition] {
+    package func all() throws(StoreError) -> [IntentDefinition] {
         let rows = try StoreError.wrap("reading intent definitions") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT app, name, definition FROM intent_definition ORDER BY app, name").map { row in
@@ -51,7 +51,7 @@ public struct SQLiteIntentDefinitionStore: Sendable {
     /// apps in `definitions`, in one transaction; other apps are untouched.
     /// - Throws: `StoreError(.invalidRequest)` when the resulting set is inconsistent
     ///   (an intent defined twice, a legacy name migrated twice or also a current intent).
-    public func replace(with definitions: [IntentDefinition], apps: Set<String>) throws(StoreError) {
+    package func replace(with definitions: [IntentDefinition], apps: Set<String>) throws(StoreError) {
         let written = try Self.written(definitions, apps: apps, stored: try all())
         try StoreError.wrap("storing \(written.count) intent definitions") {
             try database.writer.write { db in

@@ -96,7 +96,7 @@ public struct DonationImporter {
     /// Format readers call this with a closure that feeds the session.
     /// - Throws: `StoreError` from the reader or the store (committed batches
     ///   stay in non-strict mode; nothing stays in strict mode).
-    public func run(source: String, totalBytes: Int64?, _ produce: (ImportSession) throws -> Void) throws(StoreError) -> ImportSummary {
+    package func run(source: String, totalBytes: Int64?, _ produce: (ImportSession) throws -> Void) throws(StoreError) -> ImportSummary {
         guard options.batchSize >= 1 else {
             throw StoreError(.invalidRequest, "the batch size must be >= 1, found \(options.batchSize)")
         }

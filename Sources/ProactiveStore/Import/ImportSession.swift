@@ -39,12 +39,12 @@ public struct ImportOptions: Sendable, Hashable {
 /// `DonationImporter.run` owns the session, the transactions and the
 /// strict-mode rule. Memory: one batch of donations, encoded for the store
 /// (`DonationRecord`, a few hundred bytes each).
-public final class ImportSession {
-    public let source: String
-    public let options: ImportOptions
+package final class ImportSession {
+    package let source: String
+    package let options: ImportOptions
     /// Bytes of the source consumed so far (the reader updates it).
-    public var bytesRead: Int64 = 0
-    public let totalBytes: Int64?
+    package var bytesRead: Int64 = 0
+    package let totalBytes: Int64?
 
     private let appender: any DonationAppender
     /// True when each batch is its own transaction (non-strict imports).
@@ -78,19 +78,19 @@ public final class ImportSession {
     // MARK: Records
 
     /// Counts one line (or record) read from the source.
-    public func countLine() {
+    package func countLine() {
         summary.lines += 1
         // Lines without a commit (rejections, duplicates) still move the progress line.
         if summary.lines - linesAtLastReport > options.batchSize { reportProgress() }
     }
 
-    public func skipEmptyLine() { summary.emptyLines += 1 }
+    package func skipEmptyLine() { summary.emptyLines += 1 }
 
     /// Queues a donation; writes the batch when it is full.
     /// - Throws: `.invalidDonation` when the store would refuse the donation
     ///   (the import stops, as when the store refuses a batch), or what
     ///   writing the batch throws.
-    public func add(_ donation: Donation) throws(StoreError) {
+    package func add(_ donation: Donation) throws(StoreError) {
         try add(DonationRecord(donation))
     }
 
@@ -107,18 +107,18 @@ public final class ImportSession {
     }
 
     /// Notes the user's zone a line states (`timezone`), applied when the source is imported.
-    public func noteTimeZone(_ zone: String, user: String, line: Int) {
+    package func noteTimeZone(_ zone: String, user: String, line: Int) {
         if summary.timeZones[user] == nil { summary.timeZones[user] = ImportSummary.StatedZone(zone: zone, line: line) }
     }
 
     /// Counts a field a stored line carried that the format does not define (ignored, not stored).
-    public func noteUnknownField(_ name: String, line: Int) {
+    package func noteUnknownField(_ name: String, line: Int) {
         summary.unknownFields[name, default: ImportSummary.UnknownField(source: source, firstLine: line)].lines += 1
     }
 
     /// Records a bad line as `SOURCE:LINE: field: reason`.
     /// - Throws: in strict mode, always (the import of this source stops).
-    public func reject(line: Int, _ error: DonationLineError) throws {
+    package func reject(line: Int, _ error: DonationLineError) throws {
         let message = "\(source):\(line): \(error.description)"
         summary.recordRejection(message, category: error.category)
         if options.strict { throw StrictAbort(message: message) }

@@ -14,19 +14,19 @@ import Foundation
 /// var reader = try LineReader(path: "donations.jsonl")
 /// try reader.forEachLine { number, line, consumed in ... }
 /// ```
-public struct LineReader: ~Copyable {
+package struct LineReader: ~Copyable {
     /// One line as the reader hands it out. The bytes are valid only during the callback.
-    public enum Line {
+    package enum Line {
         case text(UnsafeRawBufferPointer)
         /// A line longer than the limit; its length in bytes (it was not kept).
         case tooLong(bytes: Int)
     }
 
-    public let maximumLineBytes: Int
+    package let maximumLineBytes: Int
     /// Size of the file when it is a regular file (for progress), else nil.
-    public let totalBytes: Int64?
+    package let totalBytes: Int64?
     /// Bytes read from the file so far.
-    public private(set) var bytesRead: Int64 = 0
+    package private(set) var bytesRead: Int64 = 0
 
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -37,7 +37,7 @@ public struct LineReader: ~Copyable {
 
     /// Opens `path` for reading; `"-"` reads standard input.
     /// - Throws: `StoreError.io` naming the file.
-    public init(path: String, maximumLineBytes: Int, chunkBytes: Int = 1 << 20) throws(StoreError) {
+    package init(path: String, maximumLineBytes: Int, chunkBytes: Int = 1 << 20) throws(StoreError) {
         let descriptor: Int32 = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw StoreError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -53,7 +53,7 @@ public struct LineReader: ~Copyable {
     }
 
     /// The size of `path` when it is a regular file (nil for `"-"`, pipes, errors).
-    public static func regularFileSize(path: String) -> Int64? {
+    package static func regularFileSize(path: String) -> Int64? {
         guard path != "-" else { return nil }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -82,7 +82,7 @@ public struct LineReader: ~Copyable {
     /// number of bytes of the file consumed up to the line's end, in order.
     /// Stops early when `body` throws (and rethrows).
     /// - Throws: `StoreError.io` when reading fails, or what `body` throws.
-    public mutating func forEachLine(_ body: (_ number: Int, _ line: Line, _ consumed: Int64) throws -> Void) throws {
+    package mutating func forEachLine(_ body: (_ number: Int, _ line: Line, _ consumed: Int64) throws -> Void) throws {
         let base = buffer.baseAddress!
         var start = 0, end = 0, scanned = 0
         var lineNumber = 0

@@ -4,26 +4,26 @@ import ProactiveCore
 // MARK: - Android usage events
 
 /// One row of Digital Wellbeing's `events` table with its package name joined.
-public struct AndroidUsageEvent: Sendable, Hashable {
+package struct AndroidUsageEvent: Sendable, Hashable {
     /// Unix milliseconds (UTC), as the table stores them.
-    public var timestampMilliseconds: Int64
+    package var timestampMilliseconds: Int64
     /// `android.app.usage.UsageEvents.Event` type code.
-    public var type: Int
-    public var package: String
+    package var type: Int
+    package var package: String
 
-    public init(timestampMilliseconds: Int64, type: Int, package: String) {
+    package init(timestampMilliseconds: Int64, type: Int, package: String) {
         self.timestampMilliseconds = timestampMilliseconds
         self.type = type
         self.package = package
     }
 
     /// `ACTIVITY_RESUMED`: the app came to the foreground.
-    public static let activityResumed = 1
+    package static let activityResumed = 1
     /// `KEYGUARD_HIDDEN`: the device was unlocked.
-    public static let keyguardHidden = 18
+    package static let keyguardHidden = 18
 
     /// `UsageEvents.Event` constant names, for summaries.
-    public static let typeNames: [Int: String] = [
+    package static let typeNames: [Int: String] = [
         1: "ACTIVITY_RESUMED", 2: "ACTIVITY_PAUSED", 5: "CONFIGURATION_CHANGE", 7: "USER_INTERACTION",
         8: "SHORTCUT_INVOCATION", 10: "NOTIFICATION_SEEN", 11: "STANDBY_BUCKET_CHANGED",
         12: "NOTIFICATION_INTERRUPTION", 15: "SCREEN_INTERACTIVE", 16: "SCREEN_NON_INTERACTIVE",
@@ -32,13 +32,13 @@ public struct AndroidUsageEvent: Sendable, Hashable {
     ]
 
     /// "event type 2 (ACTIVITY_PAUSED)".
-    public static func kind(ofType type: Int) -> String {
+    package static func kind(ofType type: Int) -> String {
         typeNames[type].map { "event type \(type) (\($0))" } ?? "event type \(type)"
     }
 }
 
 /// Which foreground events count as separate launches.
-public enum AndroidLaunchDeduplication: Sendable, Hashable, CustomStringConvertible {
+package enum AndroidLaunchDeduplication: Sendable, Hashable, CustomStringConvertible {
     /// Every foreground event is a launch.
     case none
     /// Kept when the package differs from the previous kept launch.
@@ -48,9 +48,9 @@ public enum AndroidLaunchDeduplication: Sendable, Hashable, CustomStringConverti
     /// app (launcher and System UI included). The default, with 30 minutes.
     case packageChangeOrIdle(window: TimeInterval)
 
-    public static let standard = AndroidLaunchDeduplication.packageChangeOrIdle(window: 30 * 60)
+    package static let standard = AndroidLaunchDeduplication.packageChangeOrIdle(window: 30 * 60)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: "none"
         case .packageChange: "package change"
@@ -60,22 +60,22 @@ public enum AndroidLaunchDeduplication: Sendable, Hashable, CustomStringConverti
 }
 
 /// How Android foreground events become `open` donations.
-public struct AndroidUsageOptions: Sendable, Hashable {
+package struct AndroidUsageOptions: Sendable, Hashable {
     /// The home screen and System UI: switching surfaces, not app launches.
-    public static let launcherPackages: Set<String> = ["com.google.android.apps.nexuslauncher", "com.android.systemui"]
+    package static let launcherPackages: Set<String> = ["com.google.android.apps.nexuslauncher", "com.android.systemui"]
 
     /// The user the donations belong to.
-    public var user: String
+    package var user: String
     /// The zone the handset lived in; each donation's offset is this zone's offset at its instant.
-    public var timeZone: TimeZone
+    package var timeZone: TimeZone
     /// Keep `launcherPackages` launches (default: left out).
-    public var keepLauncher: Bool
-    public var deduplication: AndroidLaunchDeduplication
+    package var keepLauncher: Bool
+    package var deduplication: AndroidLaunchDeduplication
     /// When set, a launch within this many seconds after a keyguard unlock
     /// carries the context `unlocked: recent`.
-    public var unlockWindow: TimeInterval?
+    package var unlockWindow: TimeInterval?
 
-    public init(user: String = Donation.defaultUser, timeZone: TimeZone, keepLauncher: Bool = false,
+    package init(user: String = Donation.defaultUser, timeZone: TimeZone, keepLauncher: Bool = false,
                 deduplication: AndroidLaunchDeduplication = .standard, unlockWindow: TimeInterval? = nil) {
         self.user = user
         self.timeZone = timeZone
@@ -97,9 +97,9 @@ public struct AndroidUsageOptions: Sendable, Hashable {
 ///
 /// Feed events in timestamp order; the decision for an event depends on the
 /// events before it only.
-public struct AndroidLaunchFilter: Sendable {
+package struct AndroidLaunchFilter: Sendable {
     /// What became of one event.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case launch(Donation)
         /// A foreground event deliberately left out, with the reason.
         case dropped(String)
@@ -107,17 +107,17 @@ public struct AndroidLaunchFilter: Sendable {
         case notALaunch(String)
     }
 
-    public static let launcherReason = "launcher or System UI"
-    public static let repeatReason = "repeat of the previous kept launch"
+    package static let launcherReason = "launcher or System UI"
+    package static let repeatReason = "repeat of the previous kept launch"
 
-    public let options: AndroidUsageOptions
+    package let options: AndroidUsageOptions
     private var lastKeptPackage: String?
     private var lastForegroundMilliseconds: Int64?
     private var lastUnlockMilliseconds: Int64?
 
-    public init(options: AndroidUsageOptions) { self.options = options }
+    package init(options: AndroidUsageOptions) { self.options = options }
 
-    public mutating func offer(_ event: AndroidUsageEvent) -> Decision {
+    package mutating func offer(_ event: AndroidUsageEvent) -> Decision {
         if event.type == AndroidUsageEvent.keyguardHidden { lastUnlockMilliseconds = event.timestampMilliseconds }
         guard event.type == AndroidUsageEvent.activityResumed else { return .notALaunch(AndroidUsageEvent.kind(ofType: event.type)) }
 

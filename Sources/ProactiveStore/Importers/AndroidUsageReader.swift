@@ -20,15 +20,15 @@ import ProactiveCore
 ///     try writer.write(donation)
 /// }
 /// ```
-public enum AndroidUsageReader {
-    public static let format = "android-usage"
+package enum AndroidUsageReader {
+    package static let format = "android-usage"
 
     /// Streams the database's launches to `emit`, oldest first.
     ///
     /// - Throws: `StoreError.io` when the file is not such a database; whatever
     ///   `onProblem` (called for each malformed row after it is recorded) or
     ///   `emit` throws (reading stops there).
-    public static func read(path: String, options: AndroidUsageOptions,
+    package static func read(path: String, options: AndroidUsageOptions,
                             onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         let queue = try DeviceLogDatabase.openSnapshot(path: path)

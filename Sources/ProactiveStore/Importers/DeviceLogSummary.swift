@@ -8,29 +8,29 @@ import ProactiveCore
 /// Readers never stop at a bad row: the row is named in `problems` (the first
 /// `DeviceLogSummary.problemLimit` of them) and counted, and reading goes on,
 /// the same discipline as the JSONL importer.
-public struct DeviceLogSummary: Sendable, Equatable {
+package struct DeviceLogSummary: Sendable, Equatable {
     /// How many problems are kept verbatim; the rest are only counted.
-    public static let problemLimit = 20
+    package static let problemLimit = 20
 
     /// The reader's format name (`android-usage`, `knowledgec`).
-    public var format: String
+    package var format: String
     /// Rows read from the source table(s).
-    public var rowsRead = 0
+    package var rowsRead = 0
     /// Donations produced.
-    public var kept = 0
+    package var kept = 0
     /// Rows deliberately left out, by reason ("launcher or System UI": 1151).
-    public var dropped: [String: Int] = [:]
+    package var dropped: [String: Int] = [:]
     /// Rows that are not what this reader converts, by kind ("event type 2": 2872,
     /// "stream /display/isBacklit": 5). Counted, never fatal.
-    public var skipped: [String: Int] = [:]
+    package var skipped: [String: Int] = [:]
     /// Malformed rows, named (first `problemLimit`).
-    public var problems: [DeviceLogProblem] = []
+    package var problems: [DeviceLogProblem] = []
     /// All malformed rows.
-    public var problemCount = 0
+    package var problemCount = 0
     /// Extra facts worth a line ("intent metadata columns absent").
-    public var notes: [String] = []
+    package var notes: [String] = []
 
-    public init(format: String) { self.format = format }
+    package init(format: String) { self.format = format }
 
     mutating func drop(_ reason: String) { dropped[reason, default: 0] += 1 }
     mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
@@ -45,7 +45,7 @@ public struct DeviceLogSummary: Sendable, Equatable {
     /// android-usage: read 11663 rows, kept 700 donations
     ///   dropped 1151: launcher or System UI
     /// ```
-    public func lines(source: String) -> [String] {
+    package func lines(source: String) -> [String] {
         var out = ["\(format): read \(rowsRead) rows, kept \(kept) donation\(kept == 1 ? "" : "s")"]
         for (reason, count) in dropped.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
             out.append("  dropped \(count): \(reason)")

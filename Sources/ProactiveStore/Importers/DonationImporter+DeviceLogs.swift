@@ -6,9 +6,9 @@ import ProactiveCore
 /// The outcome of importing a device log: what the store took (`store`:
 /// imported, duplicates, `abortedBy` in strict mode) and what the reader
 /// kept, dropped, skipped and found malformed in the device database (`device`).
-public struct DeviceLogImport: Sendable {
-    public var store: ImportSummary
-    public var device: DeviceLogSummary
+package struct DeviceLogImport: Sendable {
+    package var store: ImportSummary
+    package var device: DeviceLogSummary
 }
 
 extension DonationImporter {
@@ -21,7 +21,7 @@ extension DonationImporter {
     /// ```
     ///
     /// - Throws: `StoreError` (`.io` for an unreadable or wrong file, or a store error).
-    public func importAndroidUsage(path: String, options: AndroidUsageOptions) throws(StoreError) -> DeviceLogImport {
+    package func importAndroidUsage(path: String, options: AndroidUsageOptions) throws(StoreError) -> DeviceLogImport {
         try importDeviceLog(path: path, format: AndroidUsageReader.format) { onProblem, emit in
             try AndroidUsageReader.read(path: path, options: options, onProblem: onProblem, emit: emit)
         }
@@ -30,7 +30,7 @@ extension DonationImporter {
     /// Imports an Apple knowledgeC.db (`/app/inFocus`, `/app/usage`, `/app/intents`).
     ///
     /// - Throws: `StoreError` (`.io` for an unreadable or wrong file, or a store error).
-    public func importKnowledgeC(path: String, options: KnowledgeCOptions) throws(StoreError) -> DeviceLogImport {
+    package func importKnowledgeC(path: String, options: KnowledgeCOptions) throws(StoreError) -> DeviceLogImport {
         try importDeviceLog(path: path, format: KnowledgeCReader.format) { onProblem, emit in
             try KnowledgeCReader.read(path: path, options: options, onProblem: onProblem, emit: emit)
         }

@@ -20,8 +20,8 @@ import ProactiveCore
 /// let summary = try KnowledgeCReader.read(path: "datasets/device-logs/knowledgec-10.14.db",
 ///                                         options: KnowledgeCOptions()) { donations.append($0) }
 /// ```
-public enum KnowledgeCReader {
-    public static let format = "knowledgec"
+package enum KnowledgeCReader {
+    package static let format = "knowledgec"
 
     /// Why a row equal to one already read is dropped: one launch is often recorded in both
     /// `/app/inFocus` and `/app/usage`, with the same bundle id and start date. Counting it twice
@@ -36,7 +36,7 @@ public enum KnowledgeCReader {
     /// - Throws: `StoreError.io` when the file is not a knowledgeC database
     ///   (no `ZOBJECT` table with `ZSTREAMNAME` and `ZSTARTDATE`); whatever
     ///   `onProblem` (called for each malformed row after it is recorded) or `emit` throws.
-    public static func read(path: String, options: KnowledgeCOptions,
+    package static func read(path: String, options: KnowledgeCOptions,
                             onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         let queue = try DeviceLogDatabase.openSnapshot(path: path)

@@ -5,25 +5,25 @@ import ProactiveCore
 
 /// One `ZOBJECT` row of Apple's knowledgeC.db (CoreDuet) with its source and
 /// structured metadata joined, before conversion.
-public struct KnowledgeCRecord: Sendable, Hashable {
+package struct KnowledgeCRecord: Sendable, Hashable {
     /// `Z_PK`.
-    public var key: Int64
+    package var key: Int64
     /// `ZSTREAMNAME` (`/app/inFocus`, `/app/usage`, `/app/intents`, ...).
-    public var stream: String?
+    package var stream: String?
     /// `ZSTARTDATE`: seconds since 2001-01-01 UTC (Cocoa epoch).
-    public var startDate: Double?
+    package var startDate: Double?
     /// `ZVALUESTRING`: the bundle id for app streams.
-    public var valueString: String?
+    package var valueString: String?
     /// `ZSECONDSFROMGMT`: the device's offset when the row was written.
-    public var secondsFromGMT: Int?
+    package var secondsFromGMT: Int?
     /// `ZSOURCE.ZBUNDLEID` and `ZSOURCE.ZGROUPID`.
-    public var sourceBundle: String?
-    public var sourceGroup: String?
+    package var sourceBundle: String?
+    package var sourceGroup: String?
     /// `ZSTRUCTUREDMETADATA.Z_DKINTENTMETADATAKEY__INTENTCLASS` / `__INTENTVERB`.
-    public var intentClass: String?
-    public var intentVerb: String?
+    package var intentClass: String?
+    package var intentVerb: String?
 
-    public init(key: Int64, stream: String?, startDate: Double?, valueString: String? = nil, secondsFromGMT: Int? = nil,
+    package init(key: Int64, stream: String?, startDate: Double?, valueString: String? = nil, secondsFromGMT: Int? = nil,
                 sourceBundle: String? = nil, sourceGroup: String? = nil, intentClass: String? = nil, intentVerb: String? = nil) {
         self.key = key
         self.stream = stream
@@ -37,21 +37,21 @@ public struct KnowledgeCRecord: Sendable, Hashable {
     }
 
     /// Seconds between 1970-01-01 and 2001-01-01 (the Cocoa reference date).
-    public static let cocoaEpochOffset: Double = 978_307_200
+    package static let cocoaEpochOffset: Double = 978_307_200
 
-    public static let inFocusStream = "/app/inFocus"
-    public static let usageStream = "/app/usage"
-    public static let intentsStream = "/app/intents"
+    package static let inFocusStream = "/app/inFocus"
+    package static let usageStream = "/app/usage"
+    package static let intentsStream = "/app/intents"
 }
 
 /// How knowledgeC rows become donations.
-public struct KnowledgeCOptions: Sendable, Hashable {
-    public var user: String
+package struct KnowledgeCOptions: Sendable, Hashable {
+    package var user: String
     /// When set, each donation's offset is this zone's offset at its instant;
     /// otherwise the row's own `ZSECONDSFROMGMT`.
-    public var timeZone: TimeZone?
+    package var timeZone: TimeZone?
 
-    public init(user: String = Donation.defaultUser, timeZone: TimeZone? = nil) {
+    package init(user: String = Donation.defaultUser, timeZone: TimeZone? = nil) {
         self.user = user
         self.timeZone = timeZone
     }
@@ -60,7 +60,7 @@ public struct KnowledgeCOptions: Sendable, Hashable {
 // MARK: - Conversion (pure)
 
 /// What became of one knowledgeC row.
-public enum KnowledgeCConversion: Sendable, Equatable {
+package enum KnowledgeCConversion: Sendable, Equatable {
     case donation(Donation)
     /// A stream this reader does not convert ("stream /display/isBacklit").
     case skipped(String)
@@ -76,7 +76,7 @@ extension KnowledgeCRecord {
     ///
     /// - Parameter intentColumnsPresent: false when the database has no intent
     ///   metadata columns; `/app/intents` rows are then dropped, not misread.
-    public func convert(options: KnowledgeCOptions, intentColumnsPresent: Bool = true) -> KnowledgeCConversion {
+    package func convert(options: KnowledgeCOptions, intentColumnsPresent: Bool = true) -> KnowledgeCConversion {
         let row = "ZOBJECT row \(key)"
         func problem(_ field: String, _ reason: String) -> KnowledgeCConversion {
             .problem(DeviceLogProblem(row: row, error: DonationLineError(field: field, reason: reason)))

@@ -19,12 +19,12 @@ import ProactiveCore
 ///     }
 /// }
 /// ```
-public enum DonationLogFile {
+package enum DonationLogFile {
     /// Calls `handle` for each non-blank line, in file order.
     ///
     /// - Throws: `StoreError.io` when the file cannot be opened or read;
     ///   whatever `handle` throws (reading stops there).
-    public static func read(path: String, _ handle: (Int, Result<Donation, DonationLineError>) throws -> Void) throws {
+    package static func read(path: String, _ handle: (Int, Result<Donation, DonationLineError>) throws -> Void) throws {
         var reader = try LineReader(path: path, maximumLineBytes: DonationLineCodec.maximumLineBytes)
         try reader.forEachLine { number, line, _ in
             switch line {
@@ -39,14 +39,14 @@ public enum DonationLogFile {
     }
 
     /// A whole log in memory: its valid donations in file order and its bad lines.
-    public struct Contents: Sendable {
-        public var donations: [Donation] = []
+    package struct Contents: Sendable {
+        package var donations: [Donation] = []
         /// Line number and error of every malformed line.
-        public var problems: [(line: Int, error: DonationLineError)] = []
+        package var problems: [(line: Int, error: DonationLineError)] = []
     }
 
     /// Reads a whole log; malformed lines are collected, not fatal.
-    public static func readAll(path: String) throws -> Contents {
+    package static func readAll(path: String) throws -> Contents {
         var contents = Contents()
         try read(path: path) { line, result in
             switch result {

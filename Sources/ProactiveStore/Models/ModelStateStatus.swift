@@ -40,7 +40,7 @@ public struct ModelStateStatus: Sendable, Hashable {
 
 extension SQLiteModelStateStore {
     /// Every saved state (or the user's), sorted by user and name, with its pending changes, read in one snapshot.
-    public func statuses(user: String? = nil) throws(StoreError) -> [ModelStateStatus] {
+    package func statuses(user: String? = nil) throws(StoreError) -> [ModelStateStatus] {
         try StoreError.wrap("reading the saved models") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """

@@ -100,10 +100,10 @@ public struct ModelStateSummary: Sendable, Hashable {
 /// other inputs, so two processes folding the same donations can both save
 /// and the model never goes backwards; every donation is learned once
 /// because a state is always "everything up to its marks".
-public struct SQLiteModelStateStore: Sendable {
-    public let database: ProactiveDatabase
+package struct SQLiteModelStateStore: Sendable {
+    package let database: ProactiveDatabase
 
-    public init(database: ProactiveDatabase) { self.database = database }
+    package init(database: ProactiveDatabase) { self.database = database }
 
     // MARK: States
 
@@ -111,7 +111,7 @@ public struct SQLiteModelStateStore: Sendable {
     /// one), so they are always of the same save; without `withHeavyPart` only the light part is read
     /// (`hasHeavyPart` then says whether there is another part, which the caller must read again together with
     /// the light one, never alone).
-    public func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
+    package func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
         try StoreError.wrap("reading the \(name) model state of user \(user)") {
             try database.writer.read { db in
                 // A cursor's row reads SQLite's own buffer: the state (megabytes for a heavy user) is copied
@@ -144,7 +144,7 @@ public struct SQLiteModelStateStore: Sendable {
     /// user's journal entries the state has unlearned.
     /// - Returns: whether it was written (false: the caller's copy is stale; read the user's model again).
     @discardableResult
-    public func save(_ state: SavedModelState) throws(StoreError) -> Bool {
+    package func save(_ state: SavedModelState) throws(StoreError) -> Bool {
         try StoreError.wrap("saving the \(state.name) model state of user \(state.user)") {
             try database.writer.write { db in try Self.save(state, db) }
         }
@@ -153,7 +153,7 @@ public struct SQLiteModelStateStore: Sendable {
     /// Saves several states in one transaction, each as `save(_:)` does.
     /// - Returns: per state, whether it was written.
     @discardableResult
-    public func save(_ states: [SavedModelState]) throws(StoreError) -> [Bool] {
+    package func save(_ states: [SavedModelState]) throws(StoreError) -> [Bool] {
         if states.isEmpty { return [] }
         return try StoreError.wrap("saving \(states.count) model states") {
             try database.writer.write { db in try states.map { try Self.save($0, db) } }
@@ -213,7 +213,7 @@ public struct SQLiteModelStateStore: Sendable {
     static let heavyLengthSQL = "ifnull((SELECT length(h.heavy) FROM model_state_heavy h WHERE h.user = s.user AND h.name = s.name), 0)"
 
     /// Every saved state, one line each, sorted by user and name.
-    public func list() throws(StoreError) -> [ModelStateSummary] {
+    package func list() throws(StoreError) -> [ModelStateSummary] {
         try StoreError.wrap("listing saved models") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
@@ -229,7 +229,7 @@ public struct SQLiteModelStateStore: Sendable {
 
     /// The saved states that donations stored since their high-water mark have left behind,
     /// with how many such donations each user has, sorted by user and name.
-    public func behind() throws(StoreError) -> [(user: String, name: String, pending: Int)] {
+    package func behind() throws(StoreError) -> [(user: String, name: String, pending: Int)] {
         try StoreError.wrap("listing saved models behind the store") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
@@ -242,7 +242,7 @@ public struct SQLiteModelStateStore: Sendable {
 
     /// Deletes a user's states (all names when nil) and their journal. - Returns: how many states.
     @discardableResult
-    public func delete(user: String, name: String? = nil) throws(StoreError) -> Int {
+    package func delete(user: String, name: String? = nil) throws(StoreError) -> Int {
         try StoreError.wrap("deleting saved models of user \(user)") {
             try database.writer.write { db in
                 let count: Int
@@ -266,7 +266,7 @@ public struct SQLiteModelStateStore: Sendable {
 
     /// Every donation of the user with its id (id order) and the store's marks, read in one snapshot:
     /// a state fitted on these donations is exactly "everything up to these marks".
-    public func snapshot(ofUser user: String) throws(StoreError) -> (donations: [StoredDonation], highWater: Int64, erasureMark: Int64) {
+    package func snapshot(ofUser user: String) throws(StoreError) -> (donations: [StoredDonation], highWater: Int64, erasureMark: Int64) {
         let (records, high, erased) = try StoreError.wrap("reading the donations of user \(user)") {
             try database.writer.read { db in
                 let records = try Row.fetchAll(db, sql: "SELECT \(DonationRecord.columns), id FROM donation WHERE user = ? ORDER BY id",
@@ -281,7 +281,7 @@ public struct SQLiteModelStateStore: Sendable {
 
     /// What happened to the user's donations since a state's marks, read in one snapshot:
     /// donations with an id above `highWater` (id order) and journal entries after `erasureMark`.
-    public func changes(ofUser user: String, after highWater: Int64, erasuresAfter erasureMark: Int64) throws(StoreError)
+    package func changes(ofUser user: String, after highWater: Int64, erasuresAfter erasureMark: Int64) throws(StoreError)
         -> (added: [StoredDonation], erased: [ErasedDonation], highWater: Int64, erasureMark: Int64) {
         let (added, erased, high, mark) = try StoreError.wrap("reading the changes to user \(user)'s donations") {
             try database.writer.read { db in
@@ -312,7 +312,7 @@ public struct SQLiteModelStateStore: Sendable {
     }
 
     /// Users with journal entries after their saved states' marks (they need to unlearn).
-    public func usersWithPendingErasures() throws(StoreError) -> [String] {
+    package func usersWithPendingErasures() throws(StoreError) -> [String] {
         try StoreError.wrap("reading the erasure journal") {
             try database.writer.read { db in
                 try String.fetchAll(db, sql: "SELECT DISTINCT user FROM model_erasure ORDER BY user")
@@ -321,7 +321,7 @@ public struct SQLiteModelStateStore: Sendable {
     }
 
     /// The user's last `limit` donations at or before `date`, oldest first (a moment's recent history).
-    public func recentDonations(ofUser user: String, atOrBefore date: Date, limit: Int) throws(StoreError) -> [Donation] {
+    package func recentDonations(ofUser user: String, atOrBefore date: Date, limit: Int) throws(StoreError) -> [Donation] {
         let records = try StoreError.wrap("reading the recent donations of user \(user)") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """
@@ -333,7 +333,7 @@ public struct SQLiteModelStateStore: Sendable {
     }
 
     /// The user's donations in `[start, end)`, in date order (a day's history).
-    public func donations(ofUser user: String, from start: Date, to end: Date) throws(StoreError) -> [Donation] {
+    package func donations(ofUser user: String, from start: Date, to end: Date) throws(StoreError) -> [Donation] {
         let records = try StoreError.wrap("reading the donations of user \(user)") {
             try database.writer.read { db in
                 try Row.fetchAll(db, sql: """

@@ -25,7 +25,7 @@ import GRDBSQLite
 /// // ... another process runs `proactive forget --user u` ...
 /// if watch.mark() > seen { /* drop held models; their next read unlearns */ }
 /// ```
-public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  // the connection, its statements and the cache only under `lock`
+package final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  // the connection, its statements and the cache only under `lock`
     private let lock = NSLock()
     private let database: OpaquePointer
     private let versionStatement: OpaquePointer
@@ -37,7 +37,7 @@ public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  /
     private var lastDonationMark: Int64?
 
     /// Nil when the file cannot be opened read-only (an in-memory store has no other process to watch).
-    public init?(path: String) {
+    package init?(path: String) {
         var database: OpaquePointer?
         guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let database else {
             sqlite3_close(database)
@@ -72,7 +72,7 @@ public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  /
     /// The store's data version now: it differs between two answers exactly when a connection (this
     /// process's or another's) committed to the file in between. Nil when SQLite cannot tell (busy, an
     /// error): counted as changed.
-    public func version() -> Int64? {
+    package func version() -> Int64? {
         lock.lock()
         defer { lock.unlock() }
         defer { sqlite3_reset(versionStatement) }
@@ -84,13 +84,13 @@ public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  /
     /// donations were deleted in between. When SQLite cannot answer (busy beyond the timeout, an
     /// error) it returns `Int64.max`, which a holder reads as "something was deleted": dropping
     /// held models is always safe.
-    public func mark() -> Int64 { marks().erasures }
+    package func mark() -> Int64 { marks().erasures }
 
     /// The donations' high-water mark now: the largest id ever given to a donation. Nil when SQLite cannot tell.
-    public func donationMark() -> Int64? { marks().donations }
+    package func donationMark() -> Int64? { marks().donations }
 
     /// `mark()` and `donationMark()` with one look at the data version; both are read again only when it changed.
-    public func marks() -> (erasures: Int64, donations: Int64?) {
+    package func marks() -> (erasures: Int64, donations: Int64?) {
         lock.lock()
         defer { lock.unlock() }
         defer { sqlite3_reset(versionStatement) }
@@ -111,7 +111,7 @@ public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  /
     }
 
     /// The users with a donation whose id is above `after` and at most `through`; nil when SQLite cannot tell.
-    public func donors(after: Int64, through: Int64) -> Set<String>? {
+    package func donors(after: Int64, through: Int64) -> Set<String>? {
         lock.lock()
         defer { lock.unlock() }
         defer {
@@ -143,8 +143,8 @@ public final class StoreErasureWatch: StoreChangeWatch, @unchecked Sendable {  /
 /// ```swift
 /// try await StoreFreshness.$since.withValue(.now) { try await answer(request) }
 /// ```
-public enum StoreFreshness {
-    @TaskLocal public static var since: ContinuousClock.Instant?
+package enum StoreFreshness {
+    @TaskLocal package static var since: ContinuousClock.Instant?
 }
 
 

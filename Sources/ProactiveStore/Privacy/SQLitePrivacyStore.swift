@@ -20,10 +20,10 @@ import GRDB
 /// checkpoint; `eraseTraces()` (run after retention and forgetting, and by
 /// the CLI after `delete`) checkpoints and truncates the log, and
 /// `compact()` also rebuilds the file (VACUUM) so no free page keeps history.
-public struct SQLitePrivacyStore: Sendable {
-    public let database: ProactiveDatabase
+package struct SQLitePrivacyStore: Sendable {
+    package let database: ProactiveDatabase
 
-    public init(database: ProactiveDatabase) {
+    package init(database: ProactiveDatabase) {
         self.database = database
     }
 
@@ -32,7 +32,7 @@ public struct SQLitePrivacyStore: Sendable {
     // MARK: Pause
 
     /// Whether donations are currently refused.
-    public func isRecordingPaused() throws(StoreError) -> Bool {
+    package func isRecordingPaused() throws(StoreError) -> Bool {
         try StoreError.wrap("reading the recording state") {
             try writer.read { db in try Bool.fetchOne(db, sql: "SELECT recording_paused FROM privacy_setting WHERE id = 1") ?? false }
         }
@@ -40,7 +40,7 @@ public struct SQLitePrivacyStore: Sendable {
 
     /// Pauses (refuses every donation from now on) or resumes recording.
     /// Nothing stored is deleted.
-    public func setRecordingPaused(_ paused: Bool, at date: Date) throws(StoreError) {
+    package func setRecordingPaused(_ paused: Bool, at date: Date) throws(StoreError) {
         try StoreError.wrap("\(paused ? "pausing" : "resuming") recording") {
             try writer.write { db in
                 try db.execute(sql: "UPDATE privacy_setting SET recording_paused = ?, paused_at_ms = ? WHERE id = 1",
@@ -50,7 +50,7 @@ public struct SQLitePrivacyStore: Sendable {
     }
 
     /// When recording was paused, if it is.
-    public func pausedSince() throws(StoreError) -> Date? {
+    package func pausedSince() throws(StoreError) -> Date? {
         try StoreError.wrap("reading the recording state") {
             try writer.read { db in
                 try Int64.fetchOne(db, sql: "SELECT paused_at_ms FROM privacy_setting WHERE id = 1 AND recording_paused = 1")
@@ -71,7 +71,7 @@ public struct SQLitePrivacyStore: Sendable {
     // MARK: Retention
 
     /// The default window and every app's override.
-    public func retentionPolicy() throws(StoreError) -> RetentionPolicy {
+    package func retentionPolicy() throws(StoreError) -> RetentionPolicy {
         try StoreError.wrap("reading the retention policy") {
             try writer.read { db in
                 let defaultDays = try Int.fetchOne(db, sql: "SELECT default_retention_days FROM privacy_setting WHERE id = 1")
@@ -86,7 +86,7 @@ public struct SQLitePrivacyStore: Sendable {
 
     /// Sets the default window (`app` nil) or one app's window.
     /// - Throws: `.invalidRequest` for days outside 1...36500 or an empty app.
-    public func setRetention(_ window: RetentionWindow, app: String? = nil) throws(StoreError) {
+    package func setRetention(_ window: RetentionWindow, app: String? = nil) throws(StoreError) {
         let days = try window.validated().storedDays
         if app?.isEmpty == true { throw StoreError(.invalidRequest, "a retention window needs a non-empty app") }
         try StoreError.wrap("setting the retention window of \(app ?? "all apps")") {
@@ -103,7 +103,7 @@ public struct SQLitePrivacyStore: Sendable {
 
     /// Removes an app's override (it follows the default again); false when it had none.
     @discardableResult
-    public func clearRetention(app: String) throws(StoreError) -> Bool {
+    package func clearRetention(app: String) throws(StoreError) -> Bool {
         try StoreError.wrap("clearing the retention window of \(app)") {
             try writer.write { db in
                 try db.execute(sql: "DELETE FROM app_retention WHERE app = ?", arguments: [app])
@@ -122,7 +122,7 @@ public struct SQLitePrivacyStore: Sendable {
     /// The erasure journal then holds copies of the erased donations until saved
     /// states unlearn them, and the write-ahead log older pages: use
     /// `Engine.applyRetention`, which settles both in that order.
-    public func applyRetention(now: Date, bulk: Bool = true) throws(StoreError) -> RetentionReport {
+    package func applyRetention(now: Date, bulk: Bool = true) throws(StoreError) -> RetentionReport {
         let policy = try retentionPolicy()
         if policy.keepsEverything { return RetentionReport() }
         let erase = { () throws -> RetentionReport in
@@ -159,20 +159,20 @@ public struct SQLitePrivacyStore: Sendable {
     /// Every table that holds a user's own data, by its `user` column.
     /// A new per-user table must be added here (a test checks that every
     /// table with a `user` column is listed).
-    public static let userTables = ["model_state", "model_state_heavy", "model_erasure", "donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
+    package static let userTables = ["model_state", "model_state_heavy", "model_erasure", "donation", "feedback", "relevant_shortcut_set", "widget_timeline", "user_setting"]
 
     /// Erases everything the store holds about `user` in one transaction:
     /// donations, feedback, relevant shortcuts, widget timelines, settings
     /// and saved models; then erases the traces from the write-ahead log.
     /// - Returns: rows erased per table (tables with none are omitted).
-    public func forget(user: String) throws(StoreError) -> [String: Int] {
+    package func forget(user: String) throws(StoreError) -> [String: Int] {
         try forget(user: user, app: nil)
     }
 
     /// Every table that holds one app's data of a user, by its `user` and `app` columns: what
     /// `forget(user:app:)` erases for an app (saved models are the user's, fitted across apps: they
     /// unlearn the app's donations through the erasure journal instead).
-    public static let userAppTables = ["donation", "feedback", "relevant_shortcut_set", "widget_timeline"]
+    package static let userAppTables = ["donation", "feedback", "relevant_shortcut_set", "widget_timeline"]
 
     /// `forget(user:)` with `app` nil; with an app, erases in one transaction only that app's rows of
     /// `user` (`userAppTables`: donations, feedback, relevant shortcuts, widget timelines), then the
@@ -180,7 +180,7 @@ public struct SQLitePrivacyStore: Sendable {
     /// they unlearn them (`Engine.erase(user:)` settles them, then truncates the log again).
     /// - Returns: rows erased per table (tables with none are omitted).
     /// - Throws: `.invalidRequest` for an empty user or app; store failures.
-    public func forget(user: String, app: String?) throws(StoreError) -> [String: Int] {
+    package func forget(user: String, app: String?) throws(StoreError) -> [String: Int] {
         guard !user.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty user") }
         if let app {
             guard !app.isEmpty else { throw StoreError(.invalidRequest, "forget needs a non-empty app") }
@@ -219,13 +219,13 @@ public struct SQLitePrivacyStore: Sendable {
     // MARK: Physical erasure
 
     /// How a checkpoint or compaction went.
-    public typealias CompactionReport = StoreCompactionReport
+    package typealias CompactionReport = StoreCompactionReport
 
     /// Copies the write-ahead log into the file and truncates the log to zero
     /// bytes, so that page versions from before a deletion are gone.
     /// Waits (busy timeout) for other connections' reads to finish.
     @discardableResult
-    public func eraseTraces() throws(StoreError) -> Bool {
+    package func eraseTraces() throws(StoreError) -> Bool {
         try StoreError.wrap("truncating the write-ahead log") {
             try writer.barrierWriteWithoutTransaction { db in try Self.checkpoint(db) }
         }
@@ -233,7 +233,7 @@ public struct SQLitePrivacyStore: Sendable {
 
     /// Rebuilds the store file without free pages (VACUUM) and truncates the
     /// write-ahead log: nothing deleted survives anywhere in the files.
-    public func compact() throws(StoreError) -> CompactionReport {
+    package func compact() throws(StoreError) -> CompactionReport {
         var report = CompactionReport()
         (report.fileBytesBefore, report.walBytesBefore) = sizes()
         report.logTruncated = try StoreError.wrap("compacting the store") {

@@ -17,14 +17,14 @@ import ProactiveCore
 /// let summary = try ActivityWatchExportReader.read(path: "aw-export.json",
 ///                                                  options: ActivityWatchOptions(timeZone: .current)) { print($0) }
 /// ```
-public enum ActivityWatchExportReader {
-    public static let format = "activitywatch"
-    public static let windowType = "currentwindow"
-    public static let afkType = "afkstatus"
+package enum ActivityWatchExportReader {
+    package static let format = "activitywatch"
+    package static let windowType = "currentwindow"
+    package static let afkType = "afkstatus"
 
     /// - Throws: `StoreError.io` when the file cannot be read, is not JSON (the byte where it
     ///   fails is named) or has no `buckets` object; whatever `onProblem` or `emit` throws.
-    public static func read(path: String, options: ActivityWatchOptions,
+    package static func read(path: String, options: ActivityWatchOptions,
                             onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         guard let data = FileManager.default.contents(atPath: path) else {

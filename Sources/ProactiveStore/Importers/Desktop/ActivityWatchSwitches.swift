@@ -5,29 +5,29 @@ import ProactiveCore
 
 /// One event of an ActivityWatch bucket: a window in the foreground
 /// (`currentwindow` buckets, `data.app`) or an AFK state (`afkstatus`, `data.status`).
-public struct ActivityWatchEvent: Sendable, Hashable {
+package struct ActivityWatchEvent: Sendable, Hashable {
     /// Where it came from, for messages (`bucket aw-watcher-window_box event 12`).
-    public var row: String
+    package var row: String
     /// Start, seconds since 1970.
-    public var start: Double
+    package var start: Double
     /// Seconds; a window event's grows while the window stays in front.
-    public var duration: Double
+    package var duration: Double
     /// The application (`data.app`) of a window event, or the status (`data.status`) of an AFK event.
-    public var value: String
+    package var value: String
 
-    public init(row: String, start: Double, duration: Double, value: String) {
+    package init(row: String, start: Double, duration: Double, value: String) {
         self.row = row
         self.start = start
         self.duration = duration
         self.value = value
     }
 
-    public var end: Double { start + duration }
+    package var end: Double { start + duration }
 
     /// Reads one event object of the REST API or of an export
     /// (`{"timestamp": "2026-12-01T09:00:40.5+00:00", "duration": 5.0, "data": {"app": "firefox"}}`).
     /// - Parameter key: `app` for window buckets, `status` for AFK buckets.
-    public static func parse(_ json: JSONValue, key: String, row: String) -> Result<ActivityWatchEvent, DeviceLogProblem> {
+    package static func parse(_ json: JSONValue, key: String, row: String) -> Result<ActivityWatchEvent, DeviceLogProblem> {
         func problem(_ field: String, _ reason: String) -> Result<ActivityWatchEvent, DeviceLogProblem> {
             .failure(DeviceLogProblem(row: row, error: DonationLineError(field: field, reason: reason)))
         }
@@ -88,8 +88,8 @@ public struct ActivityWatchOptions: Sendable, Hashable {
 /// var filter = ActivityWatchSwitchFilter(bucket: "aw-watcher-window_box", options: options, afk: periods)
 /// for event in events { if case let .donation(d) = filter.offer(event, final: true) { ... } }
 /// ```
-public struct ActivityWatchSwitchFilter: Sendable {
-    public enum Decision: Sendable, Equatable {
+package struct ActivityWatchSwitchFilter: Sendable {
+    package enum Decision: Sendable, Equatable {
         case donation(Donation)
         case dropped(String)
         case skipped(String)
@@ -98,12 +98,12 @@ public struct ActivityWatchSwitchFilter: Sendable {
         case open
     }
 
-    public static let prefix = "activitywatch/"
-    public static let afkReason = "starts while away (afk-watcher)"
-    public static let repeatReason = "same app as the previous kept switch"
+    package static let prefix = "activitywatch/"
+    package static let afkReason = "starts while away (afk-watcher)"
+    package static let repeatReason = "same app as the previous kept switch"
 
-    public let bucket: String
-    public let options: ActivityWatchOptions
+    package let bucket: String
+    package let options: ActivityWatchOptions
     /// AFK periods `[start, end)`, sorted by start.
     private let afk: [(start: Double, end: Double)]
     private var afkIndex = 0
@@ -112,21 +112,21 @@ public struct ActivityWatchSwitchFilter: Sendable {
     private var awaySinceKept = false
 
     /// - Parameter afk: the afk-watcher's events (status `afk` periods are used; others ignored).
-    public init(bucket: String, options: ActivityWatchOptions, afk: [ActivityWatchEvent] = []) {
+    package init(bucket: String, options: ActivityWatchOptions, afk: [ActivityWatchEvent] = []) {
         self.bucket = bucket
         self.options = options
         self.afk = afk.filter { $0.value == "afk" }.map { ($0.start, $0.end) }.sorted { $0.start < $1.start }
     }
 
     /// The identifier a switch of `bucket` starting at `start` carries.
-    public static func identifier(bucket: String, start: Double) -> String {
+    package static func identifier(bucket: String, start: Double) -> String {
         "\(prefix)\(bucket)/\(Int64((start * 1000).rounded()))"
     }
 
     /// Judges the next event.
     /// - Parameter final: whether the event's duration is final (a later event exists, or the
     ///   bucket was exported); an open event shorter than the dwell is `.open`, undecided.
-    public mutating func offer(_ event: ActivityWatchEvent, final: Bool) -> Decision {
+    package mutating func offer(_ event: ActivityWatchEvent, final: Bool) -> Decision {
         if event.duration < options.minimumDwell, !final { return .open }
         var away = false
         while afkIndex < afk.count, afk[afkIndex].start <= event.start {

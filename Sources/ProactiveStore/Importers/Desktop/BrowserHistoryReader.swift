@@ -5,7 +5,7 @@ import ProactiveCore
 // MARK: - Browser history
 
 /// The browsers whose history database is read.
-public enum BrowserKind: String, Sendable, CaseIterable {
+package enum BrowserKind: String, Sendable, CaseIterable {
     /// Firefox's `places.sqlite`: `moz_historyvisits` joined to `moz_places`, microseconds since 1970.
     case firefox
     /// Chromium's (and Chrome's) `History`: `visits` joined to `urls`, microseconds since 1601-01-01.
@@ -13,14 +13,14 @@ public enum BrowserKind: String, Sendable, CaseIterable {
 }
 
 /// How visits become donations.
-public struct BrowserHistoryOptions: Sendable, Hashable {
-    public var user: String
-    public var timeZone: TimeZone
+package struct BrowserHistoryOptions: Sendable, Hashable {
+    package var user: String
+    package var timeZone: TimeZone
     /// A visit to the site of the previous kept visit is folded into it unless at least this many
     /// seconds passed since the previous visit of any site (default 30 minutes); 0 keeps every visit.
-    public var foldWindow: TimeInterval
+    package var foldWindow: TimeInterval
 
-    public init(user: String = Donation.defaultUser, timeZone: TimeZone, foldWindow: TimeInterval = 30 * 60) {
+    package init(user: String = Donation.defaultUser, timeZone: TimeZone, foldWindow: TimeInterval = 30 * 60) {
         self.user = user
         self.timeZone = timeZone
         self.foldWindow = foldWindow
@@ -28,15 +28,15 @@ public struct BrowserHistoryOptions: Sendable, Hashable {
 }
 
 /// One visit, read from either browser, before it is judged.
-public struct BrowserVisit: Sendable, Hashable {
+package struct BrowserVisit: Sendable, Hashable {
     /// Where it is in the database (`moz_historyvisits row 12`).
-    public var row: String
-    public var seconds: Double
-    public var url: String
-    public var kind: Kind
+    package var row: String
+    package var seconds: Double
+    package var url: String
+    package var kind: Kind
 
     /// What kind of navigation the visit was.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// A link followed, an address typed, a bookmark opened: the person chose the site.
         case chosen(String)
         /// A reload or a redirect: the same navigation again, folded.
@@ -45,7 +45,7 @@ public struct BrowserVisit: Sendable, Hashable {
         case skipped(String)
     }
 
-    public init(row: String, seconds: Double, url: String, kind: Kind) {
+    package init(row: String, seconds: Double, url: String, kind: Kind) {
         self.row = row
         self.seconds = seconds
         self.url = url
@@ -72,19 +72,19 @@ public struct BrowserVisit: Sendable, Hashable {
 /// let summary = try BrowserHistoryReader.read(path: "places.sqlite", browser: .firefox,
 ///                                             options: BrowserHistoryOptions(timeZone: .current)) { print($0) }
 /// ```
-public enum BrowserHistoryReader {
-    public static let intent = "visit"
-    public static let siteParameter = "site"
-    public static let sameSiteReason = "same site as the previous kept visit"
+package enum BrowserHistoryReader {
+    package static let intent = "visit"
+    package static let siteParameter = "site"
+    package static let sameSiteReason = "same site as the previous kept visit"
 
     /// Seconds between 1601-01-01 and 1970-01-01 (Chromium's epoch).
-    public static let chromiumEpochOffset: Double = 11_644_473_600
+    package static let chromiumEpochOffset: Double = 11_644_473_600
 
     /// Streams the database's visits to `emit`.
     ///
     /// - Throws: `StoreError.io` when the file is missing, not SQLite, or not this browser's
     ///   history; whatever `onProblem` or `emit` throws.
-    public static func read(path: String, browser: BrowserKind, options: BrowserHistoryOptions,
+    package static func read(path: String, browser: BrowserKind, options: BrowserHistoryOptions,
                             onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         let (queue, cleanup) = try open(path: path)
@@ -231,7 +231,7 @@ public enum BrowserHistoryReader {
     }
 
     /// The site of an http(s) URL: its host in lower case without `www.`; nil for other schemes.
-    public static func site(of url: String) -> String? {
+    package static func site(of url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", var host = components.host?.lowercased(), !host.isEmpty else { return nil }
         if host.hasPrefix("www.") { host.removeFirst(4) }
@@ -243,25 +243,25 @@ public enum BrowserHistoryReader {
 
 /// Turns visits, in time order, into donations: chosen visits are kept, folded
 /// and skipped ones counted, a repeat of the previous kept site folded within the window.
-public struct VisitFilter: Sendable {
-    public enum Decision: Sendable, Equatable {
+package struct VisitFilter: Sendable {
+    package enum Decision: Sendable, Equatable {
         case donation(Donation)
         case dropped(String)
         case skipped(String)
         case problem(DeviceLogProblem)
     }
 
-    public let options: BrowserHistoryOptions
-    public let browser: BrowserKind
+    package let options: BrowserHistoryOptions
+    package let browser: BrowserKind
     private var lastSite: String?
     private var lastSeconds: Double?
 
-    public init(options: BrowserHistoryOptions, browser: BrowserKind) {
+    package init(options: BrowserHistoryOptions, browser: BrowserKind) {
         self.options = options
         self.browser = browser
     }
 
-    public mutating func offer(_ visit: BrowserVisit) -> Decision {
+    package mutating func offer(_ visit: BrowserVisit) -> Decision {
         let previous = lastSeconds
         switch visit.kind {
         case let .skipped(reason): return .skipped(reason)

@@ -12,7 +12,7 @@ extension DonationImporter {
     ///                                              options: ShellHistoryOptions(timeZone: .current))
     /// ```
     /// - Throws: `StoreError` (`.io` for an unreadable file, or a store error).
-    public func importShellHistory(path: String, shell: ShellKind, options: ShellHistoryOptions) throws(StoreError) -> DeviceLogImport {
+    package func importShellHistory(path: String, shell: ShellKind, options: ShellHistoryOptions) throws(StoreError) -> DeviceLogImport {
         try importDeviceLog(path: path, format: shell.rawValue) { onProblem, emit in
             try ShellHistoryReader.read(path: path, shell: shell, options: options, onProblem: onProblem, emit: emit)
         }
@@ -20,7 +20,7 @@ extension DonationImporter {
 
     /// Imports a Firefox `places.sqlite` or a Chromium `History` database (see `BrowserHistoryReader`).
     /// - Throws: `StoreError` (`.io` for an unreadable or wrong file, or a store error).
-    public func importBrowserHistory(path: String, browser: BrowserKind, options: BrowserHistoryOptions) throws(StoreError) -> DeviceLogImport {
+    package func importBrowserHistory(path: String, browser: BrowserKind, options: BrowserHistoryOptions) throws(StoreError) -> DeviceLogImport {
         try importDeviceLog(path: path, format: browser.rawValue) { onProblem, emit in
             try BrowserHistoryReader.read(path: path, browser: browser, options: options, onProblem: onProblem, emit: emit)
         }
@@ -28,7 +28,7 @@ extension DonationImporter {
 
     /// Imports an ActivityWatch export (`GET /api/0/export`); see `ActivityWatchExportReader`.
     /// - Throws: `StoreError` (`.io` for an unreadable or wrong file, or a store error).
-    public func importActivityWatch(path: String, options: ActivityWatchOptions) throws(StoreError) -> DeviceLogImport {
+    package func importActivityWatch(path: String, options: ActivityWatchOptions) throws(StoreError) -> DeviceLogImport {
         try importDeviceLog(path: path, format: ActivityWatchExportReader.format) { onProblem, emit in
             try ActivityWatchExportReader.read(path: path, options: options, onProblem: onProblem, emit: emit)
         }

@@ -23,20 +23,20 @@ import ProactiveCore
 /// ```swift
 /// ShellCommand.parse("sudo git -C ~/src pull --rebase")  // intent "git", parameters ["subcommand": "pull"]
 /// ```
-public struct ShellCommand: Sendable, Hashable {
-    public var intent: String
-    public var parameters: [String: ParameterValue]
+package struct ShellCommand: Sendable, Hashable {
+    package var intent: String
+    package var parameters: [String: ParameterValue]
 
     /// Tools whose first non-option argument names what they do.
-    public static let subcommandTools: Set<String> = [
+    package static let subcommandTools: Set<String> = [
         "git", "docker", "podman", "cargo", "npm", "yarn", "pnpm", "kubectl", "systemctl", "apt", "apt-get", "dnf",
         "brew", "go", "swift", "pip", "pip3", "uv", "poetry", "just", "make", "nix", "flatpak", "snap", "gh", "hg",
         "svn", "terraform", "helm", "journalctl", "rustup", "conda", "pacman", "zypper", "dotnet", "bundle", "rails",
     ]
     /// Commands whose destination is the `host` parameter.
-    public static let hostTools: Set<String> = ["ssh", "mosh", "sftp"]
+    package static let hostTools: Set<String> = ["ssh", "mosh", "sftp"]
     /// Commands whose argument is the `directory` parameter.
-    public static let directoryTools: Set<String> = ["cd", "pushd", "z"]
+    package static let directoryTools: Set<String> = ["cd", "pushd", "z"]
     /// Words skipped before the command itself.
     static let wrappers: Set<String> = ["sudo", "doas", "env", "time", "nohup", "exec", "command", "builtin", "noglob", "nice"]
     /// Options that take a value, for the tools whose first argument is read.
@@ -53,14 +53,14 @@ public struct ShellCommand: Sendable, Hashable {
         "swift": ["--package-path", "-C"],
     ]
 
-    public init(intent: String, parameters: [String: ParameterValue] = [:]) {
+    package init(intent: String, parameters: [String: ParameterValue] = [:]) {
         self.intent = intent
         self.parameters = parameters
     }
 
     /// Reads one command line; nil when it holds no command (empty, a comment,
     /// only assignments or wrappers).
-    public static func parse(_ line: String, keepArguments: Bool = false) -> ShellCommand? {
+    package static func parse(_ line: String, keepArguments: Bool = false) -> ShellCommand? {
         var words = Self.words(line)[...]
         var afterWrapper = false
         while let first = words.first {

@@ -4,7 +4,7 @@ import ProactiveCore
 // MARK: - Shell history with times
 
 /// The shells whose history files carry each command's time.
-public enum ShellKind: String, Sendable, CaseIterable {
+package enum ShellKind: String, Sendable, CaseIterable {
     /// zsh with `setopt EXTENDED_HISTORY`: `: 1733472000:0;git status` (start, elapsed seconds; command).
     case zsh
     /// fish's `fish_history`: `- cmd: git status` then `  when: 1733472000`.
@@ -14,14 +14,14 @@ public enum ShellKind: String, Sendable, CaseIterable {
 }
 
 /// How shell history becomes donations.
-public struct ShellHistoryOptions: Sendable, Hashable {
-    public var user: String
+package struct ShellHistoryOptions: Sendable, Hashable {
+    package var user: String
     /// The zone the machine's clock lived in; each donation's offset is this zone's offset at its instant.
-    public var timeZone: TimeZone
+    package var timeZone: TimeZone
     /// Also donate the `arguments` parameter (the rest of the line); off by default because it rarely repeats.
-    public var keepArguments: Bool
+    package var keepArguments: Bool
 
-    public init(user: String = Donation.defaultUser, timeZone: TimeZone, keepArguments: Bool = false) {
+    package init(user: String = Donation.defaultUser, timeZone: TimeZone, keepArguments: Bool = false) {
         self.user = user
         self.timeZone = timeZone
         self.keepArguments = keepArguments
@@ -43,9 +43,9 @@ public struct ShellHistoryOptions: Sendable, Hashable {
 /// let summary = try ShellHistoryReader.read(path: "/home/me/.zsh_history", shell: .zsh,
 ///                                           options: ShellHistoryOptions(timeZone: .current)) { print($0) }
 /// ```
-public enum ShellHistoryReader {
-    public static let noTimeReason = "command without a time"
-    public static let noCommandReason = "no command (empty, a comment, or only assignments)"
+package enum ShellHistoryReader {
+    package static let noTimeReason = "command without a time"
+    package static let noCommandReason = "no command (empty, a comment, or only assignments)"
 
     /// One command found in the file, before conversion.
     struct Entry {
@@ -58,7 +58,7 @@ public enum ShellHistoryReader {
     ///
     /// - Throws: `StoreError.io` when the file cannot be read; whatever `onProblem`
     ///   (called for each malformed line after it is recorded) or `emit` throws.
-    public static func read(path: String, shell: ShellKind, options: ShellHistoryOptions,
+    package static func read(path: String, shell: ShellKind, options: ShellHistoryOptions,
                             onProblem: (DeviceLogProblem) throws -> Void = { _ in },
                             emit: (Donation) throws -> Void) throws -> DeviceLogSummary {
         guard let data = FileManager.default.contents(atPath: path) else {
