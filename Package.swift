@@ -15,11 +15,12 @@ let package = Package(
         .library(name: "ProactiveLab", targets: ["ProactiveLab"]),
         .executable(name: "proactive", targets: ["ProactiveMain"]),
     ],
-    // What a library-only user resolves (issue 43): every package below but GRDB is named by the command
-    // line, the service, the runtime or their tests alone, each reference under a trait. Both traits are on by
-    // default (`swift build` here builds everything); an app that needs only `Proactive` depends with
-    // `traits: []` and resolves GRDB alone, one that needs `ProactiveRuntime` with `traits: ["Runtime"]`
-    // (GRDB and swift-log): 1 remote package instead of 27 (docs/PERFORMANCE.md says how it was measured).
+    // What a library-only user resolves: every package below but GRDB and swift-crypto is named by the
+    // command line, the service, the runtime or their tests alone, each reference under a trait. Both traits
+    // are on by default (`swift build` here builds everything); an app that needs only `Proactive` depends
+    // with `traits: []` and resolves GRDB and swift-crypto (with its swift-asn1), one that needs
+    // `ProactiveRuntime` with `traits: ["Runtime"]` (those and swift-log). scripts/readme-library-check.sh
+    // checks the set; docs/PERFORMANCE.md says what it saves.
     traits: [
         .trait(name: "Runtime", description: "The ProactiveRuntime product's dependency (swift-log)."),
         .trait(name: "Tools", description: "The proactive command, the service and their tests (argument parser, Hummingbird, "

@@ -64,7 +64,7 @@ public func buildApplication(service: ProactiveService, settings: ServeSettings,
             switch settings.address {
             case let .socket(path):
                 chmod(path, 0o600)
-                // The exact line to try it with: the default path depends on XDG_RUNTIME_DIR (README, issue 43).
+                // The exact line to try it with: the default path depends on XDG_RUNTIME_DIR (see the README).
                 logger.notice("listening", metadata: ["address": "unix:\(path)", "try": "curl --unix-socket \(path) http://localhost/healthz"])
             case let .tcp(host, _):
                 logger.notice("listening", metadata: ["address": "\(host):\(port ?? 0)"])

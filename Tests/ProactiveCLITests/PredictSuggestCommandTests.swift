@@ -117,7 +117,7 @@ extension CommandTests {
                 #expect(match.map { Int($0.1) } == index + 1)
                 #expect(match.map { String($0.2) } == row["summary"]?.string)
                 #expect(match.map { String($0.3) } == String(format: "%.3f", row["score"]?.number ?? -1))
-                // `why` is an array of phrases, as in predict (issue 43); the text joins them with "; ".
+                // `why` is an array of phrases, as in predict; the text joins them with "; ".
                 #expect(match.map { String($0.4) } == row["why"]?.array?.compactMap(\.string).joined(separator: "; "))
                 #expect(row["why"]?.array?.isEmpty == false, "\(row)")
             }

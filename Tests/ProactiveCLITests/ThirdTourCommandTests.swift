@@ -3,8 +3,8 @@ import ProactiveCore
 import Testing
 
 extension CommandTests {
-    /// What a newcomer's third tour tripped on (issue 43): an unknown command, names the store does
-    /// not hold, and what an import warning says was stored.
+    /// Errors a newcomer meets first: an unknown command, names the store does not hold, and what an
+    /// import warning says was stored.
     @Suite("a newcomer's third tour")
     struct ThirdTourCommandTests {
         /// A misspelled or unknown command is named as such, with the nearest one, and exits 64;

@@ -148,7 +148,7 @@ struct ServiceStackTests {
             let top = try #require(answer.json?.string("top"))
             #expect(candidates.contains(top))
             #expect(["resting", "rotated", "inserted"].contains(answer.json?.string("reason") ?? ""))
-            // One shape for one answer (issue 43): `why` is an array of phrases, as in predict and suggestions.
+            // One shape for one answer: `why` is an array of phrases, as in predict and suggestions.
             func isReasons(_ value: JSONValue?) -> Bool {
                 guard case let .array(items)? = value else { return false }
                 return !items.isEmpty && items.allSatisfy { if case .string = $0 { true } else { false } }
