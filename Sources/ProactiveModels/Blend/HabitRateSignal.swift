@@ -201,7 +201,7 @@ package enum HabitRateSignal {
         let dayCount = high - low + 1
         let familyCount = families.count
 
-        // Per past day: its cells, its evidence weight and its recency weight in each family.
+        // Per past day: its cells, its evidence weight and (finer families) its recency weight.
         var cells = [Int32](repeating: 0, count: dayCount * familyCount)
         var evidence = [Double](repeating: 0, count: dayCount)
         cells.withUnsafeMutableBufferPointer { cells in
@@ -217,7 +217,8 @@ package enum HabitRateSignal {
                 seen[c] += 1
             }
         }
-        // Per past day: which stretch of the recent past it is in (`changeBins`), for the change points.
+        // Per past day: which stretch of the recent past it is in (0 oldest, `changeAges.count` the newest), for
+        // the change points.
         var bin = [Int](repeating: 0, count: dayCount)
         for i in 0 ..< dayCount {
             let age = high - (low + i)
@@ -266,9 +267,10 @@ package enum HabitRateSignal {
         let maxCells = families.map(\.cells).max()! * 2
         let bins = changeAges.count + 1
         var sums = [Double](repeating: 0, count: maxCells * bins * 2)  // (S, N) per cell x a x stretch, evidence weights
-        var logPosterior = [Double](repeating: 0, count: familyCount * bins)
-        var estimate = [Double](repeating: 0, count: familyCount * bins)
-        var hypotheses = [Bool](repeating: false, count: familyCount * bins)
+        var logPosterior = [Double](repeating: 0, count: familyCount)
+        var estimate = [Double](repeating: 0, count: familyCount)
+        var hypothesisWeight = [Double](repeating: 0, count: bins)  // per change point of a coarse family: log posterior
+        var hypothesisRate = [Double](repeating: 0, count: bins)    // and today's rate under it
         var y = [Double](repeating: 0, count: dayCount)
         var a = [Int](repeating: 0, count: dayCount)
         for t in active.sorted() {
@@ -289,85 +291,88 @@ package enum HabitRateSignal {
             }
             let overall = (total.s + 0.05) / (total.n + 1)
             let base = byA.map { min(max((($0.s + overall) / ($0.n + 1)), 1e-6), 1 - 1e-6) }
-            for k in hypotheses.indices { hypotheses[k] = false }
             for f in 0 ..< familyCount {
                 let cellCount = families[f].cells
-                // Change points only where a habit moves (every day, weekday/weekend, weekday); finer
-                // families hold few days of a cell in a recent stretch.
-                let changes = f < changeFamilies ? bins : 1
-                for k in 0 ..< cellCount * 2 * bins * 2 { sums[k] = 0 }
+                // Change points only where a habit moves (every day, weekday/weekend, weekday); a finer
+                // family's cell holds few days of a recent stretch, and its estimate weighs each day by
+                // its recency among the days of its cell instead.
+                let coarse = f < changeFamilies
+                let stretches = coarse ? bins : 1
+                let todayA = Int(todayCells[f]) * 2 + aToday
+                for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = 0 }
+                var recent = (s: 0.0, n: 0.0)  // today's cell and a, recency weights (finer families)
                 for i in 0 ..< dayCount {
-                    let slot = ((Int(cells[i * familyCount + f]) * 2 + a[i]) * bins + bin[i]) * 2
+                    let cellA = Int(cells[i * familyCount + f]) * 2 + a[i]
+                    let slot = (cellA * stretches + (coarse ? bin[i] : 0)) * 2
                     sums[slot] += evidence[i] * y[i]
                     sums[slot + 1] += evidence[i]
+                    if !coarse, cellA == todayA {
+                        let r = recency[i * familyCount + f]
+                        recent.s += r * y[i]
+                        recent.n += r
+                    }
                 }
-                // Hypothesis c (0: no change; c >= 1: a change `changeAges[bins - 1 - c]` days ago, the
-                // stretches from bin `bins - c` on having their own rate). The family's estimate averages
-                // them by their posterior; the family is compared with the others by its no-change fit, so
-                // change points do not make a coarse family outbid a calendar one.
-                for c in 0 ..< changes {
-                    let split = c == 0 ? bins : bins - c
-                    var logLikelihood = 0.0
+                /// Log marginal likelihood of every cell's days when the stretches from `split` on have a rate
+                /// of their own (`split == stretches`: one rate for all).
+                func logLikelihood(split: Int) -> Double {
+                    var total = 0.0
                     for cellA in 0 ..< cellCount * 2 {
                         let p = base[cellA % 2]
                         let alpha = strength * p, beta = strength * (1 - p)
                         var before = (s: 0.0, n: 0.0), after = (s: 0.0, n: 0.0)
-                        for b in 0 ..< bins {
-                            let slot = (cellA * bins + b) * 2
+                        for b in 0 ..< stretches {
+                            let slot = (cellA * stretches + b) * 2
                             if b < split { before.s += sums[slot]; before.n += sums[slot + 1] } else { after.s += sums[slot]; after.n += sums[slot + 1] }
                         }
                         let prior = logBeta(alpha, beta)
-                        if before.n > 0 { logLikelihood += logBeta(before.s + alpha, before.n - before.s + beta) - prior }
-                        if after.n > 0 { logLikelihood += logBeta(after.s + alpha, after.n - after.s + beta) - prior }
+                        if before.n > 0 { total += logBeta(before.s + alpha, before.n - before.s + beta) - prior }
+                        if after.n > 0 { total += logBeta(after.s + alpha, after.n - after.s + beta) - prior }
                     }
-                    let h = f * bins + c
-                    hypotheses[h] = true
-                    logPosterior[h] = Foundation.log(families[f].prior) + Foundation.log(c == 0 ? noChangePrior : (1 - noChangePrior) / Double(bins - 1))
-                        + logLikelihood
-                    let todayA = Int(todayCells[f]) * 2 + aToday
+                    return total
+                }
+                /// Today's cell rate from the stretches `from` on.
+                func rate(from: Int) -> Double {
                     var part = (s: 0.0, n: 0.0)
-                    for b in (c == 0 ? 0 : split) ..< bins {
-                        part.s += sums[(todayA * bins + b) * 2]
-                        part.n += sums[(todayA * bins + b) * 2 + 1]
+                    for b in from ..< stretches {
+                        part.s += sums[(todayA * stretches + b) * 2]
+                        part.n += sums[(todayA * stretches + b) * 2 + 1]
                     }
-                    if f >= changeFamilies {
-                        part = (0, 0)
-                        for i in 0 ..< dayCount where Int(cells[i * familyCount + f]) * 2 + a[i] == todayA {
-                            let r = recency[i * familyCount + f]
-                            part.s += r * y[i]
-                            part.n += r
-                        }
-                    }
-                    estimate[h] = (part.s + strength * base[aToday]) / (part.n + strength)
+                    return (part.s + strength * base[aToday]) / (part.n + strength)
                 }
-                if changes > 1 {
-                    let first = f * bins
-                    var top = -Double.infinity
-                    for c in 0 ..< changes { top = max(top, logPosterior[first + c]) }
-                    var weightSum = 0.0, mixed = 0.0
-                    for c in 0 ..< changes {
-                        let w = Foundation.exp(logPosterior[first + c] - top)
-                        weightSum += w
-                        mixed += w * estimate[first + c]
-                    }
-                    estimate[first] = mixed / weightSum
-                    for c in 1 ..< changes { hypotheses[first + c] = false }
+                // The family is compared with the others by its no-change fit, so change points do not make a
+                // coarse family outbid a calendar one.
+                let noChange = logLikelihood(split: stretches)
+                logPosterior[f] = Foundation.log(families[f].prior) + noChange
+                guard coarse else {
+                    estimate[f] = (recent.s + strength * base[aToday]) / (recent.n + strength)
+                    continue
                 }
+                // Its estimate averages no change and a change at each point (the stretches after it with
+                // their own rate) by their posterior.
+                // (split 0 is no change: every stretch in one rate.)
+                for split in 0 ..< stretches {
+                    hypothesisWeight[split] = split == 0 ? Foundation.log(noChangePrior) + noChange
+                        : Foundation.log((1 - noChangePrior) / Double(stretches - 1)) + logLikelihood(split: split)
+                    hypothesisRate[split] = rate(from: split)
+                }
+                var top = -Double.infinity
+                for split in 0 ..< stretches { top = max(top, hypothesisWeight[split]) }
+                var weightSum = 0.0, mixed = 0.0
+                for split in 0 ..< stretches {
+                    let w = Foundation.exp(hypothesisWeight[split] - top)
+                    weightSum += w
+                    mixed += w * hypothesisRate[split]
+                }
+                estimate[f] = mixed / weightSum
             }
-            var largest = -Double.infinity
-            for h in hypotheses.indices where hypotheses[h] { largest = max(largest, logPosterior[h]) }
+            let largest = logPosterior.max()!
             var normaliser = 0.0, rate = 0.0
-            var everyDayWeight = 0.0, everyDayRate = 0.0
-            for h in hypotheses.indices where hypotheses[h] {
-                let weight = Foundation.exp(logPosterior[h] - largest)
+            for f in 0 ..< familyCount {
+                let weight = Foundation.exp(logPosterior[f] - largest)
                 normaliser += weight
-                rate += weight * estimate[h]
-                if h < bins {
-                    everyDayWeight += weight
-                    everyDayRate += weight * estimate[h]
-                }
+                rate += weight * estimate[f]
             }
-            everyDay[t] = Foundation.log(max(everyDayRate / everyDayWeight, floorRate))
+            everyDay[t] = Foundation.log(max(estimate[0], floorRate))
             result[t] = Foundation.log(max(rate / normaliser, floorRate))
         }
         return (everyDay, result)
