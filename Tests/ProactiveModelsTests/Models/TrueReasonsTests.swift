@@ -18,6 +18,21 @@ struct TrueReasonsTests {
         return events
     }
 
+    /// The reasons of several targets asked at once are each target's own, in the order asked (an
+    /// unknown target has none).
+    @Test func reasonsOfSeveralTargetsAreEachTargetsOwn() throws {
+        let model = try BlendTrainer().fit(TrainingSet(events: Self.log()))
+        let moment = Fixtures.moment(day: 125, hour: 7.5)
+        let asked = model.space.targets.reversed() + [Fixtures.target("never-used")]
+        let together = model.reasons(for: Array(asked), at: moment, describe: { $0.rawValue }, limit: 3)
+        #expect(together.count == asked.count)
+        for (target, reasons) in zip(asked, together) {
+            #expect(reasons == model.reasons(for: target, at: moment, describe: { $0.rawValue }, limit: 3), "\(target)")
+        }
+        #expect(together.last == [])
+        #expect(together.contains { !$0.isEmpty })
+    }
+
     @Test func theHabitsOwnTimeNotTheHourAroundTheQuery() throws {
         let model = try BlendTrainer().fit(TrainingSet(events: Self.log()))
         let moment = Fixtures.moment(day: 125, hour: 7.5)
