@@ -102,6 +102,11 @@ struct WorldsCommand: AsyncParsableCommand {
                 let same = outcome.trainedDifferences.filter(\.sameFirst).count
                 print("live vs trained at each world's last live question: largest probability difference \(Output.fixed(largest, 3)), same first target in \(same) of \(outcome.trainedDifferences.count)")
             }
+            if !outcome.samePriorDifferences.isEmpty {
+                let largest = outcome.samePriorDifferences.map(\.maxDifference).max() ?? 0
+                let same = outcome.samePriorDifferences.filter(\.sameFirst).count
+                print("the same, trained on the live model's population prior: largest probability difference \(Output.fixed(largest, 3)), same first target in \(same) of \(outcome.samePriorDifferences.count)")
+            }
             print("")
         }
     }
@@ -129,11 +134,13 @@ struct WorldsCommand: AsyncParsableCommand {
                      ("regret", .number(s.regret, integer: nil)), ("kl", .number(s.kl, integer: nil))])
         }
         let differences = outcome.trainedDifferences.map(\.maxDifference)
+        let samePrior = outcome.samePriorDifferences.map(\.maxDifference)
         return .object([
             ("model", .string(name)), ("seconds", .number(outcome.seconds, integer: nil)), ("overall", score(report.overall)),
             ("kinds", .object(report.byKind.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),
             ("modes", .object(report.byMode.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),
             ("trained_max_difference", differences.isEmpty ? .null : .number(differences.max()!, integer: nil)),
+            ("same_prior_trained_max_difference", samePrior.isEmpty ? .null : .number(samePrior.max()!, integer: nil)),
         ])
     }
 }

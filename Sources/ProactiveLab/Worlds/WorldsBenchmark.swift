@@ -188,6 +188,9 @@ public enum WorldsBenchmark {
         /// Per world checked: the largest difference of a target's probability between the live and the
         /// freshly trained model at the world's last live question, and whether their first targets agree.
         public var trainedDifferences: [(question: Int, maxDifference: Double, sameFirst: Bool)]
+        /// The same, with the user trained afresh on the live model's own population prior (the other
+        /// users' evidence as it was): the difference the user's own donations leave, which must be none.
+        public var samePriorDifferences: [(question: Int, maxDifference: Double, sameFirst: Bool)]
         public var seconds: Double
     }
 
@@ -207,8 +210,8 @@ public enum WorldsBenchmark {
         for question in set.questions { grouped[question.world].append(question) }
         let questionsOf = grouped
         let jobs = Array(0 ..< worlds.count)
-        let perWorld = await WorkerPool.map(jobs, workers: workers) { w -> [WorldAnswer] in
-            guard var model = try? fitted.fit(w) else { return [] }
+        let perWorld = await WorkerPool.map(jobs, workers: workers) { w -> (answers: [WorldAnswer], model: (any FittedModel)?) in
+            guard var model = try? fitted.fit(w) else { return ([], nil) }
             let history = all[w]
             let events = history.map { Self.event($0, resolver) }
             var answers: [WorldAnswer] = []
@@ -226,31 +229,41 @@ public enum WorldsBenchmark {
                 if !batch.isEmpty { model.update(with: batch) }
                 answers.append(ask(model, question, events: events, names: keyNames))
             }
-            return answers
+            return (answers, trainedCheck ? model : nil)
         }
         var differences: [(Int, Double, Bool)] = []
-        let answers = perWorld.flatMap { $0 }
+        var samePrior: [(Int, Double, Bool)] = []
+        let answers = perWorld.flatMap(\.answers)
         if trainedCheck {
             let last = (0 ..< worlds.count).map { w in questionsOf[w].filter { $0.mode == .live }.max { $0.date < $1.date } }
             let cut = zip(last, cutoffs).map { $0?.date ?? $1 }
             let retrained = try fits(entry, histories: all, cutoffs: cut, resolver: resolver, workers: workers)
             let answerOf = Dictionary(answers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let rechecked = await WorkerPool.map(jobs, workers: workers) { w -> (Int, Double, Bool)? in
-                guard let question = last[w], let model = try? retrained.fit(w),
-                      let live = answerOf[question.id] else { return nil }
-                let events = all[w].map { Self.event($0, resolver) }
-                let fresh = ask(model, question, events: events, names: keyNames)
+            let liveModels = perWorld.map(\.model)
+            @Sendable func compare(_ live: WorldAnswer, _ fresh: WorldAnswer) -> (Int, Double, Bool) {
                 var liveP: [String: Double] = [:]
                 for (target, p) in live.scores { liveP[target] = p }
                 var freshP: [String: Double] = [:]
                 for (target, p) in fresh.scores { freshP[target] = p }
                 let difference = Set(liveP.keys).union(freshP.keys).map { abs((liveP[$0] ?? 0) - (freshP[$0] ?? 0)) }.max() ?? 0
-                return (question.id, difference, live.scores.first?.target == fresh.scores.first?.target)
+                return (live.id, difference, live.scores.first?.target == fresh.scores.first?.target)
             }
-            differences = rechecked.compactMap { $0 }
+            let rechecked = await WorkerPool.map(jobs, workers: workers) { w -> (all: (Int, Double, Bool)?, samePrior: (Int, Double, Bool)?) in
+                guard let question = last[w], let model = try? retrained.fit(w),
+                      let live = answerOf[question.id] else { return (nil, nil) }
+                let events = all[w].map { Self.event($0, resolver) }
+                let fresh = compare(live, ask(model, question, events: events, names: keyNames))
+                guard let blend = liveModels[w] as? BlendModel,
+                      let own = try? blend.retrained(on: TrainingSet(donations: all[w].filter { $0.date < question.date }, resolver: resolver))
+                else { return (fresh, nil) }
+                let result = compare(live, ask(own, question, events: events, names: keyNames))
+                return (fresh, result)
+            }
+            differences = rechecked.compactMap(\.all)
+            samePrior = rechecked.compactMap(\.samePrior)
         }
         return Outcome(answers: answers, trainedDifferences: differences.map { ($0.0, $0.1, $0.2) },
-                       seconds: Date().timeIntervalSince(start))
+                       samePriorDifferences: samePrior.map { ($0.0, $0.1, $0.2) }, seconds: Date().timeIntervalSince(start))
     }
 
     static func event(_ donation: Donation, _ resolver: TargetResolver) -> Event {

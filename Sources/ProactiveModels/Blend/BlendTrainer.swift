@@ -268,3 +268,18 @@ extension ProfileModel {
                      context: context, weight: logged.weight)
     }
 }
+
+extension BlendModel {
+    /// The model `BlendTrainer` fits on `training` with this model's configuration and prior: what
+    /// training gives this user when the other users' evidence (the population prior) is what it was
+    /// when this model was trained. A live model that learned `training`'s donations one by one should
+    /// answer as this one does.
+    ///
+    ///     let fresh = try live.retrained(on: TrainingSet(donations: all, resolver: resolver))
+    ///
+    /// - Throws: `ConfigurationError` for an unusable configuration (as `BlendTrainer.fit`).
+    package func retrained(on training: TrainingSet) throws -> BlendModel {
+        let trainer = BlendTrainer(configuration: configuration)
+        return try trainer.finish(trainer.walk(training), prior: prior)
+    }
+}
