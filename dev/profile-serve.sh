@@ -17,8 +17,10 @@
 # user at three moments, one in developer mode, and a few refused bodies; two binaries' files compare byte
 # for byte (`cmp`).
 # 4. with SIGTERM=1: floods donations through the batch route for FLOOD seconds (default 5, 4
-#    connections, 500 a request), sends SIGTERM with every model held and prints how long the
-#    server took to exit and its shutdown log lines.
+#    connections, 500 a request), waits SETTLE seconds (default 0; the background folds learn the
+#    flood meanwhile, so the held models have something to save), sends SIGTERM with every model held
+#    and prints how long the server took to exit and its shutdown log lines.
+# SERVE_FLAGS adds flags to `proactive serve` (e.g. SERVE_FLAGS="--shutdown-save 4").
 # Needs perf (apt-get install linux-perf) and wrk (apt-get install wrk).
 set -euo pipefail
 case "${1:-}" in -h|--help|"") sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
@@ -45,7 +47,8 @@ cleanup() {
 trap cleanup EXIT
 cp "$kept/prepared.sqlite" "$work/store.sqlite"
 cp "$kept/users.txt" "$work/users.txt"
-"$P" serve --store "$work/store.sqlite" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget 4G 2>"$work/serve.log" &
+# shellcheck disable=SC2086  # SERVE_FLAGS: more flags for serve, split on spaces (e.g. "--shutdown-save 4")
+"$P" serve --store "$work/store.sqlite" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget 4G ${SERVE_FLAGS:-} 2>"$work/serve.log" &
 server=$!
 for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 owner="$(cat "$work/store.sqlite.owner-credential")"
@@ -96,6 +99,7 @@ fi
 if [ "${SIGTERM:-0}" = 1 ]; then
   write_lua donations "$work/donations.json" > "$work/donations.lua"
   wrk -t 1 -c 4 -d "${FLOOD:-5}s" -s "$work/donations.lua" "http://127.0.0.1:$port" >/dev/null
+  sleep "${SETTLE:-0}"
   started="$(date +%s.%N)"
   kill -TERM "$server"; wait "$server" || true; server=""
   echo "== SIGTERM to exit took $(python3 -c "import sys, time; print(round(time.time() - float(sys.argv[1]), 2))" "$started") s" >&2

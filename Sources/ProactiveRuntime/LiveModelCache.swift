@@ -296,78 +296,101 @@ public actor LiveModelCache {
         publish()
     }
 
-    /// Shutting down: folds the donations still pending into the held models for up to half of
-    /// `budget` (at normal priority: no request is left to serve), then saves the models that
-    /// learned something since their last save, those with the most unsaved donations first, in
-    /// a few transactions, until `budget` has passed. What is not folded or saved by then is
-    /// stored all the same: the next read of a model catches its saved state up with it (as after
-    /// a restart without this save), so a flood of donations just before shutdown cannot hold it
-    /// past a service manager's timeout.
-    /// - Returns: the models saved, and those left unsaved (caught up from the store on next read).
-    public func saveForShutdown(budget: Duration, now: Date = Date()) async -> (saved: Int, left: Int) {
+    /// Shutting down: stops the folds (`stopFolding`: one under way ends at its next check, keeping what it
+    /// learned), then saves the models that learned something since their last save, those with the most
+    /// unsaved donations first, `workers` transactions at once, until `budget` has passed. Nothing is folded
+    /// here: donations stored but not learned yet stay in the store, and the next read of the model catches
+    /// its saved state up with them (as after a restart without this save), so a flood of donations just
+    /// before shutdown costs it no time and a slow disk cannot hold it past a service manager's timeout.
+    /// - Parameter workers: transactions written at once (each encodes its models off this actor; the store
+    ///   commits them one after the other).
+    /// - Returns: the models saved, and those left behind the store (not saved by the deadline, or with
+    ///   donations not learned): caught up from the store when next read.
+    ///
+    /// ```swift
+    /// let (saved, left) = await cache.saveForShutdown(budget: .seconds(20), workers: 2)
+    /// ```
+    public func saveForShutdown(budget: Duration, workers: Int = 2, now: Date = Date()) async -> (saved: Int, left: Int) {
         stopping = true
+        stopFolding()
+        let deadline = ContinuousClock.now + budget
         await lookAtStore()
-        let started = ContinuousClock.now
-        foldDeadline.set(started + budget / 2)
+        let waiting = ContinuousClock.now
         for task in Array(refreshing.values) { _ = try? await task.value }
-        for user in Array(stale) where entries[user] != nil {
-            if ContinuousClock.now - started >= budget / 2 { break }
-            try? await fold(user, now: now, background: false)
-        }
         for task in Array(saving.values) { _ = await task.value }
-        return await saveDirty(now: now, until: started + budget, background: false)
+        logger.info("shutdown: the folds and saves under way ended", metadata: ["waited": "\(ContinuousClock.now - waiting)"])
+        let (saved, left) = await saveDirty(now: now, until: deadline, background: false, workers: workers)
+        let unsaved = Set(left)
+        return (saved, unsaved.union(stale.filter { entries[$0] != nil }).count)
     }
 
-    /// How many models one save transaction writes at shutdown (their bytes are held until it
+    /// Makes every fold stop learning donations, one under way at its next check (`Engine.refresh`'s
+    /// `stop`): what a shutdown calls first, so that nothing it waits for goes on folding.
+    public nonisolated func stopFolding() {
+        foldDeadline.set(.now)
+    }
+
+    /// How many models one save transaction writes at most at shutdown (their bytes are held until it
     /// commits); periodic saves write one a transaction, so donations wait behind one model's bytes at most.
     static let savesPerTransaction = 16
 
-    /// Saves the dirty held models in transactions of `savesPerTransaction`, most unsaved donations
-    /// first, off this actor (`background`: on the low-priority thread); stops starting new ones at `deadline`.
-    private func saveDirty(now: Date, until deadline: ContinuousClock.Instant?, background: Bool) async -> (saved: Int, left: Int) {
+    /// Saves the dirty held models, most unsaved donations first, off this actor (`background`: one a
+    /// transaction on the low-priority thread; else in transactions of up to `savesPerTransaction`, the
+    /// models shared among `workers` transactions written at once); starts no new one after `deadline`.
+    /// - Returns: how many were saved, and the users whose models were not.
+    private func saveDirty(now: Date, until deadline: ContinuousClock.Instant?, background: Bool, workers: Int = 1)
+        async -> (saved: Int, left: [String]) {
         let dirty = entries.filter { saving[$0.key] == nil && Self.needsSave($0.value) }
             .sorted { ($0.value.live.folded, $0.key) > ($1.value.live.folded, $1.key) }.map(\.key)
-        var saved = 0
+        let workers = background ? 1 : max(1, workers)
+        let step = background ? 1 : max(1, min(Self.savesPerTransaction, (dirty.count + workers - 1) / workers))
+        var written: Set<String> = []
         var start = 0
-        let step = background ? 1 : Self.savesPerTransaction
         while start < dirty.count {
             if let deadline, ContinuousClock.now >= deadline { break }
-            let chunk = dirty[start..<min(start + step, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
-            start += step
-            let held = chunk.compactMap { entries[$0]?.live }
-            if held.isEmpty { continue }
-            let engine = engine
-            let started = generation
-            let task = Task.detached { () -> [(live: LiveModel, written: Bool)]? in
-                let write: @Sendable () throws -> [(live: LiveModel, written: Bool)] = {
-                    var lives = held
-                    let written = try engine.save(&lives, now: now)
-                    return Array(zip(lives, written))
+            // Up to `workers` transactions at once, each with its own models.
+            var wave: [(users: [String], task: Task<[(live: LiveModel, written: Bool)]?, Never>)] = []
+            while wave.count < workers, start < dirty.count {
+                let chunk = dirty[start..<min(start + step, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
+                start += step
+                let held = chunk.compactMap { entries[$0]?.live }
+                if held.isEmpty { continue }
+                let engine = engine
+                let task = Task.detached { () -> [(live: LiveModel, written: Bool)]? in
+                    let write: @Sendable () throws -> [(live: LiveModel, written: Bool)] = {
+                        var lives = held
+                        let written = try engine.save(&lives, now: now)
+                        return Array(zip(lives, written))
+                    }
+                    return try? await (background ? Self.background.run(write) : write())
                 }
-                return try? await (background ? Self.background.run(write) : write())
+                let each = Task<LiveModel?, Never> {  // what `dropAll` and `save` wait for
+                    _ = await task.value
+                    return nil
+                }
+                for user in chunk { saving[user] = each }
+                wave.append((chunk, task))
             }
-            let each = Task<LiveModel?, Never> {  // what `dropAll` and `save` wait for
-                _ = await task.value
-                return nil
-            }
-            for user in chunk { saving[user] = each }
-            let result = await task.value
-            for user in chunk { saving[user] = nil }
-            guard let result else {
-                logger.warning("could not save held models", metadata: ["models": "\(held.count)"])
-                continue
-            }
-            guard started == generation else { continue }
-            for (live, written) in result {
-                if written {
-                    saved += 1
-                    installSaved(live)
-                } else {
-                    refused(live.user)
+            let started = generation
+            for (users, task) in wave {
+                let result = await task.value
+                for user in users { saving[user] = nil }
+                guard let result else {
+                    logger.warning("could not save held models", metadata: ["models": "\(users.count)"])
+                    continue
+                }
+                guard started == generation else { continue }
+                for (live, saved) in result {
+                    if saved {
+                        written.insert(live.user)
+                        installSaved(live)
+                    } else {
+                        refused(live.user)
+                    }
                 }
             }
         }
-        return (saved, dirty.count - saved)
+        return (written.count, dirty.filter { !written.contains($0) })
     }
 
     /// Whether a held model learned something since its last save.
