@@ -265,7 +265,7 @@ term_started="$(date +%s.%N)"
 kill -TERM "$server"; wait "$server"; server=""
 sigterm_s="$(python3 -c "import sys, time; print(round(time.time() - float(sys.argv[1]), 2))" "$term_started")"
 echo "== engine: SIGTERM to exit took ${sigterm_s}s" >&2
-grep -E "saved the held models|donation batches committed" "$work/serve.log" >&2 || true
+grep -E "saved [0-9]+ models in|donation batches committed" "$work/serve.log" >&2 || true
 peer_stored=0
 peer_engine_layout_stored=0
 if [ "${PEER:-1}" = 1 ]; then

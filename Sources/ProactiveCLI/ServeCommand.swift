@@ -83,6 +83,12 @@ struct ServeCommand: AsyncParsableCommand {
     var shutdownSave = 20
 
     @Option(help: ArgumentHelp("""
+        Save transactions written at once on shutdown, each encoding its models on a core of its \
+        own (default: the machine's cores, at most 4).
+        """, valueName: "count"))
+    var shutdownWorkers: Int?
+
+    @Option(help: ArgumentHelp("""
         Seconds a connection may wait without sending a complete request head or the next part of         a body before it is closed (idle, half-sent or stalled connections cannot pin the server).
         """, valueName: "seconds"))
     var idleTimeout = 10
@@ -97,6 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
         guard saveEvery >= 1 else { throw ValidationError("--save-every must be at least 1 second") }
         guard shutdownSave >= 0 else { throw ValidationError("--shutdown-save must be 0 or more seconds") }
+        if let shutdownWorkers, !(1...64).contains(shutdownWorkers) {
+            throw ValidationError("--shutdown-workers must be 1 to 64, found \(shutdownWorkers)")
+        }
         guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
         _ = try Self.size(maxBody, option: "--max-body")
         _ = try Self.size(memoryBudget, option: "--memory-budget")
@@ -117,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.service.memoryBudget = try Self.size(memoryBudget, option: "--memory-budget")
         settings.saveEvery = .seconds(saveEvery)
         settings.shutdownSave = .seconds(shutdownSave)
+        if let shutdownWorkers { settings.shutdownWorkers = shutdownWorkers }
         settings.service.idleTimeout = .seconds(idleTimeout)
         settings.ownerCredentialFile = ownerCredentialFile
         try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)

@@ -137,6 +137,12 @@ extension Engine {
         return try Self.read(try Self.parseMoment(text, field: field), text: text, field: field, clock: clock)
     }
 
+    /// `readMoment(_:live:)` for text already parsed by `parseMoment` (`written`); `text` is quoted in errors.
+    /// - Throws: `DonationLineError` on `field` for a wall time the user's zone skips.
+    public func readMoment(_ written: DateText, text: String, live: LiveModel, field: String = "at") throws -> ReadDate {
+        try Self.read(written, text: text, field: field, clock: clock(of: live))
+    }
+
     /// `text` parsed as a question's moment, without reading it on a clock: a bare day is refused.
     /// - Throws: `DonationLineError` on `field`.
     public static func parseMoment(_ text: String, field: String = "at") throws(DonationLineError) -> DateText {

@@ -22,7 +22,7 @@ extension RankingSession {
         let ranker = ranker(dayStart: dayStart(containing: date, utcOffset: offset), utcOffset: offset, context: moment.context)
         let (widgets, skipped) = try stackWidgets(names, in: widgetCatalogue(ranker), ranker: ranker)
         var decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
-                                                             distribution: ActiveNowModel(live.model).distribution(at: moment), moment: moment,
+                                                             distribution: ActiveNowModel.distribution(of: live.model, at: moment), moment: moment,
                                                              state: &state)
         decision.skipped = skipped
         return decision
@@ -111,7 +111,7 @@ extension RankingSession {
         let (widgets, skipped) = try stackWidgets(names, in: widgetCatalogue(ranker), ranker: ranker)
         var state = StackState()
         let decision = SmartStackEngine(ranker: ranker).step(SmartStack(widgets: widgets, settings: settings),
-                                                             distribution: ActiveNowModel(live.model).distribution(at: moment),
+                                                             distribution: ActiveNowModel.distribution(of: live.model, at: moment),
                                                              moment: moment, state: &state)
         // Times in reasons on the user's clock at each (a zone's offset changes at DST), else the moment's offset.
         let why = { (signals: RelevanceSignals) in signals.reasons(ranker.configuration, utcOffsetAt: { self.offset(at: $0, fallback: offset) }) }

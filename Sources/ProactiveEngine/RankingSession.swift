@@ -51,7 +51,7 @@ public struct RankingSession: Sendable {
         var suggestions = SuggestionRanker(ranker: ranker)
         let distribution = live.model.distribution(at: moment)
         // The floors apply to P(acts now) x P(target | acts now).
-        let activity = ActiveNowModel(live.model).level(at: moment)
+        let activity = ActiveNowModel.level(of: live.model, at: moment)  // borrowed: no copy of the model
         let list = suggestions.suggest(activity == 1 ? distribution : distribution.scaled(by: activity), moment: moment,
                                        k: developerMode ? max(k, distribution.count + ranker.adjustedTargets.count) : k,
                                        developerMode: developerMode)

@@ -18,15 +18,25 @@ package struct ActiveNowModel: FittedModel {
     package var name: String { base.name }
 
     /// The base model's activity level at `moment` (1 when it has none).
-    package func level(at moment: Moment) -> Double { min(1, max(0, base.activityLevel(at: moment) ?? 1)) }
+    package func level(at moment: Moment) -> Double { Self.level(of: base, at: moment) }
+
+    /// `model`'s activity level at `moment`, clamped to 0...1 (1 when it has none). Borrows the model:
+    /// a caller holding it as another existential (`any LiveLearningModel`) asks this rather than
+    /// wrapping it (`ActiveNowModel(model)` copies the whole model into a new box on each call).
+    package static func level(of model: some FittedModel, at moment: Moment) -> Double {
+        min(1, max(0, model.activityLevel(at: moment) ?? 1))
+    }
+
+    /// `distribution(at:)` for `model` without wrapping it (see `level(of:at:)`).
+    package static func distribution(of model: some FittedModel, at moment: Moment) -> TargetDistribution {
+        let distribution = model.distribution(at: moment)
+        let level = level(of: model, at: moment)
+        return level == 1 ? distribution : distribution.scaled(by: level)
+    }
 
     package func activityLevel(at moment: Moment) -> Double? { base.activityLevel(at: moment) }
 
-    package func distribution(at moment: Moment) -> TargetDistribution {
-        let distribution = base.distribution(at: moment)
-        let level = level(at: moment)
-        return level == 1 ? distribution : distribution.scaled(by: level)
-    }
+    package func distribution(at moment: Moment) -> TargetDistribution { Self.distribution(of: base, at: moment) }
 
     package func scores(at moment: Moment) -> [ScoredTarget] {
         Self.scale(base.scores(at: moment), by: level(at: moment))

@@ -30,11 +30,16 @@ import ProactiveStore
 /// fold of this cache's own donations for the user is already pending (they are
 /// then learned with it, as its own are). When nothing was stored, a question
 /// costs one look at the store's marks.
+///
+/// A question about a model held and caught up is answered without entering the
+/// actor (`heldForQuestion`): the actor offers each model it answered a question
+/// from (`AnswerableModels`), and any change to what it holds, folds or noticed
+/// in the store withdraws every offer, so such an answer is the one
+/// `question(user:)` would give.
 public actor LiveModelCache {
     struct Entry {
         var live: LiveModel
         var bytes: Int
-        var lastUse: UInt64
         var savedHighWater: Int64
         /// Changes whenever `live` does (`LiveModelCache.question`).
         var version: UInt64
@@ -45,7 +50,9 @@ public actor LiveModelCache {
     public let budget: Int
     let metrics: (any LiveModelMetrics)?
     let logger: Logger
-    private var entries: [String: Entry] = [:]
+    private var entries: [String: Entry] = [:] { didSet { answerable.withdrawAll() } }
+    /// Held models offered to questions asked off the actor, and every held model's last use.
+    private let answerable = AnswerableModels()
     /// Reads in flight, and the `generation` each started in.
     private struct Loading {
         var task: Task<(live: LiveModel, bytes: Int, refitted: Bool), any Error>
@@ -55,14 +62,13 @@ public actor LiveModelCache {
     /// Counts `dropAll`s: a read that started before one is answered but not held.
     private var generation = 0
     /// Folds and saves in flight, and the background folder of donations.
-    private var refreshing: [String: Task<LiveModel, any Error>] = [:]
+    private var refreshing: [String: Task<LiveModel, any Error>] = [:] { didSet { answerable.withdrawAll() } }
     private var saving: [String: Task<LiveModel?, Never>] = [:]
     private var drainer: Task<Void, Never>?
-    private var clock: UInt64 = 0
     /// The last version given to a held model (`Entry.version`); versions are never reused.
     private var lastVersion: UInt64 = 0
     /// Users whose donations changed since their model was last refreshed.
-    private var stale: Set<String> = []
+    private var stale: Set<String> = [] { didSet { answerable.withdrawAll() } }
     public private(set) var bytesInMemory = 0
     /// Set on shutdown: the background fold stops taking users.
     private var stopping = false
@@ -73,11 +79,11 @@ public actor LiveModelCache {
     /// Tells when any process deleted donations (nil: an in-memory store, no other process).
     let erasures: (any StoreChangeWatch)?
     /// The erasure mark the held models are known to be consistent with.
-    private var erasureMark: Int64
+    private var erasureMark: Int64 { didSet { answerable.withdrawAll() } }
     /// The donations' high-water mark up to which stored donations were noticed (`noticeDonations`).
-    private var donationMark: Int64
+    private var donationMark: Int64 { didSet { answerable.withdrawAll() } }
     /// Held users with donations stored elsewhere that no fold has taken yet: their next question waits for one.
-    private var behind: Set<String> = []
+    private var behind: Set<String> = [] { didSet { answerable.withdrawAll() } }
     /// Called (on this actor) after deletions made elsewhere dropped the held models: what else
     /// the holder derived from the store (declarations, answers) is stale too.
     private let onErasure: @Sendable () -> Void
@@ -151,7 +157,6 @@ public actor LiveModelCache {
     ///   that a flood of donations does not hold them up.
     public func live(user: String, now: Date = Date(), waiting: Bool = true) async throws -> LiveModel {
         await lookAtStore()
-        clock += 1
         // Donations another process stored for the user are folded in before answering, at the question's priority.
         let catchingUp = behind.remove(user) != nil
         if !waiting, !catchingUp, let held = touch(user) { return held.live }
@@ -159,7 +164,7 @@ public actor LiveModelCache {
             if stale.contains(user) || refreshing[user] != nil { try await fold(user, now: now, background: !catchingUp) }
             guard var entry = entries[user] else { return try await live(user: user, now: now) }  // dropped meanwhile: read again
             let answer = entry.live
-            entry.lastUse = clock
+            answerable.use(user)
             entry.live.acknowledgeNotes()  // told once, by this answer
             entries[user] = entry
             return answer
@@ -182,7 +187,8 @@ public actor LiveModelCache {
         guard pending.generation == generation, entries[user] == nil else { return live }
         var held = live
         held.acknowledgeNotes()  // the notes are this answer's; later answers from the held model do not repeat them
-        entries[user] = Entry(live: held, bytes: bytes, lastUse: clock, savedHighWater: live.key.highWater, version: newVersion())
+        entries[user] = Entry(live: held, bytes: bytes, savedHighWater: live.key.highWater, version: newVersion())
+        answerable.use(user)
         bytesInMemory += bytes
         await evict(keeping: user, now: now)
         publish()
@@ -195,14 +201,36 @@ public actor LiveModelCache {
     /// and answered with a version of its own that nothing else carries.
     public func question(user: String, now: Date = Date()) async throws -> (live: LiveModel, version: UInt64) {
         await lookAtStore()
-        clock += 1
         if behind.contains(user) {  // donations stored elsewhere: folded first
             let live = try await live(user: user, now: now, waiting: false)
             return (live, entries[user]?.version ?? newVersion())
         }
-        if let held = touch(user) { return held }
+        if let held = touch(user) {
+            offer(user)
+            return held
+        }
         let version = newVersion()
         return (try await live(user: user, now: now, waiting: false), version)
+    }
+
+    /// `question(user:)`'s answer for a held model, given without entering the actor when the actor has
+    /// nothing to do first: the model was offered (`offer`: caught up, no fold pending or under way, its
+    /// notes told) and the store's marks are still those it was offered at (no donation stored and none
+    /// deleted since, by any process). Marks the model used. nil: ask `question(user:)`.
+    ///
+    /// ```swift
+    /// let (live, version) = try await cache.heldForQuestion(user: "u1") ?? cache.question(user: "u1")
+    /// ```
+    public nonisolated func heldForQuestion(user: String) -> (live: LiveModel, version: UInt64)? {
+        answerable.take(user, marks: erasures?.marks())
+    }
+
+    /// Offers the held model of `user` to questions asked off the actor, when such a question would be
+    /// answered from it as it is now: held, not stale, no fold under way, nothing stored elsewhere pending.
+    private func offer(_ user: String) {
+        guard !stale.contains(user), !behind.contains(user), refreshing[user] == nil, let entry = entries[user] else { return }
+        answerable.offer(user, live: entry.live, version: entry.version,
+                         marks: erasures == nil ? nil : (erasureMark, donationMark))
     }
 
     /// A held model for a question (as folded so far; the fold of pending donations started), marked used.
@@ -210,7 +238,7 @@ public actor LiveModelCache {
     private func touch(_ user: String) -> (live: LiveModel, version: UInt64)? {
         guard let index = entries.index(forKey: user) else { return nil }
         if stale.contains(user), drainer == nil { drainer = Task(priority: .background) { await StoreFreshness.$since.withValue(nil) { await self.drain() } } }
-        entries.values[index].lastUse = clock
+        answerable.use(user)
         let entry = entries.values[index]  // one copy of the entry: the profile showed one per member read through the subscript
         if !entry.live.notes.isEmpty { entries.values[index].live.acknowledgeNotes() }  // told once, by this answer
         return (entry.live, entry.version)
@@ -235,6 +263,7 @@ public actor LiveModelCache {
         // Every deletion committed so far is covered by this drop (the caller's own included).
         if let mark = erasures?.mark(), mark != .max { erasureMark = max(erasureMark, mark) }
         entries.removeAll()
+        answerable.forgetAll()
         stale.removeAll()
         behind.removeAll()
         loading.removeAll()
@@ -267,78 +296,101 @@ public actor LiveModelCache {
         publish()
     }
 
-    /// Shutting down: folds the donations still pending into the held models for up to half of
-    /// `budget` (at normal priority: no request is left to serve), then saves the models that
-    /// learned something since their last save, those with the most unsaved donations first, in
-    /// a few transactions, until `budget` has passed. What is not folded or saved by then is
-    /// stored all the same: the next read of a model catches its saved state up with it (as after
-    /// a restart without this save), so a flood of donations just before shutdown cannot hold it
-    /// past a service manager's timeout.
-    /// - Returns: the models saved, and those left unsaved (caught up from the store on next read).
-    public func saveForShutdown(budget: Duration, now: Date = Date()) async -> (saved: Int, left: Int) {
+    /// Shutting down: stops the folds (`stopFolding`: one under way ends at its next check, keeping what it
+    /// learned), then saves the models that learned something since their last save, those with the most
+    /// unsaved donations first, `workers` transactions at once, until `budget` has passed. Nothing is folded
+    /// here: donations stored but not learned yet stay in the store, and the next read of the model catches
+    /// its saved state up with them (as after a restart without this save), so a flood of donations just
+    /// before shutdown costs it no time and a slow disk cannot hold it past a service manager's timeout.
+    /// - Parameter workers: transactions written at once (each encodes its models off this actor; the store
+    ///   commits them one after the other).
+    /// - Returns: the models saved, and those left behind the store (not saved by the deadline, or with
+    ///   donations not learned): caught up from the store when next read.
+    ///
+    /// ```swift
+    /// let (saved, left) = await cache.saveForShutdown(budget: .seconds(20), workers: 2)
+    /// ```
+    public func saveForShutdown(budget: Duration, workers: Int = 2, now: Date = Date()) async -> (saved: Int, left: Int) {
         stopping = true
+        stopFolding()
+        let deadline = ContinuousClock.now + budget
         await lookAtStore()
-        let started = ContinuousClock.now
-        foldDeadline.set(started + budget / 2)
+        let waiting = ContinuousClock.now
         for task in Array(refreshing.values) { _ = try? await task.value }
-        for user in Array(stale) where entries[user] != nil {
-            if ContinuousClock.now - started >= budget / 2 { break }
-            try? await fold(user, now: now, background: false)
-        }
         for task in Array(saving.values) { _ = await task.value }
-        return await saveDirty(now: now, until: started + budget, background: false)
+        logger.info("shutdown: the folds and saves under way ended", metadata: ["waited": "\(ContinuousClock.now - waiting)"])
+        let (saved, left) = await saveDirty(now: now, until: deadline, background: false, workers: workers)
+        let unsaved = Set(left)
+        return (saved, unsaved.union(stale.filter { entries[$0] != nil }).count)
     }
 
-    /// How many models one save transaction writes at shutdown (their bytes are held until it
+    /// Makes every fold stop learning donations, one under way at its next check (`Engine.refresh`'s
+    /// `stop`): what a shutdown calls first, so that nothing it waits for goes on folding.
+    public nonisolated func stopFolding() {
+        foldDeadline.set(.now)
+    }
+
+    /// How many models one save transaction writes at most at shutdown (their bytes are held until it
     /// commits); periodic saves write one a transaction, so donations wait behind one model's bytes at most.
     static let savesPerTransaction = 16
 
-    /// Saves the dirty held models in transactions of `savesPerTransaction`, most unsaved donations
-    /// first, off this actor (`background`: on the low-priority thread); stops starting new ones at `deadline`.
-    private func saveDirty(now: Date, until deadline: ContinuousClock.Instant?, background: Bool) async -> (saved: Int, left: Int) {
+    /// Saves the dirty held models, most unsaved donations first, off this actor (`background`: one a
+    /// transaction on the low-priority thread; else in transactions of up to `savesPerTransaction`, the
+    /// models shared among `workers` transactions written at once); starts no new one after `deadline`.
+    /// - Returns: how many were saved, and the users whose models were not.
+    private func saveDirty(now: Date, until deadline: ContinuousClock.Instant?, background: Bool, workers: Int = 1)
+        async -> (saved: Int, left: [String]) {
         let dirty = entries.filter { saving[$0.key] == nil && Self.needsSave($0.value) }
             .sorted { ($0.value.live.folded, $0.key) > ($1.value.live.folded, $1.key) }.map(\.key)
-        var saved = 0
+        let workers = background ? 1 : max(1, workers)
+        let step = background ? 1 : max(1, min(Self.savesPerTransaction, (dirty.count + workers - 1) / workers))
+        var written: Set<String> = []
         var start = 0
-        let step = background ? 1 : Self.savesPerTransaction
         while start < dirty.count {
             if let deadline, ContinuousClock.now >= deadline { break }
-            let chunk = dirty[start..<min(start + step, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
-            start += step
-            let held = chunk.compactMap { entries[$0]?.live }
-            if held.isEmpty { continue }
-            let engine = engine
-            let started = generation
-            let task = Task.detached { () -> [(live: LiveModel, written: Bool)]? in
-                let write: @Sendable () throws -> [(live: LiveModel, written: Bool)] = {
-                    var lives = held
-                    let written = try engine.save(&lives, now: now)
-                    return Array(zip(lives, written))
+            // Up to `workers` transactions at once, each with its own models.
+            var wave: [(users: [String], task: Task<[(live: LiveModel, written: Bool)]?, Never>)] = []
+            while wave.count < workers, start < dirty.count {
+                let chunk = dirty[start..<min(start + step, dirty.count)].filter { entries[$0] != nil && saving[$0] == nil }
+                start += step
+                let held = chunk.compactMap { entries[$0]?.live }
+                if held.isEmpty { continue }
+                let engine = engine
+                let task = Task.detached { () -> [(live: LiveModel, written: Bool)]? in
+                    let write: @Sendable () throws -> [(live: LiveModel, written: Bool)] = {
+                        var lives = held
+                        let written = try engine.save(&lives, now: now)
+                        return Array(zip(lives, written))
+                    }
+                    return try? await (background ? Self.background.run(write) : write())
                 }
-                return try? await (background ? Self.background.run(write) : write())
+                let each = Task<LiveModel?, Never> {  // what `dropAll` and `save` wait for
+                    _ = await task.value
+                    return nil
+                }
+                for user in chunk { saving[user] = each }
+                wave.append((chunk, task))
             }
-            let each = Task<LiveModel?, Never> {  // what `dropAll` and `save` wait for
-                _ = await task.value
-                return nil
-            }
-            for user in chunk { saving[user] = each }
-            let result = await task.value
-            for user in chunk { saving[user] = nil }
-            guard let result else {
-                logger.warning("could not save held models", metadata: ["models": "\(held.count)"])
-                continue
-            }
-            guard started == generation else { continue }
-            for (live, written) in result {
-                if written {
-                    saved += 1
-                    installSaved(live)
-                } else {
-                    refused(live.user)
+            let started = generation
+            for (users, task) in wave {
+                let result = await task.value
+                for user in users { saving[user] = nil }
+                guard let result else {
+                    logger.warning("could not save held models", metadata: ["models": "\(users.count)"])
+                    continue
+                }
+                guard started == generation else { continue }
+                for (live, saved) in result {
+                    if saved {
+                        written.insert(live.user)
+                        installSaved(live)
+                    } else {
+                        refused(live.user)
+                    }
                 }
             }
         }
-        return (saved, dirty.count - saved)
+        return (written.count, dirty.filter { !written.contains($0) })
     }
 
     /// Whether a held model learned something since its last save.
@@ -459,6 +511,7 @@ public actor LiveModelCache {
 
     private func drop(_ user: String) {
         behind.remove(user)
+        answerable.forget(user)
         guard let entry = entries.removeValue(forKey: user) else { return }
         bytesInMemory -= entry.bytes
         publish()
@@ -468,7 +521,8 @@ public actor LiveModelCache {
     /// (`user`) stays, and so does the most recently used one.
     private func evict(keeping user: String?, now: Date) async {
         while bytesInMemory > budget, entries.count > 1 {
-            guard let victim = entries.filter({ $0.key != user }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { return }
+            let lastUse = answerable.lastUses()
+            guard let victim = entries.keys.filter({ $0 != user }).min(by: { lastUse[$0, default: 0] < lastUse[$1, default: 0] }) else { return }
             if stale.contains(victim) { try? await fold(victim, now: now) }
             await save(victim, now: now)
             drop(victim)
@@ -477,6 +531,74 @@ public actor LiveModelCache {
 
     private func publish() {
         metrics?.held(models: entries.count, bytes: bytesInMemory)
+    }
+}
+
+/// The held models a `LiveModelCache` offers to questions asked off its actor (`heldForQuestion`), with the
+/// store's marks they were offered at, and the order in which held models were last used (eviction's).
+/// The actor withdraws every offer on any change to what it holds or noticed, before it goes on.
+final class AnswerableModels: Sendable {
+    private struct State {
+        var models: [String: (live: LiveModel, version: UInt64)] = [:]
+        /// The erasure and donation marks the offers were made at (nil: a store no other process writes).
+        var marks: (erasures: Int64, donations: Int64)?
+        var clock: UInt64 = 0
+        var lastUse: [String: UInt64] = [:]
+    }
+    private let state = Mutex(State())
+
+    /// Offers `live` at `version` for `user`'s questions while the store's marks stay `marks`.
+    func offer(_ user: String, live: LiveModel, version: UInt64, marks: (erasures: Int64, donations: Int64)?) {
+        state.withLock { state in
+            if let marks, state.marks.map({ $0 != marks }) ?? true { state.models.removeAll() }
+            state.marks = marks
+            state.models[user] = (live, version)
+        }
+    }
+
+    /// The model offered for `user` while the store's marks are `marks` (those the offer was made at), marked used.
+    func take(_ user: String, marks: (erasures: Int64, donations: Int64?)?) -> (live: LiveModel, version: UInt64)? {
+        state.withLock { state in
+            guard let held = state.models[user] else { return nil }
+            if let marks {
+                guard let offered = state.marks, marks.erasures == offered.erasures, marks.donations == offered.donations else { return nil }
+            }
+            state.clock += 1
+            state.lastUse[user] = state.clock
+            return held
+        }
+    }
+
+    /// Withdraws every offer (the actor changed what it holds, folds or noticed).
+    func withdrawAll() {
+        state.withLock { state in if !state.models.isEmpty { state.models.removeAll() } }
+    }
+
+    /// Marks `user`'s model used now.
+    func use(_ user: String) {
+        state.withLock { state in
+            state.clock += 1
+            state.lastUse[user] = state.clock
+        }
+    }
+
+    /// When each held model was last used (larger: later).
+    func lastUses() -> [String: UInt64] { state.withLock { $0.lastUse } }
+
+    /// Forgets `user`'s model (dropped).
+    func forget(_ user: String) {
+        state.withLock { state in
+            state.models[user] = nil
+            state.lastUse[user] = nil
+        }
+    }
+
+    /// Forgets every model (all dropped).
+    func forgetAll() {
+        state.withLock { state in
+            state.models.removeAll()
+            state.lastUse.removeAll()
+        }
     }
 }
 

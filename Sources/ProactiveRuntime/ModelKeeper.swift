@@ -6,9 +6,10 @@ import Synchronization
 
 /// Folds pending donations into the held models and saves them every `interval`, off the
 /// question path, until `stop()`; then saves the ones that learned something since their last
-/// save, within `shutdownBudget` (`LiveModelCache.saveForShutdown`: what is left is caught up
-/// from the store on the next read, so a slow disk cannot hold shutdown past a service
-/// manager's timeout).
+/// save, `shutdownWorkers` transactions at once, within `shutdownBudget`
+/// (`LiveModelCache.saveForShutdown`: nothing is folded then, and what is left is caught up from
+/// the store on the next read, so neither a flood of donations nor a slow disk can hold shutdown
+/// past a service manager's timeout), and logs `saved N models in X s`.
 ///
 /// A plain async loop: an app runs it in a task of its own and stops it on the way out (the
 /// service runs it as a ServiceLifecycle service that graceful shutdown stops). One `run()` at a time.
@@ -25,6 +26,8 @@ public final class ModelKeeper: Sendable {
     public let models: LiveModelCache
     public let interval: Duration
     public let shutdownBudget: Duration
+    /// Save transactions written at once on shutdown (each encodes its models on a core of its own).
+    public let shutdownWorkers: Int
     public let logger: Logger
 
     private struct State {
@@ -34,10 +37,13 @@ public final class ModelKeeper: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(models: LiveModelCache, interval: Duration, shutdownBudget: Duration = .seconds(20), logger: Logger) {
+    /// - Parameter shutdownWorkers: default the machine's cores, at most 4.
+    public init(models: LiveModelCache, interval: Duration, shutdownBudget: Duration = .seconds(20),
+                shutdownWorkers: Int = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)), logger: Logger) {
         self.models = models
         self.interval = interval
         self.shutdownBudget = shutdownBudget
+        self.shutdownWorkers = max(1, shutdownWorkers)
         self.logger = logger
     }
 
@@ -47,19 +53,22 @@ public final class ModelKeeper: Sendable {
         while await pause() {
             await models.flush(stop: { [self] in isStopped || Task.isCancelled })
         }
+        models.stopFolding()  // also when cancelled: a fold under way ends at its next check
         let clock = ContinuousClock()
         let started = clock.now
-        let (saved, left) = await models.saveForShutdown(budget: shutdownBudget)
+        let (saved, left) = await models.saveForShutdown(budget: shutdownBudget, workers: shutdownWorkers)
+        let took = clock.now - started
         let held = await models.count
-        logger.notice("saved the held models", metadata: [
-            "models": "\(held)", "saved": "\(saved)", "left_to_catch_up": "\(left)",
-            "took": "\(clock.now - started)",
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        logger.notice("saved \(saved) models in \(String(format: "%.2f", seconds)) s", metadata: [
+            "models": "\(held)", "saved": "\(saved)", "left_to_catch_up": "\(left)", "workers": "\(shutdownWorkers)",
         ])
     }
 
     /// Ends `run`: its wait is cut short and it saves the held models before returning. Calling it
     /// before `run` makes `run` save at once and return.
     public func stop() {
+        models.stopFolding()  // a fold under way (a periodic pass) ends at its next check
         let waiting = state.withLock { state in
             state.stopped = true
             defer { state.waiting = nil }

@@ -279,9 +279,16 @@ public final class Runtime: Sendable {
     /// time) and the held inputs, with the versions they were read at (`LiveModelCache.question`,
     /// `RankingInputsCache.stampedInputs`): the same pair, the same answer to the same question.
     /// - Throws: `EngineError.noDonations` when the user has none.
+    /// A model held and caught up is read without entering the cache's actor (`LiveModelCache.heldForQuestion`).
     public func question(user: String, as engine: Engine? = nil, now: Date = Date()) async throws
         -> (session: RankingSession, live: LiveModel, model: UInt64, inputs: UInt64) {
-        let (live, version) = try await models.question(user: user, now: now)
+        let live: LiveModel
+        let version: UInt64
+        if let held = models.heldForQuestion(user: user) {
+            (live, version) = held
+        } else {
+            (live, version) = try await models.question(user: user, now: now)
+        }
         let engine = engine ?? self.engine
         let (inputs, stamp) = try self.inputs.stampedInputs(user: live.user, engine: engine)
         return (engine.rankingSession(live, inputs: inputs), live, version, stamp)

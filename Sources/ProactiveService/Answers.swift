@@ -19,9 +19,12 @@ struct Instant: Encodable {
     var date: Date
     var utcOffset = 0
 
+    /// The instant as the API writes it (`Timestamp.format`).
+    var text: String { Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: utcOffset) }
+
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: utcOffset))
+        try container.encode(text)
     }
 }
 
@@ -96,6 +99,12 @@ struct SuggestionsAnswer: Encodable {
     var at: Instant
     var model: String
     var suggestions: [JSONValue]
+
+    /// The answer as the JSON value `JSONResponseEncoder` makes of it (members in this order), built
+    /// directly: what the route writes, once, as its bytes.
+    var json: JSONValue {
+        .object([("user", .string(user)), ("at", .string(at.text)), ("model", .string(model)), ("suggestions", .array(suggestions))])
+    }
 }
 
 /// `GET /v1/stats`: the shape of `proactive stats --json` without the store's path.

@@ -22,6 +22,8 @@ public struct ServeSettings: Sendable {
     public var saveEvery: Duration? = .seconds(30)
     /// How long saving held models may take on shutdown.
     public var shutdownSave: Duration = .seconds(20)
+    /// Save transactions written at once on shutdown (`ModelKeeper.shutdownWorkers`): the machine's cores, at most 4.
+    public var shutdownWorkers = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
     /// Where to write the owner's credential when a store that keeps only hashes (a database) has
     /// none yet (`ProactiveService.serve`); nil: such a store must have one.
     public var ownerCredentialFile: String?
@@ -49,7 +51,8 @@ public func buildApplication(service: ProactiveService, settings: ServeSettings,
     case let .tcp(host, port): address = .hostname(host, port: port)
     }
     let keepers = settings.saveEvery.map {
-        [ModelKeeperService(keeper: ModelKeeper(models: service.models, interval: $0, shutdownBudget: settings.shutdownSave, logger: logger))]
+        [ModelKeeperService(keeper: ModelKeeper(models: service.models, interval: $0, shutdownBudget: settings.shutdownSave,
+                                                shutdownWorkers: settings.shutdownWorkers, logger: logger))]
     } ?? []
     // Hummingbird's HTTP/1 idle timer: reset by each request part read, so it is also the header and read deadline.
     let idle = service.configuration.idleTimeout.components

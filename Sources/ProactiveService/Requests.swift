@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import ProactiveCore
 import ProactiveEngine
 
@@ -16,10 +17,15 @@ struct Question: Decodable {
     var user = Donation.defaultUser
     /// `at` as sent, checked by `Engine.parseMoment`; nil: now.
     var at: String?
+    /// `at` as parsed when it was checked: read on the user's clock without parsing it again.
+    var written: DateText?
     var context: [String: String] = [:]
     var k = 4
 
     enum CodingKeys: String, CodingKey, CaseIterable { case user, at, context, k }
+
+    /// The question with every field at its default: the default user, now, no context, 4.
+    init() {}
 
     init(from decoder: any Decoder) throws { try self.init(fields: try decoder.container(keyedBy: CodingKeys.self)) }
 
@@ -30,7 +36,7 @@ struct Question: Decodable {
             self.user = user
         }
         if let key = Key(stringValue: "at"), let text = try container.decodeIfPresent(String.self, forKey: key) {
-            do { _ = try Engine.parseMoment(text) } catch { throw container.refuse(key, error.reason) }
+            do { written = try Engine.parseMoment(text) } catch { throw container.refuse(key, error.reason) }
             at = text
         }
         if let key = Key(stringValue: "context") { context = try container.decodeIfPresent([String: String].self, forKey: key) ?? [:] }
@@ -44,7 +50,10 @@ struct Question: Decodable {
 
     /// The moment on the user's clock (`Engine.readMoment`), read from the held model `live`.
     func moment(_ engine: Engine, live: LiveModel, now: Date = Date()) throws -> Engine.ReadDate {
-        do { return try engine.readMoment(at, live: live, now: now) } catch let error as DonationLineError {
+        do {
+            if let at, let written { return try engine.readMoment(written, text: at, live: live) }
+            return try engine.readMoment(at, live: live, now: now)
+        } catch let error as DonationLineError {
             throw APIError.badRequest(error.reason, field: "at")
         }
     }
@@ -61,6 +70,51 @@ struct SuggestionQuestion: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         question = try Question(fields: container)
         developer = try container.decodeIfPresent(Bool.self, forKey: .developer) ?? false
+    }
+
+    /// The request's body, parsed once: read straight from its JSON when every member is one the route
+    /// defines, of its type and accepted (`init(wellFormed:)`), else by `JSONRequestDecoder` from the same
+    /// JSON, which refuses it naming the field at fault. The same question either way.
+    /// - Throws: `APIError` 400 (`invalid_json`, or the member at fault), 413 for a body over `maxUploadSize`.
+    static func read(_ request: Request, context: some RequestContext) async throws -> SuggestionQuestion {
+        let body = try await BodyReading.collect(request, maxBody: context.maxUploadSize)
+        let json = body.readableBytes > 0 ? try BodyReading.json(body) : .object([])
+        return try SuggestionQuestion(wellFormed: json) ?? JSONRequestDecoder.decode(SuggestionQuestion.self, from: json)
+    }
+
+    /// The question a well-formed body asks, as `init(from:)` reads it (a member given twice: its last
+    /// value); nil when any member is unknown, of another type or refused (a bad `user`, `at` or `k`).
+    init?(wellFormed json: JSONValue) {
+        guard case let .object(members) = json else { return nil }
+        var question = Question()
+        var developer = false
+        for (name, value) in members {
+            switch (name, value) {
+            case let ("user", .string(user)):
+                guard Question.nonEmpty(user) == nil else { return nil }
+                question.user = user
+            case let ("at", .string(text)):
+                guard let written = try? Engine.parseMoment(text) else { return nil }
+                question.at = text
+                question.written = written
+            case let ("context", .object(pairs)):
+                var context: [String: String] = [:]
+                for (key, value) in pairs {
+                    guard case let .string(text) = value else { return nil }
+                    context[key] = text
+                }
+                question.context = context
+            case let ("k", .number(_, .some(integer))):
+                guard let k = Int(exactly: integer), Engine.Limits.kProblem(k) == nil else { return nil }
+                question.k = k
+            case let ("developer", .bool(flag)):
+                developer = flag
+            default:
+                return nil
+            }
+        }
+        self.question = question
+        self.developer = developer
     }
 }
 

@@ -38,7 +38,7 @@ struct SuggestionsController {
     /// The same question as predict, plus `"developer": true` to lift the floors (`SuggestionQuestion`).
     @Sendable func suggest(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         try context.requireOwner(to: "ask for suggestions (they read every app's donations)")
-        let asked = try await request.decode(as: SuggestionQuestion.self, context: context)
+        let asked = try await SuggestionQuestion.read(request, context: context)
         let question = asked.question
         let engine = service.engine(context)
         let (session, live, version, stamp) = try await service.runtime.question(user: question.user, as: engine)
@@ -49,9 +49,9 @@ struct SuggestionsController {
         if let body = service.answers.answer(user: question.user, key: key) { return Response.json(body: body) }
         let result = try session.suggest(at: when.date, utcOffset: when.utcOffset, context: question.context, k: question.k,
                                          developerMode: asked.developer)
-        let body = Response.jsonBody(try JSONResponseEncoder.json(SuggestionsAnswer(
+        let body = Response.jsonBody(SuggestionsAnswer(
             user: question.user, at: Instant(date: when.date, utcOffset: result.moment.utcOffset ?? 0), model: result.model,
-            suggestions: result.suggestions.map(\.json))))
+            suggestions: result.suggestions.map(\.json)).json)
         service.answers.keep(user: question.user, key: key, body: body)
         return Response.json(body: body)
     }

@@ -490,14 +490,23 @@ struct LiveModelCacheTests {
         #expect(saved.donationCount == loaded.key.donationCount + 1)
     }
 
-    @Test("shutdown folds what is pending and saves the models that learned something, within its budget; a zero budget saves none")
-    func shutdownSaves() async throws {
+    /// `storeSimulatedUsers` in a store of their own (the fixture: keep it while the store is used), every
+    /// user's model held by a cache, and its donation count.
+    static func heldSimulatedUsers() async throws
+        -> (fixture: ServiceFixture, engine: Engine, users: [String], cache: LiveModelCache, counts: [String: Int]) {
         let fixture = try ServiceFixture()
         let engine = Engine(database: fixture.database)
-        let users = try Self.storeSimulatedUsers(fixture)
+        let users = try storeSimulatedUsers(fixture)
         let cache = LiveModelCache(engine: engine, budget: 1 << 30)
         var counts: [String: Int] = [:]
         for user in users { counts[user] = try await cache.live(user: user).key.donationCount }
+        return (fixture, engine, users, cache, counts)
+    }
+
+    @Test("shutdown saves the models that learned something, within its budget, and folds nothing; a zero budget saves none")
+    func shutdownSaves() async throws {
+        let (fixture, engine, users, cache, counts) = try await Self.heldSimulatedUsers()
+        defer { withExtendedLifetime(fixture) {} }
         func donate(_ user: String, minute: Int) throws {
             try engine.donate(Donation(user: user, app: "com.example.coffee", intent: "OrderCoffeeIntent",
                                        date: Date(timeIntervalSince1970: 1_795_000_000 + Double(minute) * 60)))
@@ -516,11 +525,65 @@ struct LiveModelCacheTests {
         #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 0, left: 0))  // nothing left to save
         let reread = LiveModelCache(engine: engine, budget: 1 << 30)
         #expect(try await reread.live(user: users[1]).key.donationCount == counts[users[1]]! + 1)
-        // Donations announced but not folded yet are folded at shutdown (within half the budget), then saved.
+        // Donations announced but not folded yet are not folded at shutdown: the model is left behind the
+        // store, and its next read catches its saved state up with them.
         try donate(users[2], minute: 2)
         await cache.donated(users: [users[2]])  // shutting down: no background fold takes it
-        #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 1, left: 0))
-        #expect(try engine.savedModels().first { $0.user == users[2] }?.donationCount == counts[users[2]]! + 1)
+        #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 0, left: 1))
+        #expect(try engine.savedModels().first { $0.user == users[2] }?.donationCount == counts[users[2]])
+        let caughtUp = LiveModelCache(engine: engine, budget: 1 << 30)
+        #expect(try await caughtUp.live(user: users[2]).key.donationCount == counts[users[2]]! + 1)
+    }
+
+    @Test("a question is answered off the actor only from a model the actor offered, while the store's marks stay")
+    func heldForQuestion() async throws {
+        let fixture = try ServiceFixture()
+        let engine = Engine(database: fixture.database)
+        let users = try Self.storeSimulatedUsers(fixture)
+        let cache = LiveModelCache(engine: engine, budget: 1 << 30, erasures: engine.changeWatch())
+        let user = users[0]
+        #expect(cache.heldForQuestion(user: user) == nil)  // not held
+        _ = try await cache.question(user: user)  // read: held from now on
+        #expect(cache.heldForQuestion(user: user) == nil)  // read by that question: offered from its next one
+        let asked = try await cache.question(user: user)
+        let held = try #require(cache.heldForQuestion(user: user))
+        #expect(held.version == asked.version)
+        #expect(held.live.key.highWater == asked.live.key.highWater)
+        #expect(cache.heldForQuestion(user: users[1]) == nil)  // another user: not held
+
+        // A donation stored beside the cache moves the store's marks: the actor is asked, folds it, offers anew.
+        try engine.donate(Donation(user: user, app: "com.example.coffee", intent: "OrderCoffeeIntent",
+                                   date: Date(timeIntervalSince1970: 1_795_000_000)))
+        #expect(cache.heldForQuestion(user: user) == nil)
+        _ = try await cache.question(user: user)  // stored elsewhere: folded before this answer
+        let folded = try await cache.question(user: user)
+        #expect(folded.live.key.highWater > asked.live.key.highWater)
+        #expect(try #require(cache.heldForQuestion(user: user)).version == folded.version)
+
+        // Deleting donations: never answered off the actor again before the actor dropped the model.
+        #expect(try engine.delete(.matching(DonationFilter(user: user, app: "com.example.coffee"))) > 0)
+        #expect(cache.heldForQuestion(user: user) == nil)
+        let reread = try await cache.question(user: user)
+        #expect(reread.live.key.donationCount < folded.live.key.donationCount)
+        #expect(cache.heldForQuestion(user: user) == nil)  // read again: offered from its next question on
+        await cache.dropAll()
+        #expect(cache.heldForQuestion(user: user) == nil)
+    }
+
+    @Test("shutdown saves held models several transactions at once: every dirty model saved, each once")
+    func shutdownSavesInParallel() async throws {
+        let (fixture, engine, users, cache, counts) = try await Self.heldSimulatedUsers()
+        defer { withExtendedLifetime(fixture) {} }
+        for (index, user) in users.enumerated() {
+            try engine.donate(Donation(user: user, app: "com.example.coffee", intent: "OrderCoffeeIntent",
+                                       date: Date(timeIntervalSince1970: 1_795_000_000 + Double(index) * 60)))
+            await cache.donated(users: [user])
+            _ = try await cache.live(user: user, waiting: true)
+        }
+        #expect(await cache.saveForShutdown(budget: .seconds(60), workers: 2) == (saved: users.count, left: 0))
+        let saved = Dictionary(uniqueKeysWithValues: try engine.savedModels().map { ($0.user, $0.donationCount) })
+        for user in users { #expect(saved[user] == counts[user]! + 1, "\(user)") }
+        #expect(await cache.saveForShutdown(budget: .seconds(60), workers: 2) == (saved: 0, left: 0))
     }
 }
 
