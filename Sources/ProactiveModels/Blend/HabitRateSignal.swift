@@ -285,30 +285,62 @@ package enum HabitRateSignal {
         var hypothesisRate = [Double](repeating: 0, count: bins)    // and today's rate under it
         var y = [Double](repeating: 0, count: dayCount)
         var a = [Int](repeating: 0, count: dayCount)
+        var soonDays: [Int] = []  // the target's days with a use in the coming hour, ascending
         let logFamilyPrior = Self.logFamilyPrior, logHypothesisPrior = Self.logHypothesisPrior
         var base = [0.0, 0.0]
         var logBetaPrior = [0.0, 0.0]  // per a: logBeta(alpha, beta) of that a's every-day rate
-        for (slot, t) in active.enumerated() {
+        // What a target never used before the minute on a past day (a = 0 every day) shares with every such
+        // target: per family, the evidence sums of each cell and stretch (its sums' N), and the recency total
+        // of today's cell (recent.n when not used yet today), summed in day order as the per-target loop sums
+        // them. Such a target's own sums then only add its days with a use in the hour (y > 0): a day with y = 0
+        // adds +0, which changes no sum.
+        var sharedSums = [[Double]](repeating: [], count: familyCount)
+        var sharedRecentN = [Double](repeating: 0, count: familyCount)
+        for f in 0 ..< familyCount {
+            let coarse = f < changeFamilies
+            let stretches = coarse ? bins : 1
+            var shared = [Double](repeating: 0, count: families[f].cells * 2 * stretches * 2)
             for i in 0 ..< dayCount {
-                y[i] = 0
-                a[i] = 0
+                let cellA = Int(cells[i * familyCount + f]) * 2
+                shared[(cellA * stretches + (coarse ? bin[i] : 0)) * 2 + 1] += evidence[i]
+                if !coarse, cellA == Int(todayCells[f]) * 2 { sharedRecentN[f] += recency[i * familyCount + f] }
             }
-            for use in soonBySlot.range(slot) { y[Int(use.day)] = max(y[Int(use.day)], use.y) }
-            for use in earlierBySlot.range(slot) { a[Int(use.day)] = 1 }
+            sharedSums[f] = shared
+        }
+        for (slot, t) in active.enumerated() {
+            for i in soonDays { y[i] = 0 }
+            soonDays.removeAll(keepingCapacity: true)
+            for use in soonBySlot.range(slot) {
+                let i = Int(use.day)
+                if y[i] == 0 { soonDays.append(i) }
+                y[i] = max(y[i], use.y)
+            }
+            let earlierUses = earlierBySlot.range(slot)
+            let usedBefore = !earlierUses.isEmpty
+            if usedBefore {
+                for i in 0 ..< dayCount { a[i] = 0 }
+                for use in earlierUses { a[Int(use.day)] = 1 }
+            }
             let aToday = usedToday[slot] ? 1 : 0
             // The every-day rates (evidence weights) that every family's cells shrink toward, per a.
             var total = (s: 0.0, n: 0.0)
             var byA = ((s: 0.0, n: 0.0), (s: 0.0, n: 0.0))
-            for i in 0 ..< dayCount {
-                total.s += evidence[i] * y[i]
-                total.n += evidence[i]
-                if a[i] == 0 {
-                    byA.0.s += evidence[i] * y[i]
-                    byA.0.n += evidence[i]
-                } else {
-                    byA.1.s += evidence[i] * y[i]
-                    byA.1.n += evidence[i]
+            if usedBefore {
+                for i in 0 ..< dayCount {
+                    total.s += evidence[i] * y[i]
+                    total.n += evidence[i]
+                    if a[i] == 0 {
+                        byA.0.s += evidence[i] * y[i]
+                        byA.0.n += evidence[i]
+                    } else {
+                        byA.1.s += evidence[i] * y[i]
+                        byA.1.n += evidence[i]
+                    }
                 }
+            } else {
+                for i in soonDays { total.s += evidence[i] * y[i] }
+                total.n = evidenceTotal
+                byA.0 = total
             }
             let overall = (total.s + 0.05) / (total.n + 1)
             base[0] = min(max(((byA.0.s + overall) / (byA.0.n + 1)), 1e-6), 1 - 1e-6)
@@ -322,18 +354,30 @@ package enum HabitRateSignal {
                 let coarse = f < changeFamilies
                 let stretches = coarse ? bins : 1
                 let todayA = Int(todayCells[f]) * 2 + aToday
-                for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = 0 }
                 var recent = (s: 0.0, n: 0.0)  // today's cell and a, recency weights (finer families)
-                for i in 0 ..< dayCount {
-                    let cellA = Int(cells[i * familyCount + f]) * 2 + a[i]
-                    let slot = (cellA * stretches + (coarse ? bin[i] : 0)) * 2
-                    sums[slot] += evidence[i] * y[i]
-                    sums[slot + 1] += evidence[i]
-                    if !coarse, cellA == todayA {
-                        let r = recency[i * familyCount + f]
-                        recent.s += r * y[i]
-                        recent.n += r
+                if usedBefore {
+                    for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = 0 }
+                    for i in 0 ..< dayCount {
+                        let cellA = Int(cells[i * familyCount + f]) * 2 + a[i]
+                        let slot = (cellA * stretches + (coarse ? bin[i] : 0)) * 2
+                        sums[slot] += evidence[i] * y[i]
+                        sums[slot + 1] += evidence[i]
+                        if !coarse, cellA == todayA {
+                            let r = recency[i * familyCount + f]
+                            recent.s += r * y[i]
+                            recent.n += r
+                        }
                     }
+                } else {
+                    sharedSums[f].withUnsafeBufferPointer { shared in
+                        for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = shared[k] }
+                    }
+                    for i in soonDays {
+                        let cellA = Int(cells[i * familyCount + f]) * 2
+                        sums[(cellA * stretches + (coarse ? bin[i] : 0)) * 2] += evidence[i] * y[i]
+                        if !coarse, cellA == todayA { recent.s += recency[i * familyCount + f] * y[i] }
+                    }
+                    if aToday == 0 { recent.n = sharedRecentN[f] }
                 }
                 /// Log marginal likelihood of every cell's days when the stretches from `split` on have a rate
                 /// of their own (`split == stretches`: one rate for all).
