@@ -9,8 +9,10 @@ import ProactiveRanking
 // targets, softmax, fuse with relevance windows and feedback, select and build
 // the top 4), next to the raw `cblas_sgemv` of the same targets x columns
 // shape and of its dense part alone (the product the engine runs), and one
-// Smart Stack decision. Each scenario is built lazily in the
-// benchmark's setup, so only the one being run is in memory.
+// Smart Stack decision; and the default model's `suggest` beside the profile
+// path's on the same user at 20, 1,000 and 10,000 targets (`suggest default N
+// targets`, `suggest profile path N targets`). Each scenario is built lazily in
+// the benchmark's setup, so only the one being run is in memory.
 
 let scenario100 = SuggestScenario(targets: 100)
 let scenario1k = SuggestScenario(targets: 1_000)
@@ -35,6 +37,24 @@ func rankerBox(_ targets: Int) -> Box<SuggestionRanker?> {
 /// The wide-shape blend user, built on first use (seconds of training).
 let blendScenario = Box(BlendSuggestScenario(targets: 1_000))
 let blendRanker = Box(SuggestionRanker(ranker: blendScenario.value.ranker))
+
+/// The default model and the profile path on the same user, at 20, 1,000 and 10,000 targets
+/// (`BlendSuggestScenario`: 5,000 events, 20,000 at 10,000 targets so every target has uses),
+/// each built on first use (seconds of training; the 10,000-target one about a minute).
+let defaultTargetCounts = [20, 1_000, 10_000]
+let defaultScenarios = defaultTargetCounts.map { _ in Box<(scenario: BlendSuggestScenario, ranker: SuggestionRanker)?>(nil) }
+
+/// Events of the default-model scenario at `targets` targets.
+func defaultEventCount(_ targets: Int) -> Int { max(5_000, 2 * targets) }
+
+func defaultScenarioBox(_ targets: Int) -> Box<(scenario: BlendSuggestScenario, ranker: SuggestionRanker)?> {
+    let box = defaultScenarios[defaultTargetCounts.firstIndex(of: targets)!]
+    if box.value == nil {
+        let scenario = BlendSuggestScenario(targets: targets, events: defaultEventCount(targets))
+        box.value = (scenario, SuggestionRanker(ranker: scenario.ranker))
+    }
+    return box
+}
 
 /// Raw gemv of each scenario's scoring shape, and of its dense part alone
 /// (built from the scenario so the shapes are exact).
@@ -100,6 +120,26 @@ let benchmarks: @Sendable () -> Void = {
         let scenario = blendScenario.value
         benchmark.startMeasurement()
         blackHole(scenario.suggest(with: &blendRanker.value))
+    }
+
+    // MARK: The default model beside the profile path, same user, same moment, same ranker
+
+    let paths: [(name: String, suggest: @Sendable (BlendSuggestScenario, inout SuggestionRanker) -> [Suggestion])] = [
+        ("suggest default", { $0.suggest(with: &$1) }), ("suggest profile path", { $0.suggestProfilePath(with: &$1) }),
+    ]
+    for targets in defaultTargetCounts {
+        for path in paths {
+            Benchmark("\(path.name) \(targets) targets", configuration: .init(setup: {
+                BenchmarkEnvironment.pinBLAS()
+                let scenario = defaultScenarioBox(targets).value!.scenario
+                BenchmarkEnvironment.note("\(path.name) \(targets): \(scenario.events.count) events; \(BenchmarkEnvironment.blasLine)")
+            })) { benchmark in
+                let box = defaultScenarioBox(targets)
+                let scenario = box.value!.scenario
+                benchmark.startMeasurement()
+                blackHole(path.suggest(scenario, &box.value!.ranker))
+            }
+        }
     }
 
     Benchmark("blend scores 1000 targets", configuration: .init(setup: {

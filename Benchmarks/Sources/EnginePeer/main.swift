@@ -13,6 +13,9 @@ import ProactiveStore
 //   engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] [--suggest-only]
 //   engine-peer OUTDIR --ingest FILE     (only: import FILE into OUTDIR/ingest.sqlite,
 //                                         the store's importer in-process, for profilers)
+//   engine-peer OUTDIR --blend [--iterations N] [--targets 20,1000,10000]
+//                                        (only: the default model beside the profile path and
+//                                         its peer state, for dev/blend-peer.sh)
 //
 // 1. For each target count: p50/p99 of one full `suggest`, of the raw
 //    `sgemv` of the same targets x features shape, and of the raw `sgemv` of
@@ -26,9 +29,16 @@ import ProactiveStore
 //    weights (`TrainingProblem.export`) so the peer trains on the same data
 //    and both log-losses are computed by the same code.
 // Writes OUTDIR/engine.json.
+//
+// With --blend, instead: for each target count, the default model's `suggest` (top 4) and the
+// profile path's on the same user and moment (`BlendSuggestScenario`: 5,000 events, 2 per target
+// above 2,500 targets), and the blend's log-scores alone, p50/p99 over the same timed calls; and
+// the model's state at the moment (`BlendModel.peerState(at:)`) in OUTDIR/blend-N/, which the numpy
+// peer reads. Writes OUTDIR/engine-blend.json.
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] [--suggest-only] | OUTDIR --ingest FILE\n".utf8))
+    FileHandle.standardError.write(Data(("usage: engine-peer OUTDIR [--iterations N] [--targets 1000,10000] [--skip-training] [--suggest-only]"
+        + " | OUTDIR --ingest FILE | OUTDIR --blend [--iterations N] [--targets 20,1000,10000]\n").utf8))
     exit(64)
 }
 
@@ -40,8 +50,14 @@ var targetCounts = [1_000, 10_000]
 var skipTraining = false
 var suggestOnly = false
 var ingestPath: String?
+var blend = false
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
+    if flag == "--blend" {
+        blend = true
+        if !CommandLine.arguments.contains("--targets") { targetCounts = [20, 1_000, 10_000] }
+        continue
+    }
     if flag == "--skip-training" || flag == "--suggest-only" {
         skipTraining = true
         suggestOnly = suggestOnly || flag == "--suggest-only"
@@ -78,6 +94,42 @@ if let ingestPath {
 /// Timed calls at a target count: `iterations` up to 1,000 targets, fewer above
 /// (a 10,000-target product reads hundreds of MB); the peer uses the same rule.
 func latencyIterations(_ iterations: Int, targets: Int) -> Int { max(100, iterations * 1_000 / max(targets, 1_000)) }
+
+// MARK: The default model beside the profile path (--blend)
+
+if blend {
+    var entries: [[String: Any]] = []
+    for targets in targetCounts {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let scenario = BlendSuggestScenario(targets: targets, events: max(5_000, 2 * targets))
+        let fitSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var ranker = SuggestionRanker(ranker: scenario.ranker)
+        let calls = latencyIterations(iterations, targets: targets)
+        let blendSuggest = LatencySamples.measure(iterations: calls) { precondition(scenario.suggest(with: &ranker).count == min(4, targets)) }
+        let profileSuggest = LatencySamples.measure(iterations: calls) {
+            precondition(scenario.suggestProfilePath(with: &ranker).count == min(4, targets))
+        }
+        let logScores = LatencySamples.measure(iterations: calls) { precondition(scenario.logScores().count == targets) }
+        let directory = output.appendingPathComponent("blend-\(targets)")
+        try scenario.model.peerState(at: scenario.moment).write(to: directory)
+        let top = scenario.suggest(with: &ranker).map { "\($0.target)" }
+        BenchmarkEnvironment.note("targets \(targets) (\(scenario.events.count) events, fitted in \(String(format: "%.1f", fitSeconds)) s): "
+            + "default suggest p50 \(blendSuggest.percentile(50)) us, profile path p50 \(profileSuggest.percentile(50)) us, "
+            + "blend log-scores p50 \(logScores.percentile(50)) us over \(calls) calls")
+        entries.append([
+            "targets": targets, "events": scenario.events.count, "iterations": calls, "state": directory.path,
+            "default_suggest_p50_us": blendSuggest.percentile(50), "default_suggest_p99_us": blendSuggest.percentile(99),
+            "profile_suggest_p50_us": profileSuggest.percentile(50), "profile_suggest_p99_us": profileSuggest.percentile(99),
+            "blend_log_scores_p50_us": logScores.percentile(50), "blend_log_scores_p99_us": logScores.percentile(99),
+            "top": top,
+        ])
+    }
+    let report: [String: Any] = ["blas": blas, "shapes": entries]
+    let json = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+    try json.write(to: output.appendingPathComponent("engine-blend.json"))
+    print(output.appendingPathComponent("engine-blend.json").path)
+    exit(0)
+}
 
 var shapes: [[String: Any]] = []
 for targets in targetCounts {

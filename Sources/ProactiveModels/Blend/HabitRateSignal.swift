@@ -201,19 +201,22 @@ package enum HabitRateSignal {
         let dayCount = high - low + 1
         let familyCount = families.count
 
-        // Per past day: its cells, its evidence weight and (finer families) its recency weight.
+        // Per past day: its cells, its evidence weight and (finer families) its recency weight (both read from
+        // tables of the same exponentials: `evidenceByAge`, `recencyBySeen`).
         var cells = [Int32](repeating: 0, count: dayCount * familyCount)
         var evidence = [Double](repeating: 0, count: dayCount)
         cells.withUnsafeMutableBufferPointer { cells in
             for i in 0 ..< dayCount { Self.cells(of: CalendarDay(day: low + i), into: cells.baseAddress! + i * familyCount) }
         }
-        for i in 0 ..< dayCount { evidence[i] = Foundation.exp2(-Double(high - (low + i)) / evidenceHalfLifeDays) }
+        let evidenceByAge = Self.evidenceByAge, recencyBySeen = Self.recencyBySeen
+        for i in 0 ..< dayCount { evidence[i] = evidenceByAge[high - (low + i)] }
         var recency = [Double](repeating: 0, count: dayCount * familyCount)
+        var seen = [Int](repeating: 0, count: families.map(\.cells).max()!)
         for f in changeFamilies ..< familyCount {
-            var seen = [Int](repeating: 0, count: families[f].cells)
+            for c in 0 ..< families[f].cells { seen[c] = 0 }
             for i in stride(from: dayCount - 1, through: 0, by: -1) {
                 let c = Int(cells[i * familyCount + f])
-                recency[i * familyCount + f] = Foundation.exp2(-Double(seen[c]) / cellHalfLife)
+                recency[i * familyCount + f] = recencyBySeen[seen[c]]
                 seen[c] += 1
             }
         }
@@ -225,34 +228,43 @@ package enum HabitRateSignal {
             bin[i] = changeAges.firstIndex { age >= $0 } ?? changeAges.count
         }
 
-        // Per past day with uses: y of each target used in the coming hour, and the targets used before the minute.
-        var soon: [[(target: Int, y: Double)]] = Array(repeating: [], count: dayCount)
-        var earlier = [Set<Int>](repeating: [], count: dayCount)
-        var active = Set<Int>()
+        // The uses of the past days in the coming hour (their y) and, of the targets they are (the active ones,
+        // each given a slot), the uses before the minute; then both grouped by slot (a counting sort), so each
+        // active target reads its own uses only.
         let end = minute + horizon
-        var position = history.days.firstIndex { Int($0) >= low } ?? history.days.count
-        while position < history.days.count, Int(history.days[position]) <= high {
-            let i = Int(history.days[position]) - low
-            var best: [Int: Double] = [:]
-            for u in history.uses(ofDayAt: position) {
-                let t = Int(history.targets[u])
-                guard t < targets else { continue }
-                let m = Double(history.minutes[u])
-                if m < minute {
-                    earlier[i].insert(t)
-                } else if m < end {
-                    let y = Foundation.exp2(-(m - minute) / soonHalfLife)
-                    if y > best[t] ?? 0 { best[t] = y }
+        let first = history.days.firstIndex { Int($0) >= low } ?? history.days.count
+        var last = first
+        while last < history.days.count, Int(history.days[last]) <= high { last += 1 }
+        var slotOf = [Int32](repeating: -1, count: targets)
+        var active: [Int] = []
+        var soonUses: [(slot: Int32, day: Int32, y: Double)] = []
+        var earlierUses: [(slot: Int32, day: Int32)] = []
+        for pass in 0 ..< 2 {
+            for position in first ..< last {
+                let i = Int32(Int(history.days[position]) - low)
+                for u in history.uses(ofDayAt: position) {
+                    let t = Int(history.targets[u])
+                    guard t < targets else { continue }
+                    let m = Double(history.minutes[u])
+                    if pass == 0, m >= minute, m < end {
+                        if slotOf[t] < 0 {
+                            slotOf[t] = Int32(active.count)
+                            active.append(t)
+                        }
+                        soonUses.append((slotOf[t], i, Foundation.exp2(-(m - minute) / soonHalfLife)))
+                    } else if pass == 1, m < minute, slotOf[t] >= 0 {
+                        earlierUses.append((slotOf[t], i))
+                    }
                 }
             }
-            soon[i] = best.map { ($0.key, $0.value) }
-            active.formUnion(best.keys)
-            position += 1
         }
-        var today = Set<Int>()
+        let soonBySlot = Self.grouped(soonUses, slots: active.count, slot: { Int($0.slot) })
+        let earlierBySlot = Self.grouped(earlierUses, slots: active.count, slot: { Int($0.slot) })
+        var usedToday = [Bool](repeating: false, count: active.count)
         if let at = history.dayPosition(day) {
             for u in history.uses(ofDayAt: at) where Double(history.minutes[u]) < minute {
-                today.insert(Int(history.targets[u]))
+                let t = Int(history.targets[u])
+                if t < targets, slotOf[t] >= 0 { usedToday[Int(slotOf[t])] = true }
             }
         }
         let todayCells = UnsafeMutablePointer<Int32>.allocate(capacity: familyCount)
@@ -273,24 +285,67 @@ package enum HabitRateSignal {
         var hypothesisRate = [Double](repeating: 0, count: bins)    // and today's rate under it
         var y = [Double](repeating: 0, count: dayCount)
         var a = [Int](repeating: 0, count: dayCount)
-        for t in active.sorted() {
+        var soonDays: [Int] = []  // the target's days with a use in the coming hour, ascending
+        let logFamilyPrior = Self.logFamilyPrior, logHypothesisPrior = Self.logHypothesisPrior
+        var base = [0.0, 0.0]
+        var logBetaPrior = [0.0, 0.0]  // per a: logBeta(alpha, beta) of that a's every-day rate
+        // What a target never used before the minute on a past day (a = 0 every day) shares with every such
+        // target: per family, the evidence sums of each cell and stretch (its sums' N), and the recency total
+        // of today's cell (recent.n when not used yet today), summed in day order as the per-target loop sums
+        // them. Such a target's own sums then only add its days with a use in the hour (y > 0): a day with y = 0
+        // adds +0, which changes no sum.
+        var sharedSums = [[Double]](repeating: [], count: familyCount)
+        var sharedRecentN = [Double](repeating: 0, count: familyCount)
+        for f in 0 ..< familyCount {
+            let coarse = f < changeFamilies
+            let stretches = coarse ? bins : 1
+            var shared = [Double](repeating: 0, count: families[f].cells * 2 * stretches * 2)
             for i in 0 ..< dayCount {
-                y[i] = 0
-                a[i] = earlier[i].contains(t) ? 1 : 0
+                let cellA = Int(cells[i * familyCount + f]) * 2
+                shared[(cellA * stretches + (coarse ? bin[i] : 0)) * 2 + 1] += evidence[i]
+                if !coarse, cellA == Int(todayCells[f]) * 2 { sharedRecentN[f] += recency[i * familyCount + f] }
             }
-            for i in 0 ..< dayCount { for (target, value) in soon[i] where target == t { y[i] = value } }
-            let aToday = today.contains(t) ? 1 : 0
+            sharedSums[f] = shared
+        }
+        for (slot, t) in active.enumerated() {
+            for i in soonDays { y[i] = 0 }
+            soonDays.removeAll(keepingCapacity: true)
+            for use in soonBySlot.range(slot) {
+                let i = Int(use.day)
+                if y[i] == 0 { soonDays.append(i) }
+                y[i] = max(y[i], use.y)
+            }
+            let earlierUses = earlierBySlot.range(slot)
+            let usedBefore = !earlierUses.isEmpty
+            if usedBefore {
+                for i in 0 ..< dayCount { a[i] = 0 }
+                for use in earlierUses { a[Int(use.day)] = 1 }
+            }
+            let aToday = usedToday[slot] ? 1 : 0
             // The every-day rates (evidence weights) that every family's cells shrink toward, per a.
             var total = (s: 0.0, n: 0.0)
-            var byA = [(s: 0.0, n: 0.0), (s: 0.0, n: 0.0)]
-            for i in 0 ..< dayCount {
-                total.s += evidence[i] * y[i]
-                total.n += evidence[i]
-                byA[a[i]].s += evidence[i] * y[i]
-                byA[a[i]].n += evidence[i]
+            var byA = ((s: 0.0, n: 0.0), (s: 0.0, n: 0.0))
+            if usedBefore {
+                for i in 0 ..< dayCount {
+                    total.s += evidence[i] * y[i]
+                    total.n += evidence[i]
+                    if a[i] == 0 {
+                        byA.0.s += evidence[i] * y[i]
+                        byA.0.n += evidence[i]
+                    } else {
+                        byA.1.s += evidence[i] * y[i]
+                        byA.1.n += evidence[i]
+                    }
+                }
+            } else {
+                for i in soonDays { total.s += evidence[i] * y[i] }
+                total.n = evidenceTotal
+                byA.0 = total
             }
             let overall = (total.s + 0.05) / (total.n + 1)
-            let base = byA.map { min(max((($0.s + overall) / ($0.n + 1)), 1e-6), 1 - 1e-6) }
+            base[0] = min(max(((byA.0.s + overall) / (byA.0.n + 1)), 1e-6), 1 - 1e-6)
+            base[1] = min(max(((byA.1.s + overall) / (byA.1.n + 1)), 1e-6), 1 - 1e-6)
+            for k in 0 ..< 2 { logBetaPrior[k] = logBeta(strength * base[k], strength * (1 - base[k])) }
             for f in 0 ..< familyCount {
                 let cellCount = families[f].cells
                 // Change points only where a habit moves (every day, weekday/weekend, weekday); a finer
@@ -299,18 +354,30 @@ package enum HabitRateSignal {
                 let coarse = f < changeFamilies
                 let stretches = coarse ? bins : 1
                 let todayA = Int(todayCells[f]) * 2 + aToday
-                for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = 0 }
                 var recent = (s: 0.0, n: 0.0)  // today's cell and a, recency weights (finer families)
-                for i in 0 ..< dayCount {
-                    let cellA = Int(cells[i * familyCount + f]) * 2 + a[i]
-                    let slot = (cellA * stretches + (coarse ? bin[i] : 0)) * 2
-                    sums[slot] += evidence[i] * y[i]
-                    sums[slot + 1] += evidence[i]
-                    if !coarse, cellA == todayA {
-                        let r = recency[i * familyCount + f]
-                        recent.s += r * y[i]
-                        recent.n += r
+                if usedBefore {
+                    for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = 0 }
+                    for i in 0 ..< dayCount {
+                        let cellA = Int(cells[i * familyCount + f]) * 2 + a[i]
+                        let slot = (cellA * stretches + (coarse ? bin[i] : 0)) * 2
+                        sums[slot] += evidence[i] * y[i]
+                        sums[slot + 1] += evidence[i]
+                        if !coarse, cellA == todayA {
+                            let r = recency[i * familyCount + f]
+                            recent.s += r * y[i]
+                            recent.n += r
+                        }
                     }
+                } else {
+                    sharedSums[f].withUnsafeBufferPointer { shared in
+                        for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = shared[k] }
+                    }
+                    for i in soonDays {
+                        let cellA = Int(cells[i * familyCount + f]) * 2
+                        sums[(cellA * stretches + (coarse ? bin[i] : 0)) * 2] += evidence[i] * y[i]
+                        if !coarse, cellA == todayA { recent.s += recency[i * familyCount + f] * y[i] }
+                    }
+                    if aToday == 0 { recent.n = sharedRecentN[f] }
                 }
                 /// Log marginal likelihood of every cell's days when the stretches from `split` on have a rate
                 /// of their own (`split == stretches`: one rate for all).
@@ -324,7 +391,7 @@ package enum HabitRateSignal {
                             let slot = (cellA * stretches + b) * 2
                             if b < split { before.s += sums[slot]; before.n += sums[slot + 1] } else { after.s += sums[slot]; after.n += sums[slot + 1] }
                         }
-                        let prior = logBeta(alpha, beta)
+                        let prior = logBetaPrior[cellA % 2]
                         if before.n > 0 { total += logBeta(before.s + alpha, before.n - before.s + beta) - prior }
                         if after.n > 0 { total += logBeta(after.s + alpha, after.n - after.s + beta) - prior }
                     }
@@ -342,7 +409,7 @@ package enum HabitRateSignal {
                 // The family is compared with the others by its no-change fit, so change points do not make a
                 // coarse family outbid a calendar one.
                 let noChange = logLikelihood(split: stretches)
-                logPosterior[f] = Foundation.log(families[f].prior) + noChange
+                logPosterior[f] = logFamilyPrior[f] + noChange
                 guard coarse else {
                     estimate[f] = (recent.s + strength * base[aToday]) / (recent.n + strength)
                     continue
@@ -351,8 +418,8 @@ package enum HabitRateSignal {
                 // their own rate) by their posterior.
                 // (split 0 is no change: every stretch in one rate.)
                 for split in 0 ..< stretches {
-                    hypothesisWeight[split] = split == 0 ? Foundation.log(noChangePrior) + noChange
-                        : Foundation.log((1 - noChangePrior) / Double(stretches - 1)) + logLikelihood(split: split)
+                    hypothesisWeight[split] = split == 0 ? logHypothesisPrior.noChange + noChange
+                        : logHypothesisPrior.change + logLikelihood(split: split)
                     hypothesisRate[split] = rate(from: split)
                 }
                 var top = -Double.infinity
@@ -376,6 +443,41 @@ package enum HabitRateSignal {
             result[t] = Foundation.log(max(rate / normaliser, floorRate))
         }
         return (everyDay, result)
+    }
+
+    /// exp2(-age / `evidenceHalfLifeDays`) for every age of a past day read (0 ... `lookbackDays`): a past day's
+    /// evidence weight, the same exponential as computing it, once.
+    static let evidenceByAge: [Double] = (0 ... lookbackDays).map { Foundation.exp2(-Double($0) / evidenceHalfLifeDays) }
+    /// exp2(-seen / `cellHalfLife`) for every count of more recent days of the same cell (0 ... `lookbackDays`).
+    static let recencyBySeen: [Double] = (0 ... lookbackDays).map { Foundation.exp2(-Double($0) / cellHalfLife) }
+    /// log of each family's prior, and of the prior of no change and of one change point (the coarse families'
+    /// hypotheses: `changeAges.count` change points).
+    static let logFamilyPrior: [Double] = families.map { Foundation.log($0.prior) }
+    static let logHypothesisPrior = (noChange: Foundation.log(noChangePrior),
+                                     change: Foundation.log((1 - noChangePrior) / Double(changeAges.count)))
+
+    /// `items` grouped by `slot` (0 ..< `slots`), each group in the items' order: a counting sort.
+    static func grouped<Item>(_ items: [Item], slots: Int, slot: (Item) -> Int) -> Grouped<Item> {
+        var starts = [Int](repeating: 0, count: slots + 1)
+        for item in items { starts[slot(item) + 1] += 1 }
+        for s in 0 ..< slots { starts[s + 1] += starts[s] }
+        var next = starts
+        let sorted = [Item](unsafeUninitializedCapacity: items.count) { buffer, count in
+            for item in items {
+                let s = slot(item)
+                (buffer.baseAddress! + next[s]).initialize(to: item)
+                next[s] += 1
+            }
+            count = items.count
+        }
+        return Grouped(items: sorted, starts: starts)
+    }
+
+    /// Items grouped by slot (`grouped`): slot s's are `items[starts[s] ..< starts[s + 1]]`.
+    struct Grouped<Item> {
+        let items: [Item]
+        let starts: [Int]
+        func range(_ slot: Int) -> ArraySlice<Item> { items[starts[slot] ..< starts[slot + 1]] }
     }
 
     @inline(__always)

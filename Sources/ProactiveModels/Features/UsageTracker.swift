@@ -247,6 +247,9 @@ package struct UsageTracker: Sendable, Equatable {
     /// (recency and previous target only).
     package mutating func touch(target: Int, time: Double) {
         guard target < lastUse.count, time >= lastTime else { return }
+        // The newest learned use itself (a moment's recent events end with it): nothing changes, and no array is
+        // written, so a tracker that shares its buffers (a question's copy of the model's) is not copied.
+        if lastTarget == target, lastTime == time, lastUse[target] >= time { return }
         lastUse[target] = max(lastUse[target], time)
         lastTarget = target
         lastTime = time
