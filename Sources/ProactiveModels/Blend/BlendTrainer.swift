@@ -152,8 +152,10 @@ public struct BlendTrainer: ModelTrainer {
     static let populationRowLimit = 40_000
 
     /// Step 3: the population's weights, fitted on every user's rows together (each user's most
-    /// recent rows, recent rows weighing more as in a user's own fit), pulled toward the fixed
-    /// defaults. Fewer than two users with rows: the fixed prior.
+    /// recent rows, every kept row counted alike), pulled toward the fixed defaults. Fewer than two
+    /// users with rows: the fixed prior. A user's own fit weighs recent rows more, because one
+    /// person's habits change; the population says how the signals relate to what people do, which
+    /// a user's last week alone tells poorly (a monthly habit's rows are rare in it).
     public func population(of walks: [Walk]) -> Prior {
         var samples = walks.map { sample(of: $0) }
         return population(pooling: &samples)
@@ -178,10 +180,10 @@ public struct BlendTrainer: ModelTrainer {
             samples[index].rows = BlendRows()
             let start = all.count
             all.append(contentsOf: kept)
-            allWeights += BlendRows.recencyWeights(count: kept.count, halfLife: configuration.rowHalfLife)
+            allWeights += BlendRows.recencyWeights(count: kept.count, halfLife: nil)
             let split = Int((Double(kept.count) * (1 - configuration.validationShare)).rounded(.down))
             early.append(start ..< start + split)
-            earlyWeights += BlendRows.recencyWeights(count: split, halfLife: configuration.rowHalfLife)
+            earlyWeights += BlendRows.recencyWeights(count: split, halfLife: nil)
             late.append(start + split ..< start + kept.count)
         }
         func fit(_ ranges: [Range<Int>]?, _ weights: [Double]) -> [Double] {
