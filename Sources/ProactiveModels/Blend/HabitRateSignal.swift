@@ -181,6 +181,23 @@ package enum HabitRateSignal {
         out[9] = Int32(weekday * 2 + (day.isLastWeekdayOfMonth ? 1 : 0))
     }
 
+    /// The mean of `values[0 ..< count]` weighted by exp(`logWeights[i]`), each weight taken relative to
+    /// the largest so that none overflows: a posterior mean from unnormalised log posteriors.
+    ///
+    ///     posteriorMean(logWeights: [0, log(3)], values: [1, 2], count: 2)   // 1.75
+    @inline(__always)
+    static func posteriorMean(logWeights: [Double], values: [Double], count: Int) -> Double {
+        var top = -Double.infinity
+        for i in 0 ..< count { top = max(top, logWeights[i]) }
+        var weightSum = 0.0, mixed = 0.0
+        for i in 0 ..< count {
+            let w = Foundation.exp(logWeights[i] - top)
+            weightSum += w
+            mixed += w * values[i]
+        }
+        return mixed / weightSum
+    }
+
     /// log rate per target (index order) at local `minute` of local day `day`, from the history's days
     /// before `day` and its uses of `day` before `minute`. All targets get log(`floorRate`)-ish values
     /// and no information when there is no past day.
@@ -422,25 +439,11 @@ package enum HabitRateSignal {
                         : logHypothesisPrior.change + logLikelihood(split: split)
                     hypothesisRate[split] = rate(from: split)
                 }
-                var top = -Double.infinity
-                for split in 0 ..< stretches { top = max(top, hypothesisWeight[split]) }
-                var weightSum = 0.0, mixed = 0.0
-                for split in 0 ..< stretches {
-                    let w = Foundation.exp(hypothesisWeight[split] - top)
-                    weightSum += w
-                    mixed += w * hypothesisRate[split]
-                }
-                estimate[f] = mixed / weightSum
+                estimate[f] = HabitRateSignal.posteriorMean(logWeights: hypothesisWeight, values: hypothesisRate, count: stretches)
             }
-            let largest = logPosterior.max()!
-            var normaliser = 0.0, rate = 0.0
-            for f in 0 ..< familyCount {
-                let weight = Foundation.exp(logPosterior[f] - largest)
-                normaliser += weight
-                rate += weight * estimate[f]
-            }
+            let mean = HabitRateSignal.posteriorMean(logWeights: logPosterior, values: estimate, count: familyCount)
             everyDay[t] = Foundation.log(max(estimate[0], floorRate))
-            result[t] = Foundation.log(max(rate / normaliser, floorRate))
+            result[t] = Foundation.log(max(mean, floorRate))
         }
         return (everyDay, result)
     }

@@ -205,25 +205,11 @@ extension HabitRateSignal {
                         : Foundation.log((1 - HabitRateSignal.noChangePrior) / Double(stretches - 1)) + logLikelihood(split: split)
                     hypothesisRate[split] = rate(from: split)
                 }
-                var top = -Double.infinity
-                for split in 0 ..< stretches { top = max(top, hypothesisWeight[split]) }
-                var weightSum = 0.0, mixed = 0.0
-                for split in 0 ..< stretches {
-                    let w = Foundation.exp(hypothesisWeight[split] - top)
-                    weightSum += w
-                    mixed += w * hypothesisRate[split]
-                }
-                estimate[f] = mixed / weightSum
+                estimate[f] = HabitRateSignal.posteriorMean(logWeights: hypothesisWeight, values: hypothesisRate, count: stretches)
             }
-            let largest = logPosterior.max()!
-            var normaliser = 0.0, rate = 0.0
-            for f in 0 ..< familyCount {
-                let weight = Foundation.exp(logPosterior[f] - largest)
-                normaliser += weight
-                rate += weight * estimate[f]
-            }
+            let mean = HabitRateSignal.posteriorMean(logWeights: logPosterior, values: estimate, count: familyCount)
             everyDay[t] = Foundation.log(max(estimate[0], HabitRateSignal.floorRate))
-            result[t] = Foundation.log(max(rate / normaliser, HabitRateSignal.floorRate))
+            result[t] = Foundation.log(max(mean, HabitRateSignal.floorRate))
         }
         return (everyDay, result)
     }
