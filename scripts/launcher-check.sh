@@ -63,17 +63,27 @@ first=$(XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" "$P" launcher line
 expected=$("$P" suggest --store "$STORE" --user me --at "$AT" --format lines | head -1)
 [ "$first" = "Firefox" ] && [ "$expected" = "Open firefox" ] || fail "the launcher's first row is '$first', the engine's first suggestion '$expected'"
 
-# Xvfb picks a free display and writes its number (-displayfd).
-Xvfb -displayfd 3 -screen 0 1024x600x24 3>"$WORK/display" >"$WORK/xvfb.log" 2>&1 &
+# Xvfb picks a free display and writes its number (-displayfd). -noreset: by default an X server
+# resets when its last client leaves, and a client connecting during that reset (rofi, just after
+# xdpyinfo) is refused with "Failed to open display".
+Xvfb -noreset -displayfd 3 -screen 0 1024x600x24 3>"$WORK/display" >"$WORK/xvfb.log" 2>&1 &
 XVFB=$!
 for _ in $(seq 1 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
 [ -s "$WORK/display" ] || fail "Xvfb did not start: $(tail -1 "$WORK/xvfb.log")"
 export DISPLAY=":$(head -1 "$WORK/display")"
-xdpyinfo >/dev/null 2>&1 || fail "Xvfb at $DISPLAY does not answer"
-XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" HOME="$WORK" \
-  rofi -show proactive -modi "proactive:$P launcher rofi --store $STORE --user me --at $AT" -theme-str 'window {width: 600px;}' >"$WORK/rofi.log" 2>&1 &
-ROFI=$!
-for _ in $(seq 1 50); do xdotool search --class rofi >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 1 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+xdpyinfo >/dev/null 2>&1 || fail "Xvfb at $DISPLAY does not answer: $(tail -1 "$WORK/xvfb.log")"
+# rofi is started again (three tries) only when it could not reach the screen at all.
+for attempt in 1 2 3; do
+  XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" HOME="$WORK" \
+    rofi -show proactive -modi "proactive:$P launcher rofi --store $STORE --user me --at $AT" -theme-str 'window {width: 600px;}' >"$WORK/rofi.log" 2>&1 &
+  ROFI=$!
+  for _ in $(seq 1 50); do xdotool search --class rofi >/dev/null 2>&1 && break; kill -0 "$ROFI" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$ROFI" 2>/dev/null && break
+  ROFI=""
+  grep -q "Failed to open display" "$WORK/rofi.log" && [ "$attempt" -lt 3 ] || fail "rofi exited before showing its window"
+  sleep 0.5
+done
 sleep 1
 mkdir -p out/desktop
 import -window root out/desktop/rofi.png
