@@ -35,6 +35,14 @@ public struct BlendConfiguration: Sendable, Hashable {
     /// use and the event, at most this many minutes before it (`BlendModel.rowDate(for:)`): what comes
     /// next, as a person asks, rather than what happens at an instant known in advance. 0: at the event.
     package var rowLeadMinutes: Double
+    /// The population's pooled rows (`BlendTrainer.population`) also hold, for each event whose previous
+    /// use is more than `longRowGapMinutes` before it, a second row asked `longRowLeadMinutes` before it
+    /// (`BlendModel.longRowSignals(for:)`): a person asks at any moment of a quiet hour, not only near its
+    /// end, so the prior learns what a habit due later in the hour is worth against an app used often at
+    /// any time. A user's own rows do not: a log evaluated at each donation's instant, and a user with a
+    /// few dozen rows, are better served by rows near the event. 0: no such rows.
+    package var longRowLeadMinutes: Double
+    package var longRowGapMinutes: Double
     /// Quarter-hour routine signal: kernels around the clock (96: one per 15 minutes) and their
     /// concentration (128 gives a neighbouring centre about 0.76 of the peak, like 8 for 24 kernels).
     package var fineTimeKernels: Int
@@ -61,7 +69,8 @@ public struct BlendConfiguration: Sendable, Hashable {
                 weightL2: Double = 1, maxRows: Int = 1000, maxRowValues: Int = 8_000_000, refitEvery: Int = 20,
                 rowHalfLife: Double? = 50, fineTimeKernels: Int = 96, fineTimeConcentration: Double = 512,
                 routineHalfLifeDays: Double = 30, staleTransitionHours: Double = 8, overnightTransitionHours: Double = 24,
-                validationShare: Double = 0.3, guardMinimumRows: Int = 20, rowLeadMinutes: Double = 20) {
+                validationShare: Double = 0.3, guardMinimumRows: Int = 20, rowLeadMinutes: Double = 20,
+                longRowLeadMinutes: Double = 45, longRowGapMinutes: Double = 60) {
         self.profile = profile
         self.logistic = logistic
         self.includeLogistic = includeLogistic
@@ -76,6 +85,8 @@ public struct BlendConfiguration: Sendable, Hashable {
         self.refitEvery = refitEvery
         self.rowHalfLife = rowHalfLife
         self.rowLeadMinutes = rowLeadMinutes
+        self.longRowLeadMinutes = longRowLeadMinutes
+        self.longRowGapMinutes = longRowGapMinutes
         self.fineTimeKernels = fineTimeKernels
         self.fineTimeConcentration = fineTimeConcentration
         self.routineHalfLifeDays = routineHalfLifeDays
@@ -128,6 +139,10 @@ public struct BlendConfiguration: Sendable, Hashable {
         }
         guard rowLeadMinutes >= 0, rowLeadMinutes.isFinite else {
             throw ConfigurationError(field: "rowLeadMinutes", reason: "must be 0 or more minutes, got \(rowLeadMinutes)")
+        }
+        guard longRowLeadMinutes >= 0, longRowGapMinutes.isFinite, longRowGapMinutes >= longRowLeadMinutes else {
+            throw ConfigurationError(field: "longRowGapMinutes",
+                                     reason: "need 0 <= longRowLeadMinutes <= longRowGapMinutes, got \(longRowLeadMinutes) and \(longRowGapMinutes)")
         }
         guard refitEvery >= 1 else { throw ConfigurationError(field: "refitEvery", reason: "must be at least 1, got \(refitEvery)") }
     }

@@ -190,12 +190,33 @@ public struct BlendModel: FittedModel {
     }
 
     /// Records the event's row: its signals in the learned state, labelled with its target (nothing
-    /// when the target is not known yet).
-    mutating func collectRow(for event: Event) {
-        guard let label = profile.space.index(of: event.target) else { return }
+    /// when the target is not known yet). Returns the row's signals and label (nil: no row), which a
+    /// training walk also pools for the population (`BlendTrainer.walk`).
+    @discardableResult
+    mutating func collectRow(for event: Event) -> (signals: [Double], label: Int)? {
+        guard let label = profile.space.index(of: event.target) else { return nil }
         let moment = Moment(date: rowDate(for: event), utcOffset: event.utcOffset, context: event.context)
-        rows.append(features: learnedSignals(at: moment), candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
+        let signals = learnedSignals(at: moment)
+        rows.append(features: signals, candidates: profile.space.targetCount, label: label.rawValue, weights: weights,
                     maxRows: configuration.maxRows, maxValues: configuration.maxRowValues)
+        return (signals, label.rawValue)
+    }
+
+    /// The signals of the event's long row, for the population's pool only: asked
+    /// `BlendConfiguration.longRowLeadMinutes` before the event when the previous learned use is more than
+    /// `longRowGapMinutes` before it (nil otherwise, when long rows are off, and in a log whose uses share
+    /// instants). The event's own row (`rowDate(for:)`) asks near the event; this one asks what a person
+    /// asking earlier in the quiet hour wants, a habit due in 45 minutes.
+    ///
+    ///     // previous use 09:00, event 10:30, longRowLeadMinutes 45, longRowGapMinutes 60: signals at 09:45
+    ///     let early = model.longRowSignals(for: event)
+    func longRowSignals(for event: Event) -> [Double]? {
+        let gap = event.date.timeIntervalSince1970 - usage.lastTime
+        guard configuration.longRowLeadMinutes > 0, gap.isFinite, gap > configuration.longRowGapMinutes * 60,
+              !usage.dayHistory.sharesInstants, profile.space.index(of: event.target) != nil else { return nil }
+        let moment = Moment(date: event.date.addingTimeInterval(-configuration.longRowLeadMinutes * 60), utcOffset: event.utcOffset,
+                            context: event.context)
+        return learnedSignals(at: moment)
     }
 
     /// The moment an event's row is asked at: halfway between the previous learned use and the event,

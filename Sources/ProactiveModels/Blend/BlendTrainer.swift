@@ -14,7 +14,8 @@ import ProactiveCore
 ///    only the held-back rows see it (earlier rows see a constant, which does
 ///    not move its weight).
 /// 3. The prior: with several users (`prepare(population:)`), the blend weights that
-///    maximise every user's rows' log-likelihood together (the population); for one
+///    maximise every user's rows' log-likelihood together (the population: each user's
+///    rows and the long rows asked earlier in quiet hours, `Walk.pool`); for one
 ///    user, the fixed defaults (the plain profile). Only each user's `Sample` of the
 ///    walk is held until the prior is known; the user is walked again to be fitted.
 /// 4. The guard (`WeightGuard`): the user's own weights are fitted by L-BFGS, pulled
@@ -44,31 +45,40 @@ public struct BlendTrainer: ModelTrainer {
         var events: [Event]
         var walker: BlendModel
         var early: LogisticModel?
-        /// Rows the walk kept (what the user contributes to the population).
-        package var rowCount: Int { walker.rows.count }
+        /// What the user gives the population, when the walk pools (`walk(_:)`): its rows and, after
+        /// each row of a long quiet gap, its long row (`BlendModel.longRowSignals(for:)`), the most recent
+        /// kept. Nil: the walk's own rows.
+        var pool: BlendRows?
+        /// Rows the walk gives the population (the user contributes when it is above 0).
+        package var rowCount: Int { (pool ?? walker.rows).count }
     }
 
     /// - Throws: `ConfigurationError` for an unusable configuration.
     /// - Complexity: O(events x features) for the walk, O(rows x targets x signals) per
     ///   weight-fit iteration, plus two logistic fits.
     public func fit(_ training: TrainingSet) throws -> BlendModel {
-        try finish(walk(training), prior: Self.fixedPrior)
+        try finish(walk(training, reusing: nil), prior: Self.fixedPrior)
     }
 
-    /// Step 2: the walk over one user's events.
+    /// Step 2: the walk over one user's events, pooling rows for the population (`Walk.pool`).
     package func walk(_ training: TrainingSet) throws -> Walk {
-        try walk(training, reusing: nil)
+        try walk(training, reusing: nil, pooling: true)
     }
 
     /// The walk again after `sample` was taken from it: the logistic fit before the held-back share
     /// is the sample's (the same events give the same fit), so a second walk costs the profile's pass only.
-    package func walk(_ training: TrainingSet, reusing sample: Sample?) throws -> Walk {
+    /// `pooling`: also keep the rows the population is fitted on (`Walk.pool`); a walk only fitted
+    /// for its user needs none.
+    package func walk(_ training: TrainingSet, reusing sample: Sample?, pooling: Bool = false) throws -> Walk {
         try configuration.validate()
         let full = ProfileModel(configuration: configuration.profile, events: training.events)
         let events = full.log.events.map { full.event(from: $0) }
         let holdStart = Int((Double(events.count) * (1 - configuration.holdoutShare)).rounded(.down))
         let rowStart = max(0, events.count - configuration.maxRows)
 
+        // The pool keeps at least the rows a sample takes (appending drops the oldest down to three quarters).
+        var pool = BlendRows()
+        let poolLimit = 2 * Self.populationRowsPerUser
         var walker = BlendModel(configuration: configuration, profile: ProfileModel(configuration: configuration.profile, events: []),
                                 logistic: nil, weights: BlendFeature.defaultWeights, rows: BlendRows())
         walker.logisticFrozen = true
@@ -82,10 +92,20 @@ public struct BlendTrainer: ModelTrainer {
                 early = try sample.map { $0.early } ?? logisticTrainer.fit(TrainingSet(events: Array(events[..<holdStart])))
                 walker.logistic = early
             }
-            for position in run where position >= rowStart { walker.collectRow(for: events[position]) }
+            for position in run where position >= rowStart {
+                let event = events[position]
+                guard let row = walker.collectRow(for: event), pooling else { continue }
+                let candidates = walker.profile.space.targetCount
+                pool.append(features: row.signals, candidates: candidates, label: row.label, weights: walker.weights,
+                            maxRows: poolLimit, maxValues: configuration.maxRowValues)
+                if let long = walker.longRowSignals(for: event) {
+                    pool.append(features: long, candidates: candidates, label: row.label, weights: walker.weights,
+                                maxRows: poolLimit, maxValues: configuration.maxRowValues)
+                }
+            }
             for position in run { walker.learn(events[position]) }
         }
-        return Walk(full: full, events: events, walker: walker, early: early)
+        return Walk(full: full, events: events, walker: walker, early: early, pool: pooling ? pool : nil)
     }
 
     /// What one user's walk gives the population prior, kept small so that every user's can be held
@@ -104,8 +124,8 @@ public struct BlendTrainer: ModelTrainer {
 
     /// The sample of a walk, its rows limited to `rowLimit` (the most recent).
     public func sample(of walk: Walk, rowLimit: Int = BlendTrainer.populationRowsPerUser) -> Sample {
-        Sample(rows: walk.walker.rows.suffix(min(rowLimit, Self.populationRowsPerUser)), early: walk.early,
-               rowCount: walk.walker.rows.count)
+        Sample(rows: (walk.pool ?? walk.walker.rows).suffix(min(rowLimit, Self.populationRowsPerUser)), early: walk.early,
+               rowCount: walk.rowCount)
     }
 
     /// The most rows a user's sample may need while users are still being walked: the pool takes
@@ -282,6 +302,6 @@ extension BlendModel {
     /// - Throws: `ConfigurationError` for an unusable configuration (as `BlendTrainer.fit`).
     package func retrained(on training: TrainingSet) throws -> BlendModel {
         let trainer = BlendTrainer(configuration: configuration)
-        return try trainer.finish(trainer.walk(training), prior: prior)
+        return try trainer.finish(trainer.walk(training, reusing: nil), prior: prior)
     }
 }
