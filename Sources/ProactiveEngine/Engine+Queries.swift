@@ -175,12 +175,11 @@ extension Engine {
         // Reasons read the model's log: a model read for scoring only is read whole first.
         let live = live.scoringOnly ? try liveModel(live.inputs, now: Date()) : live
         let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
-        let explainer = live.model as? any ExplainableModel
-        let top = live.model.distribution(at: moment).top(k)
-        let why = explainer?.reasons(for: top.map(\.target), at: moment, describe: live.summary, limit: 3)
-        let rows = top.enumerated().map { position, scored in
+        let explained = (live.model as? any ExplainableModel)?.explainedTop(k, at: moment, describe: live.summary, limit: 3)
+            ?? live.model.distribution(at: moment).top(k).map { (scored: $0, reasons: []) }
+        let rows = explained.map { scored, why in
             Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
-                           why: why?[position].map(\.text) ?? [])
+                           why: why.map(\.text))
         }
         return Prediction(user: live.user, model: live.model.name, moment: moment, suggestions: rows,
                           activity: live.model.activityLevel(at: moment), notes: live.notes)
