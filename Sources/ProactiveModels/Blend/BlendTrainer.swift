@@ -109,8 +109,8 @@ public struct BlendTrainer: ModelTrainer {
     }
 
     /// What one user's walk gives the population prior, kept small so that every user's can be held
-    /// at once: the walk's most recent rows (at most `populationRowsPerUser`, fewer when the pool is
-    /// already full, see `SampleLimit`) and the logistic fit a second walk reuses
+    /// at once: the most recent rows of the walk's pool (`Walk.pool`; at most `populationRowsPerUser`,
+    /// fewer when the pool is already full, see `SampleLimit`) and the logistic fit a second walk reuses
     /// (`walk(_:reusing:)`); `finish` needs the whole walk, which is walked again then.
     public struct Sample: Sendable {
         var rows: BlendRows
