@@ -128,13 +128,21 @@ public struct BlendModel: FittedModel {
     public func activityLevel(at moment: Moment) -> Double? { activity(at: moment) }
 
     /// How likely the user is to act at all at `moment` (0...1, see `ActivityLevel`): 1 at the
-    /// user's usual times and right after a use, about 0 at hours they never act.
+    /// user's usual times and right after a use, about 0 at hours they never act. At a moment before
+    /// the newest learned use, "right after a use" reads the learned uses at or before the moment only.
     package func activity(at moment: Moment) -> Double {
         let reading = profile.encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
         var lastUse = usage.lastTime
+        let time = moment.date.timeIntervalSince1970
+        if time < lastUse {
+            lastUse = -.infinity
+            for event in profile.log.events {
+                guard event.time <= time else { break }
+                lastUse = event.time
+            }
+        }
         for event in moment.recent where event.date <= moment.date { lastUse = max(lastUse, event.date.timeIntervalSince1970) }
-        return usage.activity.level(reading: reading, kernelWeights: Self.activityKernels(reading), time: moment.date.timeIntervalSince1970,
-                                    lastUse: lastUse)
+        return usage.activity.level(reading: reading, kernelWeights: Self.activityKernels(reading), time: time, lastUse: lastUse)
     }
 
     // MARK: Scoring

@@ -72,6 +72,14 @@ struct RoutineClockTests {
         #expect(Self.model.activity(at: justUsed) > 0.85)
     }
 
+    /// Asked about a past night, "right after a use" is a use at or before that moment, not the newest one.
+    @Test func activityLevelOfAPastMomentReadsItsOwnLastUse() {
+        var model = Self.model
+        model.update(with: Fixtures.event(Self.weather.rawValue, day: 20, hour: 2 - 2 / 60))
+        #expect(model.activity(at: Fixtures.moment(day: 20, hour: 2)) > 0.85)
+        #expect(model.activity(at: Fixtures.moment(day: 19, hour: 2)) < 0.2)  // the same hour a day before the use
+    }
+
     /// The activity level survives saving, and unlearning every event of a day restores it exactly.
     @Test func activityLevelIsSavedAndUnlearned() throws {
         let restored = try BlendModel(serialized: Self.model.serialized())
