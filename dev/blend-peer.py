@@ -40,6 +40,8 @@ import time
 import numpy as np
 from scipy.special import gammaln
 
+from timing import percentiles  # dev/timing.py, beside this script
+
 FAMILIES = [(1, 0.5), (2, 0.2), (7, 0.1), (14, 0.025), (21, 0.025), (28, 0.025), (31, 0.025), (2, 0.025),
             (35, 0.025), (14, 0.025)]
 CHANGE_FAMILIES = 3
@@ -401,14 +403,6 @@ class Peer:
         peak = scores[top[0]]
         normaliser = np.exp(scores - peak).sum()
         return top, np.exp(scores[top] - peak) / normaliser
-
-
-def percentiles(samples_ns):
-    values = np.sort(np.asarray(samples_ns, dtype=np.float64)) / 1000.0
-    def nearest_rank(p):
-        rank = int(np.ceil(p / 100.0 * len(values)))
-        return float(values[min(max(rank, 1), len(values)) - 1])
-    return nearest_rank(50), nearest_rank(99)
 
 
 def main():

@@ -49,13 +49,7 @@ import sklearn
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_info
 
-
-def percentiles(samples_ns):
-    values = np.sort(np.asarray(samples_ns, dtype=np.float64)) / 1000.0
-    def nearest_rank(p):
-        rank = int(np.ceil(p / 100.0 * len(values)))
-        return float(values[min(max(rank, 1), len(values)) - 1])
-    return nearest_rank(50), nearest_rank(99)
+from timing import percentiles  # dev/timing.py, beside this script
 
 
 def time_calls(body, iterations, warmup=10):
