@@ -19,9 +19,7 @@ struct PredictCommand: ParsableCommand {
             --at with an offset is that instant read on the same clock, so 2026-11-24T02:00:00Z and \
             2026-11-23T18:00:00-08:00 give the same answer. A bare day (--at 2026-11-16) names no time of day and \
             is refused, with an example (2026-11-16T07:38). The clock used is printed on standard error ("clock" \
-            in --json). The moment's recent history is the user's donations at or before it; a moment before the \
-            user's latest donation is answered by the model as it stood then (what was used before it, when, and \
-            after what; a target first used later is not ranked), with the weights as learned. `suggest` reads the \
+            in --json). The moment's recent history is the user's donations at or before it. `suggest` reads the \
             same model, so both give the same probabilities.
 
             Examples:
