@@ -175,11 +175,12 @@ extension Engine {
         // Reasons read the model's log: a model read for scoring only is read whole first.
         let live = live.scoringOnly ? try liveModel(live.inputs, now: Date()) : live
         let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
-        let explained = (live.model as? any ExplainableModel)?.explainedTop(k, at: moment, describe: live.summary, limit: 3)
-            ?? live.model.distribution(at: moment).top(k).map { (scored: $0, reasons: []) }
-        let rows = explained.map { scored, why in
+        let explainer = live.model as? any ExplainableModel
+        let top = live.model.distribution(at: moment).top(k)
+        let why = explainer?.reasons(for: top.map(\.target), at: moment, describe: live.summary, limit: 3)
+        let rows = top.enumerated().map { position, scored in
             Prediction.Row(target: scored.target, summary: live.summary(of: scored.target), probability: scored.probability,
-                           why: why.map(\.text))
+                           why: why?[position].map(\.text) ?? [])
         }
         return Prediction(user: live.user, model: live.model.name, moment: moment, suggestions: rows,
                           activity: live.model.activityLevel(at: moment), notes: live.notes)

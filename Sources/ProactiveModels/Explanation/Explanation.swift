@@ -35,23 +35,11 @@ public protocol ExplainableModel: FittedModel {
     /// `reasons(for:at:describe:limit:)` of each of `targets`, in order: a model whose reasons read
     /// every target's signals at the moment computes them once for all.
     func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]]
-
-    /// The `k` most likely targets at `moment` (`distribution(at:)`) with the reasons of each
-    /// (`reasons(for:at:describe:limit:)`), most likely first: what `predict` prints. A model that
-    /// answers a question about the past from a replayed state replays it once for both.
-    ///
-    ///     for (scored, why) in model.explainedTop(4, at: moment, describe: \.rawValue, limit: 3) { print(scored.target, why) }
-    func explainedTop(_ k: Int, at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [(scored: ScoredTarget, reasons: [Reason])]
 }
 
 extension ExplainableModel {
     public func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]] {
         targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit) }
-    }
-
-    public func explainedTop(_ k: Int, at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [(scored: ScoredTarget, reasons: [Reason])] {
-        let top = distribution(at: moment).top(k)
-        return Array(zip(top, reasons(for: top.map(\.target), at: moment, describe: describe, limit: limit)))
     }
 }
 
@@ -193,12 +181,6 @@ extension BlendModel: ExplainableModel {
         guard targets.contains(where: { profile.space.index(of: $0) != nil }) else { return targets.map { _ in [] } }
         let signals = signals(at: moment)
         return targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit, signals: signals) }
-    }
-
-    public func explainedTop(_ k: Int, at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [(scored: ScoredTarget, reasons: [Reason])] {
-        if moment.date.timeIntervalSince1970 < usage.lastTime { return asOf(moment).explainedTop(k, at: moment, describe: describe, limit: limit) }
-        let top = distribution(at: moment).top(k)
-        return Array(zip(top, reasons(for: top.map(\.target), at: moment, describe: describe, limit: limit)))
     }
 
     /// The reasons of one target from every target's `signals(at: moment)`.
