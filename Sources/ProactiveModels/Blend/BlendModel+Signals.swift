@@ -21,11 +21,8 @@ extension BlendModel {
     /// the weights and the logistic part as they are. Nil when there are none, as in the engine, which
     /// learns every donation before it ranks; in an offline evaluation they are the earlier
     /// test donations the moment carries, which the baselines (most recently used, Markov) read too.
-    /// A moment before the newest learned use is a question about the past: the model as it stood
-    /// then (`asOf(_:)`).
     func caughtUp(to moment: Moment) -> BlendModel? {
         let lastTime = usage.lastTime
-        if moment.date.timeIntervalSince1970 < lastTime { return asOf(moment) }
         guard moment.recent.contains(where: { $0.date <= moment.date && $0.date.timeIntervalSince1970 > lastTime }) else { return nil }
         let unlearned = moment.recent.enumerated()
             .filter { $0.element.date <= moment.date && $0.element.date.timeIntervalSince1970 > usage.lastTime }
@@ -34,26 +31,6 @@ extension BlendModel {
         var model = self
         model.logisticFrozen = true
         for (_, event) in unlearned { model.learn(event) }
-        return model
-    }
-
-    /// The model as it stood at `moment`, a moment before its newest learned use: its profile (what was
-    /// used, when and after what) and recency state (what was used last and how long ago, the decayed
-    /// frecency and time-of-day sums, transitions, the habit rate's past days and "today") from the
-    /// learned events at or before the moment only, so a question about a past moment reads nothing
-    /// donated after it, and a target first used later is not a candidate. The weights and the logistic
-    /// part stay as learned.
-    /// - Complexity: O(learned events at or before the moment), a profile fit and a replay.
-    ///
-    ///     // learned through Friday; asked about Tuesday 21:00: Tuesday's own "what came before"
-    ///     let then = model.asOf(Moment(date: tuesdayNine))
-    func asOf(_ moment: Moment) -> BlendModel {
-        var model = self
-        model.logisticFrozen = true
-        let time = moment.date.timeIntervalSince1970
-        let before = profile.log.events.prefix { $0.time <= time }.map(profile.event(from:))
-        model.profile = ProfileModel(configuration: profile.configuration, events: before)
-        model.rebuildUsage()
         return model
     }
 

@@ -158,40 +158,6 @@ public struct BlendModel: FittedModel {
         distribution(at: moment).ranked()
     }
 
-    /// `scores(at:)` at each moment, in order. Moments before the newest learned use (a day simulated in
-    /// the past) share one replay: the model as it stood at the earliest of them (`asOf(_:)`), then moved
-    /// forward through the learned events one at a time, so a day of one-minute steps costs one replay
-    /// and the day's events, not a replay per step.
-    public func scores(at moments: [Moment]) -> [[ScoredTarget]] {
-        let lastTime = usage.lastTime
-        guard moments.contains(where: { $0.date.timeIntervalSince1970 < lastTime }) else { return moments.map { scores(at: $0) } }
-        var result = [[ScoredTarget]](repeating: [], count: moments.count)
-        let events = Array(profile.log.events)
-        var then: BlendModel?
-        var next = 0  // the first learned event `then` has not learned
-        for index in moments.indices.sorted(by: { moments[$0].date < moments[$1].date }) {
-            let moment = moments[index]
-            let time = moment.date.timeIntervalSince1970
-            guard time < lastTime else {
-                result[index] = scores(at: moment)
-                continue
-            }
-            if var model = then {
-                then = nil  // the only reference to its buffers while it learns
-                while next < events.count, events[next].time <= time {
-                    model.learn(profile.event(from: events[next]))
-                    next += 1
-                }
-                then = model
-            } else {
-                then = asOf(moment)
-                next = events.firstIndex { $0.time > time } ?? events.count
-            }
-            result[index] = then!.scores(at: moment)
-        }
-        return result
-    }
-
     /// Every target's probability at `moment`, in index order (no sorting), targets first seen in
     /// `moment.recent` last (see `caughtUp(to:)`).
     public func distribution(at moment: Moment) -> TargetDistribution {

@@ -170,14 +170,11 @@ func spanText(seconds: Double) -> String {
 
 extension BlendModel: ExplainableModel {
     public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
-        // A question about the past is explained by the model as it stood then, as it is answered.
-        if moment.date.timeIntervalSince1970 < usage.lastTime { return asOf(moment).reasons(for: target, at: moment, describe: describe, limit: limit) }
         guard profile.space.index(of: target) != nil else { return [] }
         return reasons(for: target, at: moment, describe: describe, limit: limit, signals: signals(at: moment))
     }
 
     public func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]] {
-        if moment.date.timeIntervalSince1970 < usage.lastTime { return asOf(moment).reasons(for: targets, at: moment, describe: describe, limit: limit) }
         guard targets.contains(where: { profile.space.index(of: $0) != nil }) else { return targets.map { _ in [] } }
         let signals = signals(at: moment)
         return targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit, signals: signals) }

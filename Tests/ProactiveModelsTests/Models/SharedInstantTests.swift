@@ -4,7 +4,7 @@ import Testing
 @testable import ProactiveModels
 
 /// Events at one instant happened together: no row of that instant sees another as "just used", and a
-/// question about a moment before the newest learned use sees the uses before that moment only.
+/// question about a moment before the newest learned use sees no recent uses at all.
 @Suite("Shared instants and questions about the past")
 struct SharedInstantTests {
     static let start = Date(timeIntervalSince1970: 1_790_000_000)  // 2026-09-21T14:13:20Z
@@ -68,27 +68,22 @@ struct SharedInstantTests {
         #expect(model.usage.transitions[c][b] != nil)
     }
 
-    @Test("a moment before the newest learned use reads the model as it stood then")
+    @Test("a moment before the newest learned use has no recency positions and no ages")
     func askedAboutThePast() throws {
         let model = try BlendTrainer().fit(TrainingSet(events: Self.events))
         let features = BlendFeature.count
-        func signals(at date: Date) -> (targets: [TargetKey], column: (BlendFeature) -> [Double]) {
-            let then = model.caughtUp(to: Moment(date: date)) ?? model
+        func column(_ feature: BlendFeature, at date: Date) -> [Float] {
             let signals = model.signals(at: Moment(date: date))
-            return (then.profile.space.targets, { feature in
-                (0 ..< signals.count / features).map { signals[$0 * features + feature.rawValue] } })
+            return (0 ..< signals.count / features).map { Float(signals[$0 * features + feature.rawValue]) }
         }
-        // Half an hour in: a, b and c were used a minute apart, c last; the shared instant an hour in is not seen.
-        let before = signals(at: Self.start.addingTimeInterval(1_800))
-        let rank0 = before.column(.rank0), rank1 = before.column(.rank1), rank2 = before.column(.rank2)
-        #expect(before.targets.indices.filter { rank0[$0] == 1 }.map { before.targets[$0] } == [Self.c])
-        #expect(before.targets.indices.filter { rank1[$0] == 1 }.map { before.targets[$0] } == [Self.b])
-        #expect(before.targets.indices.filter { rank2[$0] == 1 }.map { before.targets[$0] } == [Self.a])
-        let age = before.column(.logAge)[before.targets.firstIndex(of: Self.c)!]
-        #expect(abs(age - Foundation.log(1 + 28) / 10) < 1e-9, "c was used 28 minutes before")
-        // 90 seconds in, c was not used yet: it is no candidate then.
-        #expect(signals(at: Self.start.addingTimeInterval(90)).targets == [Self.a, Self.b])
-        // Two hours in (after every learned use), the model itself answers.
-        #expect(model.caughtUp(to: Moment(date: Self.start.addingTimeInterval(7_200))) == nil)
+        let after = Self.start.addingTimeInterval(7_200), before = Self.start.addingTimeInterval(1_800)
+        #expect(column(.rank0, at: after).contains(1))
+        #expect(column(.logAge, at: after).allSatisfy { $0 > 0 })
+        #expect(column(.rankOlder, at: before).allSatisfy { $0 == 1 })
+        #expect(column(.logAge, at: before).allSatisfy { $0 == 0 })
+        for feature in BlendFeature.allCases where feature.rawValue >= BlendFeature.repeat1m.rawValue && feature.rawValue <= BlendFeature.repeatLater.rawValue {
+            #expect(column(feature, at: before).allSatisfy { $0 == 0 }, "\(feature) marks a previous target at a past moment")
+        }
+        #expect(column(.transitionRecent, at: before).allSatisfy { $0 == 0 })
     }
 }
