@@ -28,8 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
             `apps revoke` takes effect on every instance's next request. \
             Users' live models stay in memory within --memory-budget (least recently used saved \
             and evicted) and are saved every --save-every seconds and on SIGTERM or SIGINT, \
-            after in-flight requests finish, within --shutdown-save seconds (what is left is \
-            stored and caught up when next read); then the exit status is 0. The retention \
+            after in-flight requests finish, within --shutdown-save seconds: donations not \
+            learned yet are folded in first for at most a quarter of a second, and what is left is \
+            stored and caught up when next read; then the exit status is 0. The retention \
             window is applied after donations at once when one is already past it, otherwise \
             at most once a minute.
 

@@ -297,28 +297,46 @@ public actor LiveModelCache {
     }
 
     /// Shutting down: stops the folds (`stopFolding`: one under way ends at its next check, keeping what it
-    /// learned), then saves the models that learned something since their last save, those with the most
-    /// unsaved donations first, `workers` transactions at once, until `budget` has passed. Nothing is folded
-    /// here: donations stored but not learned yet stay in the store, and the next read of the model catches
-    /// its saved state up with them (as after a restart without this save), so a flood of donations just
-    /// before shutdown costs it no time and a slow disk cannot hold it past a service manager's timeout.
-    /// - Parameter workers: transactions written at once (each encodes its models off this actor; the store
-    ///   commits them one after the other).
+    /// learned), folds the donations still pending for the held models for at most `folding` (one model after
+    /// the other; a fold under way at that deadline stops at its next check, keeping what it learned), then
+    /// saves the models that learned something since their last save, those with the most unsaved donations
+    /// first, `workers` transactions at once, until `budget` (counted from the call, folding included) has
+    /// passed. Donations not learned by then stay in the store, and the next read of the model catches its
+    /// saved state up with them (as after a restart without this save), so a flood of donations just before
+    /// shutdown costs it at most `folding`, and a slow disk cannot hold it past a service manager's timeout.
+    /// - Parameters:
+    ///   - budget: the whole shutdown's time; no save transaction starts after it.
+    ///   - folding: the part of `budget` the pending donations may be folded in (zero: none is folded).
+    ///   - workers: transactions written at once (each encodes its models off this actor; the store
+    ///     commits them one after the other).
     /// - Returns: the models saved, and those left behind the store (not saved by the deadline, or with
     ///   donations not learned): caught up from the store when next read.
     ///
     /// ```swift
-    /// let (saved, left) = await cache.saveForShutdown(budget: .seconds(20), workers: 2)
+    /// let (saved, left) = await cache.saveForShutdown(budget: .seconds(20), folding: .seconds(1), workers: 2)
     /// ```
-    public func saveForShutdown(budget: Duration, workers: Int = 2, now: Date = Date()) async -> (saved: Int, left: Int) {
+    public func saveForShutdown(budget: Duration, folding: Duration = .zero, workers: Int = 2,
+                                now: Date = Date()) async -> (saved: Int, left: Int) {
         stopping = true
         stopFolding()
-        let deadline = ContinuousClock.now + budget
+        let started = ContinuousClock.now
+        let deadline = started + budget
         await lookAtStore()
-        let waiting = ContinuousClock.now
         for task in Array(refreshing.values) { _ = try? await task.value }
         for task in Array(saving.values) { _ = await task.value }
-        logger.info("shutdown: the folds and saves under way ended", metadata: ["waited": "\(ContinuousClock.now - waiting)"])
+        let waited = ContinuousClock.now - started
+        // The donations still pending, folded until `folding` has passed (a fold then under way stops at its next check).
+        let foldsEnd = started + min(max(folding, .zero), max(budget, .zero))
+        foldDeadline.set(foldsEnd)
+        var folded = 0
+        for user in stale.filter({ entries[$0] != nil }).sorted() {
+            if ContinuousClock.now >= foldsEnd { break }
+            if (try? await fold(user, now: now, background: false)) != nil { folded += 1 }
+        }
+        stopFolding()
+        logger.info("shutdown: the folds and saves under way ended; pending donations folded", metadata: [
+            "waited": "\(waited)", "folded_models": "\(folded)", "folding": "\(ContinuousClock.now - started - waited)",
+        ])
         let (saved, left) = await saveDirty(now: now, until: deadline, background: false, workers: workers)
         let unsaved = Set(left)
         return (saved, unsaved.union(stale.filter { entries[$0] != nil }).count)

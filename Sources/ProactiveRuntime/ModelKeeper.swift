@@ -5,11 +5,12 @@ import Synchronization
 // MARK: - Saving held models in the background
 
 /// Folds pending donations into the held models and saves them every `interval`, off the
-/// question path, until `stop()`; then saves the ones that learned something since their last
-/// save, `shutdownWorkers` transactions at once, within `shutdownBudget`
-/// (`LiveModelCache.saveForShutdown`: nothing is folded then, and what is left is caught up from
-/// the store on the next read, so neither a flood of donations nor a slow disk can hold shutdown
-/// past a service manager's timeout), and logs `saved N models in X s`.
+/// question path, until `stop()`; then folds the donations still pending for at most
+/// `shutdownFolding` and saves the models that learned something since their last save,
+/// `shutdownWorkers` transactions at once, within `shutdownBudget` in all
+/// (`LiveModelCache.saveForShutdown`: what is left is caught up from the store on the next read,
+/// so neither a flood of donations nor a slow disk can hold shutdown past a service manager's
+/// timeout), and logs `saved N models in X s`.
 ///
 /// A plain async loop: an app runs it in a task of its own and stops it on the way out (the
 /// service runs it as a ServiceLifecycle service that graceful shutdown stops). One `run()` at a time.
@@ -26,6 +27,8 @@ public final class ModelKeeper: Sendable {
     public let models: LiveModelCache
     public let interval: Duration
     public let shutdownBudget: Duration
+    /// The part of `shutdownBudget` that folding the donations still pending may take on shutdown.
+    public let shutdownFolding: Duration
     /// Save transactions written at once on shutdown (each encodes its models on a core of its own).
     public let shutdownWorkers: Int
     public let logger: Logger
@@ -37,12 +40,16 @@ public final class ModelKeeper: Sendable {
     }
     private let state = Mutex(State())
 
-    /// - Parameter shutdownWorkers: default the machine's cores, at most 4.
+    /// - Parameters:
+    ///   - shutdownFolding: default a quarter of a second, or a quarter of `shutdownBudget` when that is less.
+    ///   - shutdownWorkers: default the machine's cores, at most 4.
     public init(models: LiveModelCache, interval: Duration, shutdownBudget: Duration = .seconds(20),
+                shutdownFolding: Duration? = nil,
                 shutdownWorkers: Int = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)), logger: Logger) {
         self.models = models
         self.interval = interval
         self.shutdownBudget = shutdownBudget
+        self.shutdownFolding = shutdownFolding ?? min(.milliseconds(250), shutdownBudget / 4)
         self.shutdownWorkers = max(1, shutdownWorkers)
         self.logger = logger
     }
@@ -56,7 +63,7 @@ public final class ModelKeeper: Sendable {
         models.stopFolding()  // also when cancelled: a fold under way ends at its next check
         let clock = ContinuousClock()
         let started = clock.now
-        let (saved, left) = await models.saveForShutdown(budget: shutdownBudget, workers: shutdownWorkers)
+        let (saved, left) = await models.saveForShutdown(budget: shutdownBudget, folding: shutdownFolding, workers: shutdownWorkers)
         let took = clock.now - started
         let held = await models.count
         let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18

@@ -503,7 +503,7 @@ struct LiveModelCacheTests {
         return (fixture, engine, users, cache, counts)
     }
 
-    @Test("shutdown saves the models that learned something, within its budget, and folds nothing; a zero budget saves none")
+    @Test("shutdown folds pending donations for its folding time, then saves the models that learned something within its budget")
     func shutdownSaves() async throws {
         let (fixture, engine, users, cache, counts) = try await Self.heldSimulatedUsers()
         defer { withExtendedLifetime(fixture) {} }
@@ -525,14 +525,21 @@ struct LiveModelCacheTests {
         #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 0, left: 0))  // nothing left to save
         let reread = LiveModelCache(engine: engine, budget: 1 << 30)
         #expect(try await reread.live(user: users[1]).key.donationCount == counts[users[1]]! + 1)
-        // Donations announced but not folded yet are not folded at shutdown: the model is left behind the
-        // store, and its next read catches its saved state up with them.
+        // Donations announced but not folded yet are not folded at shutdown without time to fold: the model
+        // is left behind the store, and its next read catches its saved state up with them.
         try donate(users[2], minute: 2)
         await cache.donated(users: [users[2]])  // shutting down: no background fold takes it
-        #expect(await cache.saveForShutdown(budget: .seconds(60)) == (saved: 0, left: 1))
+        #expect(await cache.saveForShutdown(budget: .seconds(60), folding: .zero) == (saved: 0, left: 1))
         #expect(try engine.savedModels().first { $0.user == users[2] }?.donationCount == counts[users[2]])
         let caughtUp = LiveModelCache(engine: engine, budget: 1 << 30)
         #expect(try await caughtUp.live(user: users[2]).key.donationCount == counts[users[2]]! + 1)
+        // With time to fold, they are folded and saved with the model.
+        #expect(await cache.saveForShutdown(budget: .seconds(60), folding: .seconds(60)) == (saved: 1, left: 0))
+        #expect(try engine.savedModels().first { $0.user == users[2] }?.donationCount == counts[users[2]]! + 1)
+        // The folding time is part of the budget: a zero budget folds nothing.
+        try donate(users[0], minute: 3)
+        await cache.donated(users: [users[0]])
+        #expect(await cache.saveForShutdown(budget: .zero, folding: .seconds(60)) == (saved: 0, left: 1))
     }
 
     @Test("a question is answered off the actor only from a model the actor offered, while the store's marks stay")
