@@ -20,13 +20,16 @@ struct WorldsCommand: AsyncParsableCommand {
             the person lives in a time zone with or without daylight saving time for 180 days.
 
             The model is trained on each world's first 150 days (all worlds together, as `train` does), \
-            then asked 32 questions per world: 24 about the last 30 days, in time order while it learns \
-            each donation as the engine does (12 at random moments, 12 just before a habit's time), and 8 \
-            about the 4 weeks before the training end, with the later donations already learned. For each \
-            question the oracle (the generator's own law, by Monte Carlo) gives every target's chance of \
-            being the next donation within the hour.
+            then asked 40 questions per world: 24 about the last 30 days, in time order while it learns \
+            each donation as the engine does (12 at random moments, 12 just before a habit's time); 8 \
+            about the 4 weeks before the training end, with the later donations already learned; and 8 \
+            one to three days after the training end, of the model as trained (nothing recorded since, \
+            as when a log is imported and asked about days later). For each question the oracle (the \
+            generator's own law, by Monte Carlo) gives every target's chance of being the next donation \
+            within the hour; after a silence, as for a day with nothing used before the moment.
 
-            The table has one row per habit kind (the kind of the oracle's most likely target): questions, \
+            The table has one row per habit kind (the kind of the oracle's most likely target; questions \
+            after a silence have only their own rows, (silent-random) and (silent-habit)): questions, \
             confident questions (the oracle's top has >= 0.5 and leads by >= 0.2), agreement (the model's \
             first target is the oracle's top, on confident questions), mean regret (the oracle's probability \
             of its top minus that of the model's first) and mean KL from the oracle's distribution.

@@ -27,7 +27,22 @@ struct HabitWorldTests {
         let b = WorldSet.make(seeds: [1000, 1001], samples: 500)
         #expect(a.donations == b.donations)
         #expect(a.questions.map(\.oracle.next) == b.questions.map(\.oracle.next))
-        #expect(a.questions.count == 2 * 32)
+        #expect(a.questions.count == 2 * 40)
+        // Eight questions a world after a silence, one to three days after the training end; they have
+        // rows of their own in the report and count in no kind nor in the total.
+        for (index, world) in a.worlds.enumerated() {
+            let silent = a.questions.filter { $0.world == index && $0.mode == .silent }
+            #expect(silent.count == 8)
+            #expect(silent.allSatisfy { (world.trainDays + 1 ... world.trainDays + 3).contains($0.day) })
+        }
+        let answers = a.questions.map { question in
+            WorldAnswer(id: question.id, scores: question.oracle.next.sorted { $0.value > $1.value }.map { ($0.key, $0.value) })
+        }
+        let report = WorldsReport(questions: a.questions, answers: answers)
+        let silentQuestions = ["silent-random", "silent-habit"].map { report.byMode[$0]?.questions ?? 0 }.reduce(0, +)
+        #expect(silentQuestions > 0)
+        #expect(report.overall.questions + silentQuestions == report.byMode.values.map(\.questions).reduce(0, +))
+        #expect(report.byKind.values.map(\.questions).reduce(0, +) == report.overall.questions)
         #expect(WorldSet.make(seeds: [1002], samples: 10).donations != a.donations)
     }
 
@@ -50,6 +65,9 @@ struct HabitWorldTests {
         #expect(february2.nothing == 1)
         let use = uses[1].minute
         #expect(oracle.answer(day: february1, minute: use + 1, samples: 500, seed: 3).nothing == 1)
+        // The same moment when the day's uses went unrecorded: a habit that never skips is still to come.
+        let unseen = oracle.answer(day: february1, minute: use + 1, samples: 500, seed: 3, seenToday: false)
+        #expect(unseen.next["com.example.rent/Pay"] == 1 && unseen.nothing < 1)
     }
 
     /// A follower comes only after its leader: before the leader was used, the leader is next.

@@ -57,9 +57,11 @@ public struct WorldOracle: Sendable {
     }
 
     /// The oracle's answer at local `minute` of day index `day`, from the donations before it.
-    public func answer(day: Int, minute: Double, samples: Int = 4000, seed: UInt64) -> Answer {
+    /// - Parameter seenToday: false: the day's uses before the moment are not taken into account (nothing
+    ///   was recorded that day), and every process is drawn as one not used yet that day.
+    public func answer(day: Int, minute: Double, samples: Int = 4000, seed: UInt64, seenToday: Bool = true) -> Answer {
         var random = SeededGenerator.derived(seed: seed, UInt64(day * 1440) &+ UInt64(minute.rounded()))
-        let before = usesByDay[day].filter { $0.minute < minute }
+        let before = seenToday ? usesByDay[day].filter { $0.minute < minute } : []
         var seenAt: [String: Double] = [:]
         for use in before where seenAt[use.target] == nil { seenAt[use.target] = use.minute }
         let calendar = world.calendar(day)

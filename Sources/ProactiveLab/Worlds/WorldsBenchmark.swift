@@ -5,8 +5,14 @@ import ProactiveModels
 // MARK: - Questions about a world
 
 /// One question about a world: a moment, the donations a model may use, and the oracle's answer.
+///
+/// Modes: `live`, asked while the model learns each donation before the moment; `past`, about a moment
+/// before the training end, with the later donations already learned; `silent`, asked one to three days
+/// after the training end of a model that learned nothing since (the device recorded nothing meanwhile,
+/// as when a log is imported and asked about days later), with the oracle's answer drawn as for a day
+/// with no use before the moment.
 public struct WorldQuestion: Sendable {
-    public enum Mode: String, Sendable { case live, past }
+    public enum Mode: String, Sendable { case live, past, silent }
     public enum MomentKind: String, Sendable { case random, habit }
     public var id: Int
     public var world: Int
@@ -30,8 +36,14 @@ public struct WorldSet: Sendable {
     public var donations: [Donation]
     public var questions: [WorldQuestion]
 
-    /// Questions per world: live at random moments, live at habit times, past at random moments, past at habit times.
-    public static let questionCounts = (liveRandom: 12, liveHabit: 12, pastRandom: 4, pastHabit: 4)
+    /// Questions per world: live at random moments, live at habit times, past at random moments, past at habit
+    /// times, after a silence at random moments and at habit times.
+    public static let questionCounts = (liveRandom: 12, liveHabit: 12, pastRandom: 4, pastHabit: 4, silentRandom: 4, silentHabit: 4)
+
+    /// The days a silent question may fall on: one to three whole days after the training end's day.
+    static func silentDays(_ world: HabitWorld) -> Range<Int> {
+        min(world.trainDays + 1, world.days - 1) ..< min(world.trainDays + 4, world.days)
+    }
 
     /// Generates the worlds of `seeds`, their donations and their questions (with the oracle's answers).
     public static func make(seeds: [UInt64], generator: WorldGenerator = WorldGenerator(), samples: Int = 4000) -> WorldSet {
@@ -50,14 +62,19 @@ public struct WorldSet: Sendable {
             let plan: [(WorldQuestion.Mode, WorldQuestion.MomentKind, Int)] = [
                 (.past, .random, counts.pastRandom), (.past, .habit, counts.pastHabit),
                 (.live, .random, counts.liveRandom), (.live, .habit, counts.liveHabit),
+                (.silent, .random, counts.silentRandom), (.silent, .habit, counts.silentHabit),
             ]
             for (mode, kind, count) in plan {
-                let days = mode == .live ? world.trainDays ..< world.days : world.trainDays - 28 ..< world.trainDays
+                let days = switch mode {
+                case .live: world.trainDays ..< world.days
+                case .past: world.trainDays - 28 ..< world.trainDays
+                case .silent: silentDays(world)
+                }
                 for _ in 0 ..< count {
                     let (day, minute) = kind == .random
                         ? (random.integer(in: days.lowerBound ... days.upperBound - 1), (360 + random.unit() * 1020).rounded())
                         : habitMoment(world, uses: uses, days: days, &random)
-                    let answer = oracle.answer(day: day, minute: minute, samples: samples, seed: seed)
+                    let answer = oracle.answer(day: day, minute: minute, samples: samples, seed: seed, seenToday: mode != .silent)
                     let date = world.instant(day: day, minute: minute)
                     questions.append(WorldQuestion(
                         id: questions.count, world: index, user: world.user, day: day, minute: minute, date: date,
@@ -164,8 +181,11 @@ public struct WorldsReport: Sendable {
         let answerOf = Dictionary(answers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for question in questions {
             guard let answer = answerOf[question.id] else { continue }
-            byKind[question.kind, default: WorldScore()].add(question, answer)
             byMode["\(question.mode.rawValue)-\(question.moment.rawValue)", default: WorldScore()].add(question, answer)
+            // Questions after a silence have their own rows only: the kinds and the total stay those of a
+            // model that saw the donations before the moment.
+            guard question.mode != .silent else { continue }
+            byKind[question.kind, default: WorldScore()].add(question, answer)
             overall.add(question, answer)
         }
         self.byKind = byKind.filter { $0.value.questions > 0 }
@@ -218,6 +238,10 @@ public enum WorldsBenchmark {
             let questions = questionsOf[w].sorted { $0.date < $1.date }
             for question in questions where question.mode == .past {
                 answers.append(ask(model, question, events: events, names: keyNames))
+            }
+            let beforeTrainEnd = Array(events.prefix { $0.date < worlds[w].trainEnd })
+            for question in questions where question.mode == .silent {
+                answers.append(ask(model, question, events: beforeTrainEnd, names: keyNames))
             }
             var learned = events.firstIndex { $0.date >= worlds[w].trainEnd } ?? events.count
             for question in questions where question.mode == .live {
