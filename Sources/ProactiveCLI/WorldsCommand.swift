@@ -17,9 +17,11 @@ struct WorldsCommand: AsyncParsableCommand {
             month, the n-th weekday of the month, a habit that follows another within minutes, one that \
             happens only in the work Focus, and habits that move, stop or start part-way; each habit has \
             its jitter and a chance to skip a day; noise apps are used a few times a day at no fixed time; \
-            the person lives in a time zone with or without daylight saving time for 180 days.
+            the person lives in a time zone with or without daylight saving time for 180 days \
+            (--train-days plus 30).
 
-            The model is trained on each world's first 150 days (all worlds together, as `train` does), \
+            The model is trained on each world's first 150 days (--train-days; all worlds together, as \
+            `train` does, so a population prior is learned; --alone: each user alone), \
             then asked 40 questions per world: 24 about the last 30 days, in time order while it learns \
             each donation as the engine does (12 at random moments, 12 just before a habit's time); 8 \
             about the 4 weeks before the training end, with the later donations already learned; and 8 \
@@ -41,6 +43,7 @@ struct WorldsCommand: AsyncParsableCommand {
               proactive worlds
               proactive worlds --set report --worlds 60
               proactive worlds --model blend --model mfu --model markov
+              proactive worlds --train-days 35 --alone   # a new user, alone
               proactive worlds --out out/worlds/develop   # also writes the worlds' files
               proactive worlds --generate-only --out out/worlds/report --set report
             """)
@@ -64,6 +67,18 @@ struct WorldsCommand: AsyncParsableCommand {
     @Flag(help: "Also train every user afresh at its last live question and compare with the live answer.")
     var trainedCheck = false
 
+    @Option(help: ArgumentHelp("""
+        Days of donations each model is trained on (29 or more); the live questions come in the 30 days \
+        after them. Fewer days ask what a new user's few weeks teach (the bundled sample has 28).
+        """, valueName: "days"))
+    var trainDays = 150
+
+    @Flag(help: """
+        Train each world's user alone (no population prior: the fixed one), as a person with a store \
+        of their own, such as the bundled sample.
+        """)
+    var alone = false
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -76,29 +91,31 @@ struct WorldsCommand: AsyncParsableCommand {
             throw ValidationError("unknown model \"\(name)\"; the models are: \(ModelRegistry.builtIn.names.joined(separator: ", "))")
         }
         if generateOnly, out == nil { throw ValidationError("--generate-only needs --out DIR") }
+        guard trainDays >= 29, trainDays <= 3650 else { throw ValidationError("--train-days must be in 29...3650, got \(trainDays)") }
     }
 
     func run() async throws {
         let seeds = WorldGenerator.SeedSet(rawValue: set)!.seeds(count: worlds)
         let started = Date()
-        let worldSet = WorldSet.make(seeds: seeds)
+        let worldSet = WorldSet.make(seeds: seeds, generator: WorldGenerator(days: trainDays + 30, trainDays: trainDays))
         Output.writeError("worlds: \(worldSet.worlds.count) worlds, \(worldSet.donations.count) donations, \(worldSet.questions.count) questions (\(Output.fixed(Date().timeIntervalSince(started), 1)) s)\n")
         if let out { try WorldFiles.write(worldSet, to: out) }
         if generateOnly { return }
         let entries = (models.isEmpty ? [ModelRegistry.builtIn.defaultName] : models).map { ModelRegistry.builtIn.entry(named: $0)! }
         var results: [(String, WorldsReport, WorldsBenchmark.Outcome)] = []
         for entry in entries {
-            let outcome = try await WorldsBenchmark.run(worldSet, model: entry, trainedCheck: trainedCheck)
+            let outcome = try await WorldsBenchmark.run(worldSet, model: entry, trainedCheck: trainedCheck, alone: alone)
             Output.writeError("worlds: \(entry.name) answered in \(Output.fixed(outcome.seconds, 1)) s\n")
             if let out { try WorldFiles.writePredictions(outcome.answers, to: "\(out)/predictions-\(entry.name).jsonl") }
             results.append((entry.name, WorldsReport(questions: worldSet.questions, answers: outcome.answers), outcome))
         }
         if json {
-            print(JSONWriter.string(.array(results.map { Self.json(name: $0.0, report: $0.1, outcome: $0.2) })))
+            print(JSONWriter.string(.array(results.map { Self.json(name: $0.0, report: $0.1, outcome: $0.2, trainDays: trainDays, alone: alone) })))
             return
         }
         for (name, report, outcome) in results {
-            print("model \(name), seed set \(set) (\(worldSet.worlds.count) worlds), answered in \(Output.fixed(outcome.seconds, 1)) s")
+            let shape = (trainDays == 150 ? "" : ", \(trainDays) days of training") + (alone ? ", each user alone" : "")
+            print("model \(name), seed set \(set) (\(worldSet.worlds.count) worlds\(shape)), answered in \(Output.fixed(outcome.seconds, 1)) s")
             print(Self.table(report))
             if !outcome.trainedDifferences.isEmpty {
                 let largest = outcome.trainedDifferences.map(\.maxDifference).max() ?? 0
@@ -129,7 +146,7 @@ struct WorldsCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func json(name: String, report: WorldsReport, outcome: WorldsBenchmark.Outcome) -> JSONValue {
+    static func json(name: String, report: WorldsReport, outcome: WorldsBenchmark.Outcome, trainDays: Int, alone: Bool) -> JSONValue {
         func score(_ s: WorldScore) -> JSONValue {
             .object([("questions", .number(Double(s.questions), integer: Int64(s.questions))),
                      ("confident", .number(Double(s.confident), integer: Int64(s.confident))),
@@ -139,7 +156,8 @@ struct WorldsCommand: AsyncParsableCommand {
         let differences = outcome.trainedDifferences.map(\.maxDifference)
         let samePrior = outcome.samePriorDifferences.map(\.maxDifference)
         return .object([
-            ("model", .string(name)), ("seconds", .number(outcome.seconds, integer: nil)), ("overall", score(report.overall)),
+            ("model", .string(name)), ("train_days", .number(Double(trainDays), integer: Int64(trainDays))), ("alone", .bool(alone)),
+            ("seconds", .number(outcome.seconds, integer: nil)), ("overall", score(report.overall)),
             ("kinds", .object(report.byKind.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),
             ("modes", .object(report.byMode.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),
             ("trained_max_difference", differences.isEmpty ? .null : .number(differences.max()!, integer: nil)),

@@ -46,6 +46,22 @@ struct HabitWorldTests {
         #expect(WorldSet.make(seeds: [1002], samples: 10).donations != a.donations)
     }
 
+    /// `alone` fits each world's user on its own donations: the fixed prior instead of the population's.
+    @Test func aloneFitsEachUserWithoutAPopulation() throws {
+        let set = WorldSet.make(seeds: [1000, 1001], generator: WorldGenerator(days: 60, trainDays: 30), samples: 50)
+        let entry = try #require(ModelRegistry.builtIn.entry(named: ModelRegistry.builtIn.defaultName))
+        var byUser: [String: [Donation]] = [:]
+        for donation in set.donations { byUser[donation.user, default: []].append(donation) }
+        let histories = set.worlds.map { byUser[$0.user] ?? [] }
+        let cutoffs = set.worlds.map(\.trainEnd)
+        for alone in [false, true] {
+            let fits = try WorldsBenchmark.fits(entry, histories: histories, cutoffs: cutoffs, resolver: TargetResolver(), workers: 1,
+                                                alone: alone)
+            let prior = try #require(try fits.fit(0) as? BlendModel).prior
+            #expect(prior.isFixed == alone, "\(prior.name)")
+        }
+    }
+
     /// One habit, never skipped, at 07:00 ± 3 min on the 1st of the month: just before it on a 1st the
     /// oracle is sure of it; on the 2nd it says nothing comes within the hour; after it was used, nothing.
     @Test func theOracleKnowsAMonthlyHabit() {

@@ -214,8 +214,10 @@ public enum WorldsBenchmark {
         public var seconds: Double
     }
 
+    /// - Parameter alone: fit each world's user on its own donations only (no population prior, for a
+    ///   model that has one), as a person with a store of their own.
     public static func run(_ set: WorldSet, model entry: ModelEntry, workers: Int = WorkerPool.defaultWorkers,
-                           trainedCheck: Bool = false, resolver: TargetResolver = TargetResolver()) async throws -> Outcome {
+                           trainedCheck: Bool = false, alone: Bool = false, resolver: TargetResolver = TargetResolver()) async throws -> Outcome {
         let start = Date()
         var byUser: [String: [Donation]] = [:]
         for donation in set.donations { byUser[donation.user, default: []].append(donation) }
@@ -225,7 +227,7 @@ public enum WorldsBenchmark {
         let worlds = set.worlds
         let all = worlds.map { (byUser[$0.user] ?? []).sorted { $0.date < $1.date } }
         let cutoffs = worlds.map(\.trainEnd)
-        let fitted = try fits(entry, histories: all, cutoffs: cutoffs, resolver: resolver, workers: workers)
+        let fitted = try fits(entry, histories: all, cutoffs: cutoffs, resolver: resolver, workers: workers, alone: alone)
         var grouped = [[WorldQuestion]](repeating: [], count: worlds.count)
         for question in set.questions { grouped[question.world].append(question) }
         let questionsOf = grouped
@@ -261,7 +263,7 @@ public enum WorldsBenchmark {
         if trainedCheck {
             let last = (0 ..< worlds.count).map { w in questionsOf[w].filter { $0.mode == .live }.max { $0.date < $1.date } }
             let cut = zip(last, cutoffs).map { $0?.date ?? $1 }
-            let retrained = try fits(entry, histories: all, cutoffs: cut, resolver: resolver, workers: workers)
+            let retrained = try fits(entry, histories: all, cutoffs: cut, resolver: resolver, workers: workers, alone: alone)
             let answerOf = Dictionary(answers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let liveModels = perWorld.map(\.model)
             @Sendable func compare(_ live: WorldAnswer, _ fresh: WorldAnswer) -> (Int, Double, Bool) {
@@ -295,13 +297,14 @@ public enum WorldsBenchmark {
               context: donation.context, weight: Double(donation.count))
     }
 
-    /// Every user fitted on its donations before its cutoff (a population fit when the model has one).
+    /// Every user fitted on its donations before its cutoff (a population fit when the model has one,
+    /// unless `alone`).
     static func fits(_ entry: ModelEntry, histories: [[Donation]], cutoffs: [Date], resolver: TargetResolver,
-                     workers: Int) throws -> Fits {
+                     workers: Int, alone: Bool = false) throws -> Fits {
         let trainings = zip(histories, cutoffs).map { history, cutoff in
             TrainingSet(donations: history.filter { $0.date < cutoff }, resolver: resolver)
         }
-        if let population = entry.fitPopulation {
+        if !alone, let population = entry.fitPopulation {
             let prepared = try population(trainings, nil, workers)
             return Fits { try prepared.fit($0) }
         }
