@@ -16,8 +16,9 @@ import Foundation
 /// higher by `margin` standard errors (paired over rows):
 ///
 /// - with a population prior, the prior holds; a simple model that beats it becomes the
-///   anchor, and of the shares of the user's fit that beat the anchor, the one with the largest
-///   mean gain over it is kept (`strongest`; not simply the largest share);
+///   anchor, and the user's fit gets a share that grows with the evidence that it beats the anchor
+///   (`evidenceShare`: 0 up to 1 standard error, 1 from 3, in between in proportion), so a few more
+///   rows move the kept weights a little, never from the anchor to the fit at once;
 /// - with the fixed prior, the user's fit holds whole; a simple model that beats it becomes
 ///   the anchor and the fit keeps the share (¾, ½, ¼) with the largest gain over that model, or none.
 ///
@@ -69,6 +70,21 @@ public struct WeightGuard: Sendable, Equatable {
     }
 
     static let shares: [Double] = [1, 0.75, 0.5, 0.25, 0]
+
+    /// The share of the user's fit kept over the anchor when the fit's mean held-out log-likelihood gain
+    /// over it is `z` standard errors (paired over rows): a ramp `shareRamp` standard errors wide centred
+    /// on `margin`, the evidence a simple model needs to replace the prior.
+    ///
+    ///     evidenceShare(z: 1)    // 0
+    ///     evidenceShare(z: 2.5)  // 0.75
+    ///     evidenceShare(z: 3)    // 1
+    static func evidenceShare(z: Double) -> Double {
+        guard z.isFinite else { return z > 0 ? 1 : 0 }
+        return min(1, max(0, (z - margin) / shareRamp + 0.5))
+    }
+
+    /// Width (standard errors) of the ramp from no share of the fit to all of it (`evidenceShare`).
+    static let shareRamp = 2.0
 
     /// Which of a user's rows the guard holds out. A stream (launches in time order) holds out its most
     /// recent rows: the future is what the weights must predict. A log whose rows have no real order
@@ -175,12 +191,15 @@ public struct WeightGuard: Sendable, Equatable {
         if trustPrior {
             // A population prior holds unless a simple model, then the user's own fit (whole or in
             // part), beats it on the held-out rows.
+            // A population prior holds unless a simple model beats it; the user's own fit then gets the
+            // share its evidence over the anchor earns.
             anchor = strongest(simple, over: base) ?? base
             let own = mixes(of: anchor)
             validation += own.map(\.scored.candidate)
-            let winner = strongest(own.map(\.scored), over: anchor)
-            share = winner.flatMap { w in own.first { $0.scored.name == w.name }?.share } ?? 0
-            kept = winner ?? anchor
+            share = evidenceShare(z: evidence(own[0].scored, over: anchor))
+            let anchorWeights = anchor.weights
+            kept = share == 0 ? anchor : share == 1 ? own[0].scored
+                : score(String(format: "fit x %.2f", share), zip(fitted, anchorWeights).map { share * $0 + (1 - share) * $1 })
         } else {
             // A fixed prior is only a starting point: the user's own fit holds unless a simple model
             // beats it, and then the fit keeps the share that beats that model.
@@ -245,6 +264,19 @@ public struct WeightGuard: Sendable, Equatable {
         }
     }
 
+    /// The mean paired gain of `challenger` over `holder` in standard errors of that mean (+infinity for a
+    /// gain without spread, -infinity for a loss without spread, 0 for no difference).
+    static func evidence(_ challenger: Scored, over holder: Scored) -> Double {
+        let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
+        let n = Double(gains.count)
+        guard n > 0 else { return 0 }
+        let mean = gains.reduce(0, +) / n
+        let variance = gains.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / max(1, n - 1)
+        let error = (variance / n).squareRoot()
+        guard error > 0 else { return mean == 0 ? 0 : mean > 0 ? .infinity : -.infinity }
+        return mean / error
+    }
+
     /// The mean paired gain of `challenger` over `holder`, when it clears the margin.
     static func significantGain(_ challenger: Scored, over holder: Scored) -> Double? {
         let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
@@ -270,7 +302,7 @@ public struct WeightGuard: Sendable, Equatable {
             return "too few rows to fit (\(rowsAtChoice)): \(anchorName), the best model that fits nothing on every row "
                 + String(format: "(log-lik %.3f, mrr %.3f); prior: \(centerName)", chosen.logLikelihood, chosen.meanReciprocalRank)
         }
-        let kept = share == 1 ? "own fit kept whole" : share == 0 ? "own fit dropped" : "own fit x \(share)"
+        let kept = share == 1 ? "own fit kept whole" : share == 0 ? "own fit dropped" : String(format: "own fit x %.2f", share)
         let fit = validation.first { $0.name == "fit" }
         let anchorScore = validation.first { $0.name == anchorName }
         let which = holdout == .latest ? "the latest" : "spread at random: rows share instants"

@@ -148,6 +148,43 @@ struct SmallSampleGuardTests {
         #expect(!BlendTrainer.Prior(weights: BlendFeature.defaultWeights, name: "population (2 users)").isFixed)
     }
 
+    /// With a population prior, the user's fit earns a share in proportion to its evidence over the
+    /// anchor: none up to 1 standard error, all of it from 3, so a few more rows never swing the kept
+    /// weights from the anchor to the fit at once.
+    @Test func theFitsShareGrowsWithItsEvidence() {
+        #expect(WeightGuard.evidenceShare(z: -5) == 0 && WeightGuard.evidenceShare(z: 1) == 0)
+        #expect(WeightGuard.evidenceShare(z: 2) == 0.5 && WeightGuard.evidenceShare(z: 2.5) == 0.75)
+        #expect(WeightGuard.evidenceShare(z: 3) == 1 && WeightGuard.evidenceShare(z: .infinity) == 1)
+        #expect(WeightGuard.evidenceShare(z: -.infinity) == 0)
+        let zs = stride(from: 0.0, through: 4, by: 0.25).map { WeightGuard.evidenceShare(z: $0) }
+        #expect(zip(zs, zs.dropFirst()).allSatisfy { $0 <= $1 })
+
+        // 40 rows of two candidates told apart by one signal that neither the prior nor any simple model
+        // weighs: the label's quarter-hour signal is 1 on two rows in three and -0.6 on the third. Every
+        // model that fits nothing scores the rows alike, so the prior is the anchor; a fit weighing the
+        // signal gains on most held-out rows and loses on the others (about 1.35 standard errors).
+        var rows = BlendRows()
+        let features = BlendFeature.count
+        for index in 0 ..< 40 {
+            var values = [Double](repeating: 0, count: 2 * features)
+            values[BlendFeature.timeFine.rawValue] = index % 3 == 2 ? -0.6 : 1
+            rows.append(features: values, candidates: 2, label: 0, weights: [], maxRows: 1000, maxValues: 1_000_000)
+        }
+        func chosen(fit: [Double]) -> WeightGuard {
+            WeightGuard.choose(rows: rows, center: BlendFeature.defaultWeights, centerName: "population (2 users)", trustPrior: true,
+                               configuration: BlendConfiguration()) { _ in fit }
+        }
+        let same = chosen(fit: BlendFeature.defaultWeights)
+        #expect(same.anchorName == "population (2 users)" && same.share == 0)  // no gain: no share
+        var fit = BlendFeature.defaultWeights
+        fit[BlendFeature.timeFine.rawValue] = 1
+        let partial = chosen(fit: fit)
+        #expect(partial.anchorName == "population (2 users)")
+        #expect(partial.share > 0.1 && partial.share < 0.3, "share \(partial.share)")
+        #expect(partial.combine(fit)[BlendFeature.timeFine.rawValue] == partial.share)
+        #expect(partial.summary.hasPrefix(String(format: "own fit x %.2f", partial.share)))
+    }
+
     @Test func oneRowKeepsThePrior() {
         let chosen = Self.choose(Self.rows([true]), population: false)
         #expect(chosen.anchorName == "fixed" && chosen.heldOutRows == 0 && chosen.anchor == BlendFeature.defaultWeights)
