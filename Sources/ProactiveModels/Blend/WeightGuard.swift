@@ -189,16 +189,14 @@ public struct WeightGuard: Sendable, Equatable {
         var share: Double
         var kept: Scored
         if trustPrior {
-            // A population prior holds unless a simple model, then the user's own fit (whole or in
-            // part), beats it on the held-out rows.
             // A population prior holds unless a simple model beats it; the user's own fit then gets the
             // share its evidence over the anchor earns.
             anchor = strongest(simple, over: base) ?? base
-            let own = mixes(of: anchor)
-            validation += own.map(\.scored.candidate)
-            share = evidenceShare(z: evidence(own[0].scored, over: anchor))
+            let fit = score("fit", fitted)
+            validation.append(fit.candidate)
+            share = evidenceShare(z: evidence(fit, over: anchor))
             let anchorWeights = anchor.weights
-            kept = share == 0 ? anchor : share == 1 ? own[0].scored
+            kept = share == 0 ? anchor : share == 1 ? fit
                 : score(String(format: "fit x %.2f", share), zip(fitted, anchorWeights).map { share * $0 + (1 - share) * $1 })
         } else {
             // A fixed prior is only a starting point: the user's own fit holds unless a simple model
@@ -264,26 +262,29 @@ public struct WeightGuard: Sendable, Equatable {
         }
     }
 
-    /// The mean paired gain of `challenger` over `holder` in standard errors of that mean (+infinity for a
-    /// gain without spread, -infinity for a loss without spread, 0 for no difference).
-    static func evidence(_ challenger: Scored, over holder: Scored) -> Double {
+    /// The mean held-out log-likelihood gain of `challenger` over `holder`, paired row by row, and the
+    /// standard error of that mean (NaN for no rows).
+    static func pairedGain(_ challenger: Scored, over holder: Scored) -> (mean: Double, error: Double) {
         let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
         let n = Double(gains.count)
-        guard n > 0 else { return 0 }
         let mean = gains.reduce(0, +) / n
         let variance = gains.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / max(1, n - 1)
-        let error = (variance / n).squareRoot()
+        return (mean, (variance / n).squareRoot())
+    }
+
+    /// The mean paired gain of `challenger` over `holder` in standard errors of that mean (+infinity for a
+    /// gain without spread, -infinity for a loss without spread, 0 for no difference or no rows).
+    static func evidence(_ challenger: Scored, over holder: Scored) -> Double {
+        let (mean, error) = pairedGain(challenger, over: holder)
+        guard !mean.isNaN else { return 0 }
         guard error > 0 else { return mean == 0 ? 0 : mean > 0 ? .infinity : -.infinity }
         return mean / error
     }
 
     /// The mean paired gain of `challenger` over `holder`, when it clears the margin.
     static func significantGain(_ challenger: Scored, over holder: Scored) -> Double? {
-        let gains = zip(challenger.rows, holder.rows).map { $0.logLikelihood - $1.logLikelihood }
-        let n = Double(gains.count)
-        let mean = gains.reduce(0, +) / n
-        let variance = gains.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / max(1, n - 1)
-        return mean > margin * (variance / n).squareRoot() && mean > 0 ? mean : nil
+        let (mean, error) = pairedGain(challenger, over: holder)
+        return mean > margin * error && mean > 0 ? mean : nil
     }
 
     /// The challenger with the largest significant gain over `holder`, if any.
