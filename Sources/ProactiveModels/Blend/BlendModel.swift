@@ -135,11 +135,14 @@ public struct BlendModel: FittedModel {
         var lastUse = usage.lastTime
         let time = moment.date.timeIntervalSince1970
         if time < lastUse {
-            lastUse = -.infinity
-            for event in profile.log.events {
-                guard event.time <= time else { break }
-                lastUse = event.time
+            // The last learned use at or before the moment (the log is in time order).
+            let log = profile.log
+            var (low, high) = (0, log.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if log[middle].time <= time { low = middle + 1 } else { high = middle }
             }
+            lastUse = low > 0 ? log[low - 1].time : -.infinity
         }
         for event in moment.recent where event.date <= moment.date { lastUse = max(lastUse, event.date.timeIntervalSince1970) }
         return usage.activity.level(reading: reading, kernelWeights: Self.activityKernels(reading), time: time, lastUse: lastUse)
