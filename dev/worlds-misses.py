@@ -69,8 +69,8 @@ def main():
     print("%d of %d confident questions missed%s" % (len(misses), asked, " (kind %s)" % options.kind if options.kind else ""))
     first = collections.Counter()
     for question, top, ranked in misses:
-        user = question["user"]
-        first["noise" if tag(user, ranked[0][0]).startswith("noise") else tag(user, ranked[0][0])] += 1 if ranked else 0
+        what = tag(question["user"], ranked[0][0]) if ranked else "nothing"
+        first["noise" if what.startswith("noise") else what] += 1
     for index, (question, top, ranked) in enumerate(misses[:options.limit]):
         user = question["user"]
         oracle = question["oracle"]["next"]

@@ -71,7 +71,7 @@ struct WorldsCommand: AsyncParsableCommand {
         Days of donations each model is trained on (29 or more); the live questions come in the 30 days \
         after them. Fewer days ask what a new user's few weeks teach (the bundled sample has 28).
         """, valueName: "days"))
-    var trainDays = 150
+    var trainDays = WorldGenerator().trainDays
 
     @Flag(help: """
         Train each world's user alone (no population prior: the fixed one), as a person with a store \
@@ -114,7 +114,7 @@ struct WorldsCommand: AsyncParsableCommand {
             return
         }
         for (name, report, outcome) in results {
-            let shape = (trainDays == 150 ? "" : ", \(trainDays) days of training") + (alone ? ", each user alone" : "")
+            let shape = (trainDays == WorldGenerator().trainDays ? "" : ", \(trainDays) days of training") + (alone ? ", each user alone" : "")
             print("model \(name), seed set \(set) (\(worldSet.worlds.count) worlds\(shape)), answered in \(Output.fixed(outcome.seconds, 1)) s")
             print(Self.table(report))
             if !outcome.trainedDifferences.isEmpty {
