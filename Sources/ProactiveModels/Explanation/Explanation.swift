@@ -66,8 +66,9 @@ extension ProfileModel: ExplainableModel {
     }
 
     /// Groups column lifts into reasons (weights multiplied by `scale`, e.g. a blend weight per group).
+    /// `uses`: the target's uses at the moment when already gathered (else read from the log when needed).
     func reasons(fromColumnLifts lifts: [Double], target: TargetIndex, at moment: Moment, describe: (TargetKey) -> String,
-                 scale: Double, groupScales: [ProfileGroup: Double] = [:]) -> [Reason] {
+                 scale: Double, groupScales: [ProfileGroup: Double] = [:], uses: MomentUses? = nil) -> [Reason] {
         let layout = layout
         func groupScale(_ group: ProfileGroup) -> Double { scale * (groupScales[group] ?? 1) }
         var reasons: [Reason] = []
@@ -82,7 +83,7 @@ extension ProfileModel: ExplainableModel {
         // Time of day, described by the slice near the moment that favours the target most.
         let x = scoringVector(for: moment)
         let strongest = layout.time.map { x[$0] }.max() ?? 0
-        if layout.time.contains(where: { x[$0] >= 0.5 * strongest && x[$0] > 0 }), let habit = habitWindow(of: target, near: moment) {
+        if layout.time.contains(where: { x[$0] >= 0.5 * strongest && x[$0] > 0 }), let habit = uses.map({ $0.habitWindow(of: target) }) ?? habitWindow(of: target, near: moment) {
             add(.timeOfDay, "usually \(habit)", lift: groupLift(.timeOfDay), group: .timeOfDay)
         }
         let reading = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
@@ -102,27 +103,110 @@ extension ProfileModel: ExplainableModel {
 
     // MARK: What the reasons say, from the data
 
-    /// The habit's own time near the moment: the middle half (quartiles, to 5 minutes) of the
-    /// target's uses within 90 minutes of the moment's time of day, on the user's clock, in the
+    /// The habit's own time near the moment (`MomentUses.habitWindow`), read from the log for this target alone.
+    func habitWindow(of target: TargetIndex, near moment: Moment) -> String? {
+        MomentUses(self, targets: [target], at: moment).habitWindow(of: target)
+    }
+
+    /// Uses of `target` in the `days` before `date` (counts included); with `moment`, only those
+    /// within 90 minutes of its time of day on the user's clock (`MomentUses.uses`).
+    func uses(of target: TargetIndex, inDays days: Double, before date: Date, nearTimeOf moment: Moment? = nil) -> Double {
+        MomentUses(self, targets: [target], before: date, timeOf: moment).uses(of: target, inDays: days, nearTime: moment != nil)
+    }
+}
+
+/// The uses of a few targets at or before a moment, gathered from the log in one pass (a saved log read in
+/// place: `EventLog.forEachUse`), with each use's time of day on the user's clock: what the reasons say of a
+/// target's habit time and recent use, for every target explained at that moment, without a pass each.
+///
+/// ```swift
+/// let uses = MomentUses(profile, targets: [mail, news], at: moment)
+/// uses.uses(of: mail, inDays: 14, nearTime: true)   // opens of the last 14 days within 90 minutes of now
+/// uses.habitWindow(of: mail)                         // "09:00-09:20"
+/// ```
+struct MomentUses {
+    /// The moment's time (seconds since 1970) and its minute of the day (nil: asked with no time of day).
+    let end: Double
+    let now: Double?
+    /// Per target asked (`slot`), its uses at or before `end` in log order: time, weight, minute of the day.
+    private var times: [[Double]]
+    private var weights: [[Double]]
+    private var minutes: [[Double]]
+    /// Per target index: its slot among those asked, or -1.
+    private let slot: [Int]
+
+    /// Gathers `targets`' uses at or before `moment`, with their minutes of the day.
+    init(_ profile: ProfileModel, targets: [TargetIndex], at moment: Moment) {
+        self.init(profile, targets: targets, before: moment.date, timeOf: moment)
+    }
+
+    /// Gathers `targets`' uses at or before `date`; with `moment`, also each use's minute of the day and the
+    /// moment's (read on the profile's clock), which `nearTime` and `habitWindow` compare.
+    init(_ profile: ProfileModel, targets: [TargetIndex], before date: Date, timeOf moment: Moment?) {
+        let clock = profile.encoder.clock
+        end = date.timeIntervalSince1970
+        now = moment.map { clock.read($0.date, writtenOffset: $0.utcOffset).minuteOfDay }
+        var slot = [Int](repeating: -1, count: profile.space.targetCount)
+        var asked = 0
+        for target in targets where slot[target.rawValue] < 0 {
+            slot[target.rawValue] = asked
+            asked += 1
+        }
+        self.slot = slot
+        var times = [[Double]](repeating: [], count: asked)
+        var weights = times, minutes = times
+        let end = end, readsMinutes = moment != nil
+        profile.log.forEachUse(of: slot.map { $0 >= 0 }) { use in
+            guard use.time <= end else { return }
+            let s = slot[use.target.rawValue]
+            times[s].append(use.time)
+            weights[s].append(use.weight)
+            if readsMinutes { minutes[s].append(clock.read(use.date, writtenOffset: use.utcOffset).minuteOfDay) }
+        }
+        (self.times, self.weights, self.minutes) = (times, weights, minutes)
+    }
+
+    /// The uses of `target` (one of those gathered) in the `days` before the moment, counts included, summed
+    /// newest first; with `nearTime`, only those within 90 minutes of the moment's time of day.
+    func uses(of target: TargetIndex, inDays days: Double, nearTime: Bool) -> Double {
+        guard target.rawValue < slot.count, slot[target.rawValue] >= 0 else { return 0 }
+        let s = slot[target.rawValue]
+        let start = end - days * 86_400
+        let now = nearTime ? now : nil
+        var total = 0.0
+        for i in times[s].indices.reversed() {
+            if times[s][i] < start { break }
+            if let now {
+                var delta = abs(minutes[s][i] - now)
+                if delta > 720 { delta = 1440 - delta }
+                if delta > 90 { continue }
+            }
+            total += weights[s][i]
+        }
+        return total
+    }
+
+    /// The habit's own time near the moment: the middle half (quartiles, to 5 minutes) of the target's
+    /// uses within 90 minutes of the moment's time of day, on the user's clock, in the
     /// `habitWindowDays` before the moment when there are at least 3 there (a habit that moved is
     /// described where it is now), else in the whole history when there are at least 3; nil otherwise
-    /// (then no time-of-day reason is given).
-    func habitWindow(of target: TargetIndex, near moment: Moment) -> String? {
-        let now = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset).minuteOfDay
-        let end = moment.date.timeIntervalSince1970, recentStart = end - Self.habitWindowDays * 86_400
-        var minutes: [Double] = [], recentMinutes: [Double] = []
-        for event in log.events where event.target == target && event.time <= end {
-            let minute = encoder.clock.read(event.date, writtenOffset: event.utcOffset).minuteOfDay
-            var delta = minute - now
+    /// (then no time-of-day reason is given), and nil when gathered with no time of day.
+    func habitWindow(of target: TargetIndex) -> String? {
+        guard target.rawValue < slot.count, slot[target.rawValue] >= 0, let now else { return nil }
+        let s = slot[target.rawValue]
+        let recentStart = end - Self.habitWindowDays * 86_400
+        var near: [Double] = [], recentNear: [Double] = []
+        for i in times[s].indices {
+            var delta = minutes[s][i] - now
             if delta > 720 { delta -= 1440 } else if delta < -720 { delta += 1440 }
             guard abs(delta) <= 90 else { continue }
-            minutes.append(now + delta)
-            if event.time >= recentStart { recentMinutes.append(now + delta) }
+            near.append(now + delta)
+            if times[s][i] >= recentStart { recentNear.append(now + delta) }
         }
-        if recentMinutes.count >= 3 { minutes = recentMinutes }
-        guard minutes.count >= 3 else { return nil }
-        minutes.sort()
-        func quantile(_ q: Double) -> Double { minutes[Int((Double(minutes.count - 1) * q).rounded())] }
+        if recentNear.count >= 3 { near = recentNear }
+        guard near.count >= 3 else { return nil }
+        near.sort()
+        func quantile(_ q: Double) -> Double { near[Int((Double(near.count - 1) * q).rounded())] }
         func text(_ minute: Double, _ rule: FloatingPointRoundingRule) -> String {
             let rounded = Int((minute / 5).rounded(rule)) * 5
             let wrapped = ((rounded % 1440) + 1440) % 1440
@@ -134,27 +218,6 @@ extension ProfileModel: ExplainableModel {
 
     /// Days of recent history that describe a habit's time when they hold enough of its uses (`habitWindow`).
     static let habitWindowDays = 14.0
-
-    /// Uses of `target` in the `days` before `date` (counts included); with `moment`, only those
-    /// within 90 minutes of its time of day on the user's clock.
-    func uses(of target: TargetIndex, inDays days: Double, before date: Date, nearTimeOf moment: Moment? = nil) -> Double {
-        let end = date.timeIntervalSince1970
-        let start = end - days * 86_400
-        let now = moment.map { encoder.clock.read($0.date, writtenOffset: $0.utcOffset).minuteOfDay }
-        var total = 0.0
-        for event in log.events.reversed() {
-            if event.time > end { continue }
-            if event.time < start { break }
-            guard event.target == target else { continue }
-            if let now {
-                var delta = abs(encoder.clock.read(event.date, writtenOffset: event.utcOffset).minuteOfDay - now)
-                if delta > 720 { delta = 1440 - delta }
-                if delta > 90 { continue }
-            }
-            total += event.weight
-        }
-        return total
-    }
 }
 
 /// "12 min", "3 h", "2 days": a past span for a person.
@@ -170,19 +233,22 @@ func spanText(seconds: Double) -> String {
 
 extension BlendModel: ExplainableModel {
     public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
-        guard profile.space.index(of: target) != nil else { return [] }
-        return reasons(for: target, at: moment, describe: describe, limit: limit, signals: signals(at: moment))
+        guard let index = profile.space.index(of: target) else { return [] }
+        return reasons(for: target, at: moment, describe: describe, limit: limit, signals: signals(at: moment),
+                       uses: MomentUses(profile, targets: [index], at: moment))
     }
 
     public func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]] {
         guard targets.contains(where: { profile.space.index(of: $0) != nil }) else { return targets.map { _ in [] } }
         let signals = signals(at: moment)
-        return targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit, signals: signals) }
+        let uses = MomentUses(profile, targets: targets.compactMap { profile.space.index(of: $0) }, at: moment)
+        return targets.map { reasons(for: $0, at: moment, describe: describe, limit: limit, signals: signals, uses: uses) }
     }
 
-    /// The reasons of one target from every target's `signals(at: moment)`.
+    /// The reasons of one target from every target's `signals(at: moment)` and the targets' `uses` at it (this
+    /// target's among them).
     private func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int,
-                         signals: [Double]) -> [Reason] {
+                         signals: [Double], uses: MomentUses) -> [Reason] {
         let space = profile.space
         guard let index = space.index(of: target) else { return [] }
         let features = BlendFeature.count
@@ -200,7 +266,7 @@ extension BlendModel: ExplainableModel {
             .previous: weights[BlendFeature.profilePrevious.rawValue],
         ]
         var reasons = profile.reasons(fromColumnLifts: profile.columnLifts(target: index, at: moment), target: index, at: moment,
-                                      describe: describe, scale: 1, groupScales: groupWeights)
+                                      describe: describe, scale: 1, groupScales: groupWeights, uses: uses)
         // Transitions strengthen "after ..."; recency and frecency get their own reasons.
         let transition = lift(.transitionRecent) + lift(.transitionStale) + lift(.transitionOvernight)
         if let position = reasons.firstIndex(where: { $0.kind == .previous }) {
@@ -230,13 +296,13 @@ extension BlendModel: ExplainableModel {
         // A habit taken up lately (most of its uses near this time are from the last 14 days) is "lately at
         // this time"; an older one "usually HH:MM", its window on the user's clock.
         let rate = lift(.habitRate) + lift(.calendarLift)
-        let nearAll = profile.uses(of: index, inDays: 3650, before: moment.date, nearTimeOf: moment)
-        let nearRecent = profile.uses(of: index, inDays: 14, before: moment.date, nearTimeOf: moment)
+        let nearAll = uses.uses(of: index, inDays: 3650, nearTime: true)
+        let nearRecent = uses.uses(of: index, inDays: 14, nearTime: true)
         let takenUpLately = nearRecent >= 2 && nearRecent * 2 >= nearAll
         if rate > 0, !takenUpLately {
             if let position = reasons.firstIndex(where: { $0.kind == .timeOfDay }) {
                 reasons[position].weight += rate
-            } else if let window = profile.habitWindow(of: index, near: moment) {
+            } else if let window = uses.habitWindow(of: index) {
                 reasons.append(Reason(kind: .timeOfDay, text: "usually \(window)", weight: rate))
             }
         }
@@ -248,12 +314,12 @@ extension BlendModel: ExplainableModel {
             reasons.append(Reason(kind: .recency, text: "used \(spanText(seconds: age)) ago",
                                   weight: rankFeatures.reduce(0.0) { $0 + lift($1) }))
         }
-        let lately = profile.uses(of: index, inDays: 14, before: moment.date)
+        let lately = uses.uses(of: index, inDays: 14, nearTime: false)
         if lately >= 3 {
             reasons.append(Reason(kind: .frequency, text: "used \(Int(lately)) times in the last 14 days",
                                   weight: lift(.frecencyShort) + lift(.frecencyLong)))
         }
-        if profile.uses(of: index, inDays: 14, before: moment.date, nearTimeOf: moment) >= 2 {
+        if nearRecent >= 2 {
             reasons.append(Reason(kind: .timeOfDay, text: "lately at this time", weight: lift(.recentTimeOfDay) + (takenUpLately ? max(0, rate) : 0)))
         }
         var merged: [Reason] = []

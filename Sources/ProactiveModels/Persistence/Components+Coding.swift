@@ -220,6 +220,27 @@ extension EventLog {
         }
     }
 
+    /// Hands `body` the target, time, offset and weight of each of `count` records the scan has checked
+    /// (`init(reader:space:)`) whose target `wanted` marks, reading them in place: a record is 29 bytes plus
+    /// 4 a context column (target Int32, time Double, offset flag UInt8 and Int32, column count UInt32, the
+    /// columns, weight Double, little-endian), so another target's record is skipped by its length.
+    static func visitUses(records: [UInt8], count: Int, of wanted: [Bool], _ body: (LoggedUse) -> Void) {
+        records.withUnsafeBytes { raw in
+            var at = 0
+            for _ in 0 ..< count {
+                let target = Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int32.self)))
+                let columns = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 17, as: UInt32.self)))
+                if target < wanted.count, wanted[target] {
+                    let time = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self)))
+                    let offset = raw[at + 12] == 1 ? Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 13, as: Int32.self))) : nil
+                    let weight = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 21 + 4 * columns, as: UInt64.self)))
+                    body(LoggedUse(target: TargetIndex(target), time: time, utcOffset: offset, weight: weight))
+                }
+                at += 29 + 4 * columns
+            }
+        }
+    }
+
     /// A record the scan has checked, read again in full (it cannot fail).
     private static func record(_ bytes: [UInt8], at offset: Int, _ space: FeatureSpace) -> LoggedEvent {
         var again = ByteReader(bytes, offset: offset)

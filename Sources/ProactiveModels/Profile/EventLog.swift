@@ -4,6 +4,18 @@ import ProactiveCore
 // MARK: - Logged events
 
 /// One learned event in compact form, as a model keeps it to undo it later.
+/// What `EventLog.forEachUse` hands over of one event: everything but its context, so a saved log's
+/// records are read in place without an array per event.
+package struct LoggedUse: Sendable, Equatable {
+    package var target: TargetIndex
+    /// Seconds since 1970 (UTC).
+    package var time: Double
+    package var utcOffset: Int?
+    package var weight: Double
+
+    package var date: Date { Date(timeIntervalSince1970: time) }
+}
+
 package struct LoggedEvent: Sendable, Hashable {
     package var target: TargetIndex
     /// Seconds since 1970 (UTC).
@@ -70,6 +82,20 @@ public struct EventLog: Sendable, Equatable {
     package var events: Events { Events(head: saved?.decoded() ?? [], tail: tail) }
 
     package var count: Int { (saved?.count ?? 0) + tail.count }
+
+    /// Calls `body` with the target, time, offset and weight of every event of a target `wanted` marks
+    /// (indexed by target; a target past its end is not wanted), in canonical order. A saved log not yet
+    /// decoded is read from its records in place (no event is built and the log stays undecoded), so one
+    /// pass over a heavy user's log costs a scan, not a decoding.
+    ///
+    ///     var opens = 0.0
+    ///     log.forEachUse(of: wanted) { use in opens += use.weight }
+    package func forEachUse(of wanted: [Bool], _ body: (LoggedUse) -> Void) {
+        saved?.forEachUse(of: wanted, body)
+        for event in tail where event.target.rawValue < wanted.count && wanted[event.target.rawValue] {
+            body(LoggedUse(target: event.target, time: event.time, utcOffset: event.utcOffset, weight: event.weight))
+        }
+    }
     /// Whether saved events are held as read, not yet decoded (what a plain load and newer folds leave).
     var holdsUndecodedEvents: Bool { saved.map { !$0.isDecoded } ?? false }
     package var isEmpty: Bool { count == 0 }
@@ -279,6 +305,21 @@ final class SavedEvents: @unchecked Sendable {
     var isDecoded: Bool {
         if case .events = form { return true }
         return false
+    }
+
+    /// The events of the targets `wanted` marks, but their context, in order: from the decoded events when
+    /// they are held, else read from the records in place (they stay undecoded).
+    func forEachUse(of wanted: [Bool], _ body: (LoggedUse) -> Void) {
+        switch form {
+        case let .events(events):
+            for event in events where event.target.rawValue < wanted.count && wanted[event.target.rawValue] {
+                body(LoggedUse(target: event.target, time: event.time, utcOffset: event.utcOffset, weight: event.weight))
+            }
+        case let .records(records):
+            EventLog.visitUses(records: records, count: count, of: wanted, body)
+        case .absent:
+            preconditionFailure("a model read for scoring only (without its log records) was asked for its events")
+        }
     }
 
     /// Every event, decoded once.

@@ -62,6 +62,42 @@ struct PersistenceTests {
         }
     }
 
+    /// `forEachUse` hands over the same uses, in the same order, from a saved log's records read in place
+    /// as from its decoded events (with newer events after them), only of the targets asked; and a
+    /// loaded model explains itself (the reasons read the log that way) with the same reasons as the model
+    /// it was saved from, without decoding its log.
+    @Test func usesReadInPlaceMatchTheEvents() throws {
+        let events = Fixtures.routine(days: 21)
+        let cut = events.count - 5
+        var original = try BlendTrainer().fit(TrainingSet(events: Array(events[..<cut])))
+        var loaded = try BlendModel(serialized: original.serialized())
+        for event in events[cut...] {
+            original.update(with: event)
+            loaded.update(with: event)
+        }
+        #expect(loaded.profile.log.holdsUndecodedEvents)
+        let at = Moment(date: events.last!.date.addingTimeInterval(3600), utcOffset: 0, context: ["focus": "work"])
+        let targets = ["mail", "coffee", "music", "game"].map(Fixtures.target)
+        let describe: (TargetKey) -> String = { $0.rawValue }
+        #expect(loaded.reasons(for: targets, at: at, describe: describe, limit: 5) == original.reasons(for: targets, at: at, describe: describe, limit: 5))
+        #expect(loaded.profile.log.holdsUndecodedEvents, "explaining decodes nothing")
+        let space = loaded.profile.space
+        let mail = try #require(space.index(of: Fixtures.target("mail"))), music = try #require(space.index(of: Fixtures.target("music")))
+        var wanted = [Bool](repeating: false, count: space.targetCount)
+        (wanted[mail.rawValue], wanted[music.rawValue]) = (true, true)
+        var inPlace: [LoggedUse] = []
+        loaded.profile.log.forEachUse(of: wanted) { inPlace.append($0) }
+        #expect(loaded.profile.log.holdsUndecodedEvents)
+        let expected = loaded.profile.log.events.filter { wanted[$0.target.rawValue] }
+            .map { LoggedUse(target: $0.target, time: $0.time, utcOffset: $0.utcOffset, weight: $0.weight) }
+        #expect(inPlace.count == events.filter { $0.target.rawValue == "mail" || $0.target.rawValue == "music" }.count)
+        #expect(inPlace == expected)
+        var decoded: [LoggedUse] = []
+        loaded.profile.log.forEachUse(of: wanted) { decoded.append($0) }
+        #expect(!loaded.profile.log.holdsUndecodedEvents)
+        #expect(decoded == expected)
+    }
+
     /// A loaded model keeps its saved events undecoded through queries at the newest moment and
     /// folds of newer events, and behaves exactly like the model it was saved from: same
     /// probabilities and bytes after the same folds, after an out-of-order event and after forgetting.
