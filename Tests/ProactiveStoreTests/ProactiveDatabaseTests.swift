@@ -26,8 +26,9 @@ struct ProactiveDatabaseTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("missing.sqlite")))
     }
 
-    /// Read-only connections map the file (a large model state is copied once from the map); the
-    /// writer reads with read(2), as SQLite's default.
+    /// Read-only connections and a query's one connection map the file (a large model state is copied
+    /// once from the map); a pool's writer reads with read(2), as SQLite's default. A query's
+    /// connection still writes (through write(2)) and reads back what it wrote.
     @Test func readersMapTheFileAndTheWriterDoesNot() throws {
         let path = directory.file("mapped.sqlite")
         let database = try ProactiveDatabase(path: path)
@@ -37,6 +38,10 @@ struct ProactiveDatabaseTests {
         let reader = try ProactiveDatabase(path: path, mode: .readOnly)
         #expect(try reader.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA mmap_size") } == ProactiveDatabase.mappedBytes)
         #expect(try SQLiteDonationStore(database: reader).all().map(\.identifier) == ["kept"])
+        let query = try ProactiveDatabase(path: path, mode: .oneConnection)
+        #expect(try query.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA mmap_size") } == ProactiveDatabase.mappedBytes)
+        try SQLiteDonationStore(database: query).append(sample(identifier: "after"))
+        #expect(try SQLiteDonationStore(database: query).all().map(\.identifier) == ["kept", "after"])
     }
 
     // MARK: Migrations

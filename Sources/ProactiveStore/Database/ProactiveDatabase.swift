@@ -110,7 +110,7 @@ public struct ProactiveDatabase: Sendable {
                              + "stats, export, predict and suggest read it as it is")
         }
         let writer = try StoreError.wrap("opening the store \(path)") { () throws -> any DatabaseWriter in
-            if mode == .oneConnection { return try BusyRetry.run { try DatabaseQueue(path: path, configuration: Self.configuration()) } }
+            if mode == .oneConnection { return try BusyRetry.run { try DatabaseQueue(path: path, configuration: Self.configuration(mapped: true)) } }
             return try BusyRetry.run { try DatabasePool(path: path, configuration: Self.configuration()) }
         }
         try self.init(writer: writer, path: path)
@@ -204,17 +204,20 @@ public struct ProactiveDatabase: Sendable {
         try migrate()
     }
 
-    static func configuration() -> Configuration {
+    /// The connections' configuration. `mapped`: the connection reads the file through a memory map even
+    /// when it may write (a query's one connection, `OpenMode.oneConnection`); read-only ones always do.
+    static func configuration(mapped: Bool = false) -> Configuration {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "Proactive"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL")
-            // Read-only connections (a pool's readers, a store opened `.readOnly`) read the file through a
-            // memory map: a model state of megabytes is copied once from the map instead of page by page
-            // through read(2). Writers keep read(2); SQLite never writes through the map.
-            if db.configuration.readonly { try db.execute(sql: "PRAGMA mmap_size = \(mappedBytes)") }
+            // Read-only connections (a pool's readers, a store opened `.readOnly`) and a query's one connection
+            // read the file through a memory map: a model state of megabytes is copied once from the map
+            // instead of page by page through read(2) into SQLite's page cache. SQLite writes with write(2)
+            // whatever the map (it does not write through it). A pool's writer keeps read(2).
+            if mapped || db.configuration.readonly { try db.execute(sql: "PRAGMA mmap_size = \(mappedBytes)") }
         }
         return configuration
     }
