@@ -121,6 +121,45 @@ struct HabitWorldTests {
         #expect(onThe2nd[0] > Foundation.log(0.5))
     }
 
+    /// Two apps used at random times, about 2.7 and 1.3 times a day: at any minute, whether or not either
+    /// was used earlier today, the habit rate gives the first about twice the second's rate (their flat
+    /// rates), not whatever their few uses in that hour say; a daily habit keeps its own time.
+    @Test func appsUsedAtNoFixedTimeKeepTheirRatesRatio() {
+        var random = SeededGenerator(seed: 5)
+        var history = DayHistory()
+        let first = 20_454
+        func count(mean: Double) -> Int {
+            var n = 0, p = Foundation.exp(-mean)
+            var cumulative = p
+            let u = random.unit()
+            while u > cumulative {
+                n += 1
+                p *= mean / Double(n)
+                cumulative += p
+            }
+            return n
+        }
+        for d in 0 ..< 150 {
+            var uses: [(minute: Double, target: Int)] = [(540 + 10 * random.unit(), 2)]  // a habit at 09:00
+            for (target, mean) in [(0, 2.7), (1, 1.3)] {
+                for _ in 0 ..< count(mean: mean) { uses.append((480 + 840 * random.unit(), target)) }
+            }
+            for use in uses.sorted(by: { $0.minute < $1.minute }) { history.record(target: use.target, day: first + d, minute: use.minute) }
+        }
+        var ratios: [Double] = []
+        for earlier in [[], [0], [1], [0, 1]] {
+            var h = history
+            for target in earlier { h.record(target: target, day: first + 150, minute: 500 + Double(target)) }
+            for minute in stride(from: 600.0, through: 1200, by: 60) {
+                let rates = HabitRateSignal.rates(h, targets: 3, day: first + 150, minute: minute)
+                for r in [rates.everyDay, rates.calendar] { ratios.append(Foundation.exp(r[0] - r[1])) }
+            }
+        }
+        #expect(ratios.allSatisfy { $0 > 1.5 && $0 < 3.5 }, "rate of the 2.7-a-day app / of the 1.3-a-day one: \(ratios)")
+        let habit = HabitRateSignal.rates(history, targets: 3, day: first + 150, minute: 535).everyDay
+        #expect(habit[2] > habit[0] + Foundation.log(3), "the habit at its time")
+    }
+
     /// Uses at distinct minutes are moments; a log whose rows share instants (aggregated) has bucket times,
     /// which the habit rate and the row lead leave alone.
     @Test func aggregatedRowsShareInstants() {

@@ -128,7 +128,17 @@ package struct DayHistory: Sendable, Equatable {
 /// (their Beta-Binomial marginal likelihood of every past day's y with one rate per cell, each day
 /// weighted by its age, half-life 60 days, times a prior favouring coarse families): a partition wins
 /// only when the data says the calendar matters that way (rent on the 1st, a hike every other
-/// Saturday), and a target used at no fixed time keeps a flat, low rate.
+/// Saturday).
+///
+/// Against all of these stands one more hypothesis: that the target's rate has no time of its own (an
+/// app used at no fixed time). Its rate is the target's share of the user's uses (in the days read)
+/// times the user's rate of use around this time (the five hours from two before the minute, so that a
+/// habit's own burst does not make every app's rate), read from thousands of uses instead of the few in
+/// this hour: the flat rate. It is weighed against the whole family mixture by their marginal
+/// likelihoods of every past day's y (prior `flatPrior`), for a target with at least `flatMinimumUses`
+/// uses (evidence weights) to estimate it from. An app used three times a day at random then gets
+/// twice the rate of one used one and a half times, at any minute and whether or not it was used
+/// earlier today, where its hour's few uses alone gave either one's rate by luck.
 /// A once-a-day habit already used today has a low rate again today (a = 1 days say so), and one whose
 /// time has passed has a low rate (the hour after 22:15 held no workout on any past day).
 ///
@@ -158,6 +168,16 @@ package enum HabitRateSignal {
     static let strength = 2.0
     /// The floor of a rate (a target never used in the hour after this minute still has some chance).
     static let floorRate = 1e-4
+    /// Prior probability that a target's rate has no time of its own (the flat rate; the families share the rest).
+    static let flatPrior = 0.2
+    /// The least use (evidence-weighted, in the days read) a target needs for its flat rate to be weighed: a
+    /// rate estimated from fewer uses is not a hypothesis worth a point.
+    static let flatMinimumUses = 10.0
+    /// Minutes before the asked minute and after it that the user's rate of use around this time is read from.
+    static let activityBefore = 120.0, activityAfter = 180.0
+    /// The mean weight of a use in the hour asked about (`soonHalfLife`), when uses fall evenly in it: what one
+    /// use of the user's rate around this time adds to a y.
+    static let meanSoonWeight = soonHalfLife / Foundation.log(2) * (1 - Foundation.exp2(-horizon / soonHalfLife)) / horizon
 
     /// The calendar families: cells and prior probability.
     static let families: [(cells: Int, prior: Double)] = [
@@ -256,6 +276,10 @@ package enum HabitRateSignal {
         var active: [Int] = []
         var soonUses: [(slot: Int32, day: Int32, y: Double)] = []
         var earlierUses: [(slot: Int32, day: Int32)] = []
+        // For the flat rate: each target's uses in the days read, and every use around this time, by evidence weight.
+        var useWeight = [Double](repeating: 0, count: targets)
+        var around = 0.0
+        let aroundLow = max(0, minute - activityBefore), aroundHigh = min(1440, minute + activityAfter)
         for pass in 0 ..< 2 {
             for position in first ..< last {
                 let i = Int32(Int(history.days[position]) - low)
@@ -263,6 +287,10 @@ package enum HabitRateSignal {
                     let t = Int(history.targets[u])
                     guard t < targets else { continue }
                     let m = Double(history.minutes[u])
+                    if pass == 0 {
+                        useWeight[t] += evidence[Int(i)]
+                        if m >= aroundLow, m < aroundHigh { around += evidence[Int(i)] }
+                    }
                     if pass == 0, m >= minute, m < end {
                         if slotOf[t] < 0 {
                             slotOf[t] = Int32(active.count)
@@ -290,6 +318,10 @@ package enum HabitRateSignal {
 
         var evidenceTotal = 0.0
         for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
+        var useTotal = 0.0
+        for w in useWeight { useTotal += w }
+        // The y a use of the user's around this time adds per day: uses per hour around now, times a use's mean weight.
+        let aroundRate = around / max(evidenceTotal, 1e-300) * horizon / max(aroundHigh - aroundLow, 1) * meanSoonWeight
         let inactive = Foundation.log(max(floorRate, 0.05 / (evidenceTotal + 1)))
         var result = [Double](repeating: inactive, count: targets)
         var everyDay = result
@@ -442,8 +474,25 @@ package enum HabitRateSignal {
                 estimate[f] = HabitRateSignal.posteriorMean(logWeights: hypothesisWeight, values: hypothesisRate, count: stretches)
             }
             let mean = HabitRateSignal.posteriorMean(logWeights: logPosterior, values: estimate, count: familyCount)
-            everyDay[t] = Foundation.log(max(estimate[0], floorRate))
-            result[t] = Foundation.log(max(mean, floorRate))
+            guard useWeight[t] >= flatMinimumUses, useTotal > 0 else {
+                everyDay[t] = Foundation.log(max(estimate[0], floorRate))
+                result[t] = Foundation.log(max(mean, floorRate))
+                continue
+            }
+            // The flat rate against the families: the latter's marginal likelihood is their mixture's (their priors
+            // sum to 1); the flat rate's is that of a known rate. Both outputs mix in the flat rate by its posterior,
+            // so the calendar adds nothing to a target whose rate has no time.
+            let flat = min(max(useWeight[t] / useTotal * aroundRate, 1e-6), 1 - 1e-6)
+            let s = min(total.s, total.n)
+            var top = -Double.infinity
+            for f in 0 ..< familyCount { top = max(top, logPosterior[f]) }
+            var sum = 0.0
+            for f in 0 ..< familyCount { sum += Foundation.exp(logPosterior[f] - top) }
+            let timed = Foundation.log(1 - flatPrior) + top + Foundation.log(sum)
+            let untimed = Foundation.log(flatPrior) + s * Foundation.log(flat) + (total.n - s) * Foundation.log(1 - flat)
+            let pFlat = 1 / (1 + Foundation.exp(timed - untimed))
+            everyDay[t] = Foundation.log(max(pFlat * flat + (1 - pFlat) * estimate[0], floorRate))
+            result[t] = Foundation.log(max(pFlat * flat + (1 - pFlat) * mean, floorRate))
         }
         return (everyDay, result)
     }

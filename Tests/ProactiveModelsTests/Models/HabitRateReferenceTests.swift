@@ -76,9 +76,13 @@ extension HabitRateSignal {
         }
 
         // Per past day with uses: y of each target used in the coming hour, and the targets used before the minute.
+        // And for the flat rate: each target's uses (evidence weights) and every use within the window around the minute.
         var soon: [[(target: Int, y: Double)]] = Array(repeating: [], count: dayCount)
         var earlier = [Set<Int>](repeating: [], count: dayCount)
         var active = Set<Int>()
+        var useWeight = [Double](repeating: 0, count: targets)
+        var around = 0.0
+        let aroundLow = max(0, minute - HabitRateSignal.activityBefore), aroundHigh = min(1440, minute + HabitRateSignal.activityAfter)
         let end = minute + HabitRateSignal.horizon
         var position = history.days.firstIndex { Int($0) >= low } ?? history.days.count
         while position < history.days.count, Int(history.days[position]) <= high {
@@ -88,6 +92,8 @@ extension HabitRateSignal {
                 let t = Int(history.targets[u])
                 guard t < targets else { continue }
                 let m = Double(history.minutes[u])
+                useWeight[t] += evidence[i]
+                if m >= aroundLow, m < aroundHigh { around += evidence[i] }
                 if m < minute {
                     earlier[i].insert(t)
                 } else if m < end {
@@ -111,6 +117,8 @@ extension HabitRateSignal {
 
         var evidenceTotal = 0.0
         for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
+        let useTotal = useWeight.reduce(0, +)
+        let aroundRate = around / max(evidenceTotal, 1e-300) * HabitRateSignal.horizon / max(aroundHigh - aroundLow, 1) * HabitRateSignal.meanSoonWeight
         let inactive = Foundation.log(max(HabitRateSignal.floorRate, 0.05 / (evidenceTotal + 1)))
         var result = [Double](repeating: inactive, count: targets)
         var everyDay = result
@@ -208,8 +216,18 @@ extension HabitRateSignal {
                 estimate[f] = HabitRateSignal.posteriorMean(logWeights: hypothesisWeight, values: hypothesisRate, count: stretches)
             }
             let mean = HabitRateSignal.posteriorMean(logWeights: logPosterior, values: estimate, count: familyCount)
-            everyDay[t] = Foundation.log(max(estimate[0], HabitRateSignal.floorRate))
-            result[t] = Foundation.log(max(mean, HabitRateSignal.floorRate))
+            var pFlat = 0.0, flat = 0.0
+            if useWeight[t] >= HabitRateSignal.flatMinimumUses, useTotal > 0 {
+                // The flat rate (the target's share of the uses times the rate around now) against the families' mixture.
+                flat = min(max(useWeight[t] / useTotal * aroundRate, 1e-6), 1 - 1e-6)
+                let s = min(total.s, total.n)
+                let top = logPosterior.max()!
+                let timed = Foundation.log(1 - HabitRateSignal.flatPrior) + top + Foundation.log(logPosterior.reduce(0.0) { $0 + Foundation.exp($1 - top) })
+                let untimed = Foundation.log(HabitRateSignal.flatPrior) + s * Foundation.log(flat) + (total.n - s) * Foundation.log(1 - flat)
+                pFlat = 1 / (1 + Foundation.exp(timed - untimed))
+            }
+            everyDay[t] = Foundation.log(max(pFlat > 0 ? pFlat * flat + (1 - pFlat) * estimate[0] : estimate[0], HabitRateSignal.floorRate))
+            result[t] = Foundation.log(max(pFlat > 0 ? pFlat * flat + (1 - pFlat) * mean : mean, HabitRateSignal.floorRate))
         }
         return (everyDay, result)
     }
