@@ -54,6 +54,10 @@ STRENGTH = 2.0
 FLOOR_RATE = 1e-4
 HORIZON = 60.0
 SOON_HALF_LIFE = 30.0
+FLAT_PRIOR = 0.2
+FLAT_MINIMUM_USES = 10.0
+ACTIVITY_BEFORE, ACTIVITY_AFTER = 120.0, 180.0
+MEAN_SOON_WEIGHT = SOON_HALF_LIFE / np.log(2) * (1 - np.exp2(-HORIZON / SOON_HALF_LIFE)) / HORIZON
 ROUTINE = (1.0, 4.0, 2.0, 2.0)  # frequency, day, time, follow
 
 
@@ -249,7 +253,25 @@ class Peer:
             estimate[:, f] = (w * rates).sum(1) / w.sum(1)
         w = np.exp(log_posterior - log_posterior.max(1, keepdims=True))
         rate = (w * estimate).sum(1) / w.sum(1)
-        every_day[active] = np.log(np.maximum(estimate[:, 0], FLOOR_RATE))
+        # The flat rate (each target's share of the uses in the days read times the user's rate around
+        # now) against the families' mixture, for targets with enough uses to estimate it.
+        use_weight = np.bincount(u_tgt, weights=evidence[u_day], minlength=T)[active]
+        use_total = np.bincount(u_tgt, weights=evidence[u_day], minlength=T).sum()
+        around_low, around_high = max(0.0, minute - ACTIVITY_BEFORE), min(1440.0, minute + ACTIVITY_AFTER)
+        around = evidence[u_day[(u_min >= around_low) & (u_min < around_high)]].sum()
+        around_rate = around / max(evidence_total, 1e-300) * HORIZON / max(around_high - around_low, 1) * MEAN_SOON_WEIGHT
+        every = estimate[:, 0]
+        eligible = (use_weight >= FLAT_MINIMUM_USES) & (use_total > 0)
+        if eligible.any():
+            flat_rate = np.clip(use_weight / max(use_total, 1e-300) * around_rate, 1e-6, 1 - 1e-6)
+            s_flat = np.minimum(total_s, total_n)
+            top = log_posterior.max(1)
+            timed = np.log(1 - FLAT_PRIOR) + top + np.log(np.exp(log_posterior - top[:, None]).sum(1))
+            untimed = np.log(FLAT_PRIOR) + s_flat * np.log(flat_rate) + (total_n - s_flat) * np.log(1 - flat_rate)
+            p_flat = np.where(eligible, 1 / (1 + np.exp(timed - untimed)), 0.0)
+            every = np.where(eligible, p_flat * flat_rate + (1 - p_flat) * every, every)
+            rate = np.where(eligible, p_flat * flat_rate + (1 - p_flat) * rate, rate)
+        every_day[active] = np.log(np.maximum(every, FLOOR_RATE))
         calendar[active] = np.log(np.maximum(rate, FLOOR_RATE))
         return every_day, calendar
 
