@@ -280,6 +280,18 @@ package enum HabitRateSignal {
         var useWeight = [Double](repeating: 0, count: targets)
         var around = 0.0
         let aroundLow = max(0, minute - activityBefore), aroundHigh = min(1440, minute + activityAfter)
+        useWeight.withUnsafeMutableBufferPointer { useWeight in
+            for position in first ..< last {
+                let e = evidence[Int(history.days[position]) - low]
+                for u in history.uses(ofDayAt: position) {
+                    let t = Int(history.targets[u])
+                    guard t < targets else { continue }
+                    useWeight[t] += e
+                    let m = Double(history.minutes[u])
+                    if m >= aroundLow, m < aroundHigh { around += e }
+                }
+            }
+        }
         for pass in 0 ..< 2 {
             for position in first ..< last {
                 let i = Int32(Int(history.days[position]) - low)
@@ -287,10 +299,6 @@ package enum HabitRateSignal {
                     let t = Int(history.targets[u])
                     guard t < targets else { continue }
                     let m = Double(history.minutes[u])
-                    if pass == 0 {
-                        useWeight[t] += evidence[Int(i)]
-                        if m >= aroundLow, m < aroundHigh { around += evidence[Int(i)] }
-                    }
                     if pass == 0, m >= minute, m < end {
                         if slotOf[t] < 0 {
                             slotOf[t] = Int32(active.count)
