@@ -335,7 +335,7 @@ public actor LiveModelCache {
         }
         stopFolding()
         logger.info("shutdown: the folds and saves under way ended; pending donations folded", metadata: [
-            "waited": "\(waited)", "folded_models": "\(folded)", "folding": "\(ContinuousClock.now - started - waited)",
+            "waited": "\(waited.logText)", "folded_models": "\(folded)", "folding": "\((ContinuousClock.now - started - waited).logText)",
         ])
         let (saved, left) = await saveDirty(now: now, until: deadline, background: false, workers: workers)
         let unsaved = Set(left)

@@ -66,8 +66,7 @@ public final class ModelKeeper: Sendable {
         let (saved, left) = await models.saveForShutdown(budget: shutdownBudget, folding: shutdownFolding, workers: shutdownWorkers)
         let took = clock.now - started
         let held = await models.count
-        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
-        logger.notice("saved \(saved) models in \(String(format: "%.2f", seconds)) s", metadata: [
+        logger.notice("saved \(saved) models in \(took.logText)", metadata: [
             "models": "\(held)", "saved": "\(saved)", "left_to_catch_up": "\(left)", "workers": "\(shutdownWorkers)",
         ])
     }
@@ -117,5 +116,13 @@ public final class ModelKeeper: Sendable {
             }
             waiting?.resume()
         }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds to the millisecond, as the service's log lines print it: "0.250 s", "12.034 s".
+    package var logText: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return String(format: "%.3f s", seconds)
     }
 }

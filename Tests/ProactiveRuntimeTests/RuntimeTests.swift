@@ -146,6 +146,13 @@ struct RuntimeTests {
                  identifier: "extra-\(minutes)")
     }
 
+    @Test("the shutdown log lines give durations in seconds to the millisecond")
+    func durationsInTheLog() {
+        #expect(Duration.milliseconds(250).logText == "0.250 s")
+        #expect((Duration.seconds(12) + .microseconds(34_400)).logText == "12.034 s")
+        #expect(Duration.nanoseconds(82_643).logText == "0.000 s")
+    }
+
     @Test("the model keeper runs without a lifecycle library: it saves periodically, and once more when stopped")
     func keeperWithoutLifecycle() async throws {
         let store = try Store()
