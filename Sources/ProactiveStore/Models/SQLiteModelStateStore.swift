@@ -127,9 +127,8 @@ package struct SQLiteModelStateStore: Sendable {
                 let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                 var heavy: [UInt8]?
                 if withHeavyPart, row[10] as Bool {
-                    let parts = try Row.fetchCursor(db, sql: "SELECT rowid, length(heavy) FROM model_state_heavy WHERE user = ? AND name = ?",
-                                                    arguments: [user, name])
-                    if let part = try parts.next() { heavy = try Self.readBlob(db, table: "model_state_heavy", column: "heavy", rowid: part[0], length: part[1]) }
+                    let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM model_state_heavy WHERE user = ? AND name = ?", arguments: [user, name])
+                    heavy = try rowid.map { try Self.readBlob(db, table: "model_state_heavy", column: "heavy", rowid: $0) }
                 }
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
@@ -141,20 +140,18 @@ package struct SQLiteModelStateStore: Sendable {
         }
     }
 
-    /// The `length` bytes of a blob, read straight from the database pages into the array (SQLite's incremental
-    /// blob I/O): selecting the column would first assemble the blob in a buffer of SQLite's own, megabytes of
+    /// The bytes of a blob, read straight from the database pages into the array (SQLite's incremental blob
+    /// I/O): selecting the column would first assemble the blob in a buffer of SQLite's own, megabytes of
     /// fresh memory for a heavy user's state, and copy it again.
     /// - Throws: `DatabaseError` when the row is gone or the read fails.
-    static func readBlob(_ db: Database, table: String, column: String, rowid: Int64, length: Int) throws -> [UInt8] {
+    static func readBlob(_ db: Database, table: String, column: String, rowid: Int64) throws -> [UInt8] {
         var blob: OpaquePointer?
         let opened = sqlite3_blob_open(db.sqliteConnection, "main", table, column, rowid, 0, &blob)
         defer { sqlite3_blob_close(blob) }
         guard opened == SQLITE_OK, let blob else {
             throw DatabaseError(resultCode: ResultCode(rawValue: opened), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
-        guard sqlite3_blob_bytes(blob) == Int32(clamping: length) else {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(table).\(column) of row \(rowid) is not \(length) bytes")
-        }
+        let length = Int(sqlite3_blob_bytes(blob))
         return try [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             if length > 0 {
                 let read = sqlite3_blob_read(blob, buffer.baseAddress, Int32(length), 0)
