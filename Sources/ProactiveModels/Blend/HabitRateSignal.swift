@@ -136,9 +136,9 @@ package struct DayHistory: Sendable, Equatable {
 /// habit's own burst does not make every app's rate), read from thousands of uses instead of the few in
 /// this hour: the flat rate. It is weighed against the whole family mixture by their marginal
 /// likelihoods of every past day's y (prior `flatPrior`), for a target with at least `flatMinimumUses`
-/// uses (evidence weights) to estimate it from. An app used three times a day at random then gets
+/// uses (evidence weights) to estimate it from. An app used three times a day at random gets about
 /// twice the rate of one used one and a half times, at any minute and whether or not it was used
-/// earlier today, where its hour's few uses alone gave either one's rate by luck.
+/// earlier today; its few uses in one hour of past days would give either app's rate by luck.
 /// A once-a-day habit already used today has a low rate again today (a = 1 days say so), and one whose
 /// time has passed has a low rate (the hour after 22:15 held no workout on any past day).
 ///

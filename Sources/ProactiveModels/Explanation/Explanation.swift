@@ -49,7 +49,8 @@ extension ProfileModel: ExplainableModel {
     public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
         guard let index = space.index(of: target) else { return [] }
         let lifts = columnLifts(target: index, at: moment)
-        return Array(reasons(fromColumnLifts: lifts, target: index, at: moment, describe: describe, scale: 1)
+        return Array(reasons(fromColumnLifts: lifts, target: index, at: moment, describe: describe, scale: 1,
+                             uses: MomentUses(self, targets: [index], at: moment))
             .filter { $0.weight > 0.05 }.sorted { $0.weight > $1.weight }.prefix(limit))
     }
 
@@ -65,10 +66,10 @@ extension ProfileModel: ExplainableModel {
         return lifts
     }
 
-    /// Groups column lifts into reasons (weights multiplied by `scale`, e.g. a blend weight per group).
-    /// `uses`: the target's uses at the moment when already gathered (else read from the log when needed).
+    /// Groups column lifts into reasons (weights multiplied by `scale`, e.g. a blend weight per group);
+    /// `uses` holds the target's uses at the moment (its habit window).
     func reasons(fromColumnLifts lifts: [Double], target: TargetIndex, at moment: Moment, describe: (TargetKey) -> String,
-                 scale: Double, groupScales: [ProfileGroup: Double] = [:], uses: MomentUses? = nil) -> [Reason] {
+                 scale: Double, groupScales: [ProfileGroup: Double] = [:], uses: MomentUses) -> [Reason] {
         let layout = layout
         func groupScale(_ group: ProfileGroup) -> Double { scale * (groupScales[group] ?? 1) }
         var reasons: [Reason] = []
@@ -83,7 +84,7 @@ extension ProfileModel: ExplainableModel {
         // Time of day, described by the slice near the moment that favours the target most.
         let x = scoringVector(for: moment)
         let strongest = layout.time.map { x[$0] }.max() ?? 0
-        if layout.time.contains(where: { x[$0] >= 0.5 * strongest && x[$0] > 0 }), let habit = uses.map({ $0.habitWindow(of: target) }) ?? habitWindow(of: target, near: moment) {
+        if layout.time.contains(where: { x[$0] >= 0.5 * strongest && x[$0] > 0 }), let habit = uses.habitWindow(of: target) {
             add(.timeOfDay, "usually \(habit)", lift: groupLift(.timeOfDay), group: .timeOfDay)
         }
         let reading = encoder.clock.read(moment.date, writtenOffset: moment.utcOffset)
@@ -100,19 +101,6 @@ extension ProfileModel: ExplainableModel {
         add(.frequency, "used often", lift: lifts[layout.bias], group: .prior)
         return reasons
     }
-
-    // MARK: What the reasons say, from the data
-
-    /// The habit's own time near the moment (`MomentUses.habitWindow`), read from the log for this target alone.
-    func habitWindow(of target: TargetIndex, near moment: Moment) -> String? {
-        MomentUses(self, targets: [target], at: moment).habitWindow(of: target)
-    }
-
-    /// Uses of `target` in the `days` before `date` (counts included); with `moment`, only those
-    /// within 90 minutes of its time of day on the user's clock (`MomentUses.uses`).
-    func uses(of target: TargetIndex, inDays days: Double, before date: Date, nearTimeOf moment: Moment? = nil) -> Double {
-        MomentUses(self, targets: [target], before: date, timeOf: moment).uses(of: target, inDays: days, nearTime: moment != nil)
-    }
 }
 
 /// The uses of a few targets at or before a moment, gathered from the log in one pass (a saved log read in
@@ -125,9 +113,9 @@ extension ProfileModel: ExplainableModel {
 /// uses.habitWindow(of: mail)                         // "09:00-09:20"
 /// ```
 struct MomentUses {
-    /// The moment's time (seconds since 1970) and its minute of the day (nil: asked with no time of day).
+    /// The moment's time (seconds since 1970) and its minute of the day on the user's clock.
     let end: Double
-    let now: Double?
+    let now: Double
     /// Per target asked (`slot`), its uses at or before `end` in log order: time, weight, minute of the day.
     private var times: [[Double]]
     private var weights: [[Double]]
@@ -135,17 +123,11 @@ struct MomentUses {
     /// Per target index: its slot among those asked, or -1.
     private let slot: [Int]
 
-    /// Gathers `targets`' uses at or before `moment`, with their minutes of the day.
+    /// Gathers `targets`' uses at or before `moment`, each with its minute of the day on the profile's clock.
     init(_ profile: ProfileModel, targets: [TargetIndex], at moment: Moment) {
-        self.init(profile, targets: targets, before: moment.date, timeOf: moment)
-    }
-
-    /// Gathers `targets`' uses at or before `date`; with `moment`, also each use's minute of the day and the
-    /// moment's (read on the profile's clock), which `nearTime` and `habitWindow` compare.
-    init(_ profile: ProfileModel, targets: [TargetIndex], before date: Date, timeOf moment: Moment?) {
         let clock = profile.encoder.clock
-        end = date.timeIntervalSince1970
-        now = moment.map { clock.read($0.date, writtenOffset: $0.utcOffset).minuteOfDay }
+        end = moment.date.timeIntervalSince1970
+        now = clock.read(moment.date, writtenOffset: moment.utcOffset).minuteOfDay
         var slot = [Int](repeating: -1, count: profile.space.targetCount)
         var asked = 0
         for target in targets where slot[target.rawValue] < 0 {
@@ -155,13 +137,13 @@ struct MomentUses {
         self.slot = slot
         var times = [[Double]](repeating: [], count: asked)
         var weights = times, minutes = times
-        let end = end, readsMinutes = moment != nil
+        let end = end
         profile.log.forEachUse(of: slot.map { $0 >= 0 }) { use in
             guard use.time <= end else { return }
             let s = slot[use.target.rawValue]
             times[s].append(use.time)
             weights[s].append(use.weight)
-            if readsMinutes { minutes[s].append(clock.read(use.date, writtenOffset: use.utcOffset).minuteOfDay) }
+            minutes[s].append(clock.read(use.date, writtenOffset: use.utcOffset).minuteOfDay)
         }
         (self.times, self.weights, self.minutes) = (times, weights, minutes)
     }
@@ -172,11 +154,10 @@ struct MomentUses {
         guard target.rawValue < slot.count, slot[target.rawValue] >= 0 else { return 0 }
         let s = slot[target.rawValue]
         let start = end - days * 86_400
-        let now = nearTime ? now : nil
         var total = 0.0
         for i in times[s].indices.reversed() {
             if times[s][i] < start { break }
-            if let now {
+            if nearTime {
                 var delta = abs(minutes[s][i] - now)
                 if delta > 720 { delta = 1440 - delta }
                 if delta > 90 { continue }
@@ -190,9 +171,9 @@ struct MomentUses {
     /// uses within 90 minutes of the moment's time of day, on the user's clock, in the
     /// `habitWindowDays` before the moment when there are at least 3 there (a habit that moved is
     /// described where it is now), else in the whole history when there are at least 3; nil otherwise
-    /// (then no time-of-day reason is given), and nil when gathered with no time of day.
+    /// (then no time-of-day reason is given).
     func habitWindow(of target: TargetIndex) -> String? {
-        guard target.rawValue < slot.count, slot[target.rawValue] >= 0, let now else { return nil }
+        guard target.rawValue < slot.count, slot[target.rawValue] >= 0 else { return nil }
         let s = slot[target.rawValue]
         let recentStart = end - Self.habitWindowDays * 86_400
         var near: [Double] = [], recentNear: [Double] = []

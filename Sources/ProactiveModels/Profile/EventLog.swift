@@ -3,7 +3,6 @@ import ProactiveCore
 
 // MARK: - Logged events
 
-/// One learned event in compact form, as a model keeps it to undo it later.
 /// What `EventLog.forEachUse` hands over of one event: everything but its context, so a saved log's
 /// records are read in place without an array per event.
 package struct LoggedUse: Sendable, Equatable {
@@ -16,6 +15,7 @@ package struct LoggedUse: Sendable, Equatable {
     package var date: Date { Date(timeIntervalSince1970: time) }
 }
 
+/// One learned event in compact form, as a model keeps it to undo it later.
 package struct LoggedEvent: Sendable, Hashable {
     package var target: TargetIndex
     /// Seconds since 1970 (UTC).
@@ -34,6 +34,9 @@ package struct LoggedEvent: Sendable, Hashable {
     }
 
     package var date: Date { Date(timeIntervalSince1970: time) }
+
+    /// The event without its context (`EventLog.forEachUse`).
+    var use: LoggedUse { LoggedUse(target: target, time: time, utcOffset: utcOffset, weight: weight) }
 }
 
 extension FeatureSpace {
@@ -92,10 +95,9 @@ public struct EventLog: Sendable, Equatable {
     ///     log.forEachUse(of: wanted) { use in opens += use.weight }
     package func forEachUse(of wanted: [Bool], _ body: (LoggedUse) -> Void) {
         saved?.forEachUse(of: wanted, body)
-        for event in tail where event.target.rawValue < wanted.count && wanted[event.target.rawValue] {
-            body(LoggedUse(target: event.target, time: event.time, utcOffset: event.utcOffset, weight: event.weight))
-        }
+        for event in tail where event.target.rawValue < wanted.count && wanted[event.target.rawValue] { body(event.use) }
     }
+
     /// Whether saved events are held as read, not yet decoded (what a plain load and newer folds leave).
     var holdsUndecodedEvents: Bool { saved.map { !$0.isDecoded } ?? false }
     package var isEmpty: Bool { count == 0 }
@@ -312,9 +314,7 @@ final class SavedEvents: @unchecked Sendable {
     func forEachUse(of wanted: [Bool], _ body: (LoggedUse) -> Void) {
         switch form {
         case let .events(events):
-            for event in events where event.target.rawValue < wanted.count && wanted[event.target.rawValue] {
-                body(LoggedUse(target: event.target, time: event.time, utcOffset: event.utcOffset, weight: event.weight))
-            }
+            for event in events where event.target.rawValue < wanted.count && wanted[event.target.rawValue] { body(event.use) }
         case let .records(records):
             EventLog.visitUses(records: records, count: count, of: wanted, body)
         case .absent:

@@ -89,7 +89,7 @@ struct PersistenceTests {
         loaded.profile.log.forEachUse(of: wanted) { inPlace.append($0) }
         #expect(loaded.profile.log.holdsUndecodedEvents)
         let expected = loaded.profile.log.events.filter { wanted[$0.target.rawValue] }
-            .map { LoggedUse(target: $0.target, time: $0.time, utcOffset: $0.utcOffset, weight: $0.weight) }
+            .map(\.use)
         #expect(inPlace.count == events.filter { $0.target.rawValue == "mail" || $0.target.rawValue == "music" }.count)
         #expect(inPlace == expected)
         var decoded: [LoggedUse] = []

@@ -67,7 +67,8 @@ struct TrueReasonsTests {
                 // The count a frequency reason quotes is the log's count.
                 let index = try #require(model.space.index(of: target))
                 let count = past.filter { $0.date.timeIntervalSince1970 >= now - 14 * 86_400 }.count
-                #expect(model.profile.uses(of: index, inDays: 14, before: moment.date) == Double(count), "\(target)")
+                #expect(MomentUses(model.profile, targets: [index], at: moment).uses(of: index, inDays: 14, nearTime: false) == Double(count),
+                        "\(target)")
                 if target == Fixtures.target("podcast") {  // last used three months before
                     #expect(!texts.contains { $0.hasSuffix(" ago") || $0.contains("last 14 days") || $0 == "lately at this time" }, "\(texts)")
                 }
