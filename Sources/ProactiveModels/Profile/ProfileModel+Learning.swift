@@ -15,8 +15,13 @@ extension ProfileModel {
             grew = true
             newContext = true
         }
+        // An event without a value of a state key every learned event had makes "absent" one of its
+        // values: every row's denominator of that key changes.
+        let newAbsence = space.contextKeys.enumerated().contains { key in
+            Self.stateKeys.contains(key.element) && event.context[key.element] == nil && !absenceIsAValue(ofKey: key.offset)
+        }
         // L before a new target (held only then: holding it always would copy L on every update).
-        let before: LogProfileMatrix? = grew && !newContext ? logProfile : nil
+        let before: LogProfileMatrix? = grew && !newContext && !newAbsence ? logProfile : nil
         if grew {
             let old = space
             space.insert(event.target)
@@ -45,7 +50,7 @@ extension ProfileModel {
             // Only a target was added: every other entry of L is what it was (see `grownLogProfile`).
             grownLogProfile(from: before)
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }
-        } else if grew || !refreshReference() {
+        } else if grew || newAbsence || !refreshReference() {
             refreshAll()
         } else {
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }
@@ -72,9 +77,14 @@ extension ProfileModel {
         log.remove(at: position)
         eventCounts[removed.target.rawValue] -= 1
         for column in removed.context { contextUses[column.rawValue] -= 1 }
+        // The last event without a value of a key takes "absent" out of its values.
+        let absenceGone = space.contextKeys.indices.contains { key in
+            Self.stateKeys.contains(space.contextKeys[key]) && !removed.context.contains { space.keyPositions[$0.rawValue] == key }
+                && !absenceIsAValue(ofKey: key)
+        }
         if eventCounts[removed.target.rawValue] == 0 || removed.context.contains(where: { contextUses[$0.rawValue] == 0 }) {
             compact()
-        } else if !refreshReference() {
+        } else if absenceGone || !refreshReference() {
             refreshAll()
         } else {
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }

@@ -29,7 +29,7 @@ extension ProfileModel {
         reference = currentReference
         decay = decayFactor()
         // A previous-target pair that never occurred has count 0: its entry is log(α), the block's absent value.
-        logProfile = LogProfileMatrix(layout: layout, extraColumns: Self.fixedGroupCount + space.contextKeys.count,
+        logProfile = LogProfileMatrix(layout: layout, extraColumns: extraColumnCount,
                                       absentTransition: Foundation.log(configuration.smoothing))
         let columns = counts.denseColumns
         for row in 0 ..< space.targetCount { refresh(row: row, columns: columns, includingKeys: true) }
@@ -47,7 +47,7 @@ extension ProfileModel {
     mutating func grownLogProfile(from old: LogProfileMatrix) {
         let layout = layout
         let alpha = configuration.smoothing
-        logProfile = LogProfileMatrix(layout: layout, extraColumns: Self.fixedGroupCount + space.contextKeys.count,
+        logProfile = LogProfileMatrix(layout: layout, extraColumns: extraColumnCount,
                                       absentTransition: Foundation.log(alpha))
         logProfile.copyEntries(of: old)
         let denominator = layout.dimension + 3
@@ -59,7 +59,7 @@ extension ProfileModel {
     }
 
     /// Recomputes the entries of `row` that depend on the count columns given,
-    /// plus the bias entry and the context-key denominators.
+    /// plus the bias entry and the context keys' denominators and "absent" entries.
     mutating func refresh(row: Int, columns: [Int], includingKeys: Bool = true) {
         let layout = layout
         let dimension = layout.dimension
@@ -76,11 +76,19 @@ extension ProfileModel {
             logProfile[row, j] = Foundation.log(c * counts[row, j] + alpha)
         }
         guard includingKeys else { return }
+        let scaledTotal = counts[row, layout.bias]
         for (k, key) in space.contextKeys.enumerated() {
             let valueColumns = space.columnsByKey[key] ?? []
             var keyTotal = 0.0
             for column in valueColumns { keyTotal += counts[row, layout.column(of: column)] }
-            logProfile[row, dimension + Self.fixedGroupCount + k] = Foundation.log(c * keyTotal + alpha * Double(valueColumns.count))
+            let columns = keyColumns(key: k)
+            let absentIsAValue = absenceIsAValue(ofKey: k)
+            // Over every use when "absent" is a value, else over the uses with a value of the key.
+            logProfile[row, columns.denominator] = absentIsAValue
+                ? Foundation.log(total + alpha * Double(valueColumns.count + 1))
+                : Foundation.log(c * keyTotal + alpha * Double(valueColumns.count))
+            // The uses without a value of the key (never below zero, whatever the rounding of the sums).
+            logProfile[row, columns.absent] = absentIsAValue ? Foundation.log(c * max(0, scaledTotal - keyTotal) + alpha) : 0
         }
     }
 

@@ -14,9 +14,20 @@ import ProactiveCore
 ///
 /// computed as `L · x'` (over the non-zero entries of x'), where the log-profile matrix L holds
 /// log(N + α) per bucket, the log prior in the bias column, one denominator
-/// column per group that sums to one (x' is -1 there) and one per context key
-/// (x' is -1 when the moment has a known value of that key). A softmax over targets turns
-/// the scores into probabilities.
+/// column per group that sums to one (x' is -1 there) and two per context key.
+/// A context key is one more group whose values are the key's values and, for a key
+/// that states a device state (`stateKeys`: no Focus is a state too) once some learned
+/// event had no value of it, "absent": a target used 40 times, 30 of them in
+/// `focus=work`, scores log((30 + α)/(40 + 2α)) at a moment in `focus=work` (the key has
+/// one value, and "absent") and log((10 + α)/(40 + 2α)) at a moment with no `focus`: a
+/// moment's context is read as a donation's (the engine fills both from the Focus timeline).
+/// So the key's denominator column holds log(n_t + α·(its values)) (log(uses with a value
+/// of the key + α·(its values)) while "absent" is none of them; x' is -1 when the moment
+/// has one of them), and its "absent" column log(n_t - uses with a value of the key + α)
+/// (x' is 1 when the moment has no value of the key and "absent" is one of its values).
+/// A value the space has never seen, "absent" included, leaves the key out, as a key the
+/// moment's context has and no event had. A softmax over targets turns the scores into
+/// probabilities.
 ///
 /// Forgetting is exact: counts are stored scaled by 2^(t/h - anchor) (h the
 /// half-life), so adding and removing an event add and subtract the same
@@ -87,16 +98,43 @@ public struct ProfileModel: FittedModel {
 
     public var layout: FeatureLayout { encoder.layout(for: space) }
     /// Columns of the log-profile matrix: the feature vector, the denominators of the
-    /// time, weekday, weekend and previous groups, then one denominator per context key.
-    var width: Int { layout.dimension + Self.fixedGroupCount + space.contextKeys.count }
+    /// time, weekday, weekend and previous groups, one denominator per context key, then
+    /// one "absent" column per context key (`keyColumns(key:)`).
+    var width: Int { layout.dimension + extraColumnCount }
+    /// The columns of L after the feature vector (see `width`).
+    var extraColumnCount: Int { Self.fixedGroupCount + 2 * space.contextKeys.count }
     static let fixedGroupCount = 4
+
+    /// The logical columns of L of the context key at `position` in `space.contextKeys`: its
+    /// denominator and its "absent" column.
+    func keyColumns(key position: Int) -> (denominator: Int, absent: Int) {
+        let first = layout.dimension + Self.fixedGroupCount
+        return (first + position, first + space.contextKeys.count + position)
+    }
+
+    /// The context keys whose absence is itself a value: each states a device state, known at
+    /// every donation and question (the Focus timeline fills `focus` in both when the caller does
+    /// not state it), so no value means the state is off: no Focus. Any other key (`place`,
+    /// `weather`) is stated by apps when they know it, and a moment without it says nothing.
+    static let stateKeys: Set<String> = ["focus"]
+
+    /// Whether "absent" is one of the values of the context key at `position` in
+    /// `space.contextKeys`: a key of `stateKeys` of which some learned event had no value.
+    func absenceIsAValue(ofKey position: Int) -> Bool {
+        let key = space.contextKeys[position]
+        guard Self.stateKeys.contains(key) else { return false }
+        var withValue = 0
+        for column in space.columnsByKey[key] ?? [] { withValue += contextUses[column.rawValue] }
+        return log.count > withValue
+    }
     var halfLifeSeconds: Double { (configuration.halfLifeDays ?? .infinity) * 86_400 }
 
     // MARK: Scoring
 
     /// A moment as the scoring product reads it: the dense part of x' (in
     /// `LogProfileMatrix.denseColumns` order: features before the previous-target
-    /// block, "no previous", -1 per group denominator, -1 per context key present)
+    /// block, "no previous", -1 per group denominator, then per context key -1 for its
+    /// denominator and 1 for "absent" when the moment has no value of it and some event had none)
     /// and the previous target's weight, if any.
     struct ScoringInput {
         var dense: [Double]
@@ -126,13 +164,21 @@ public struct ProfileModel: FittedModel {
         let weight = encoder.weight(of: previous, at: moment.date, layout: layout)
         dense[leading] = 1 - weight
         for g in 0 ..< Self.fixedGroupCount { dense[leading + 1 + g] = -1 }
-        // -1 for each context key the moment has a known value of.
-        for column in columns { dense[leading + 1 + Self.fixedGroupCount + space.keyPositions[column.rawValue]] = -1 }
+        // Per context key: a known value reads its column (above) over the key's denominator; no value
+        // reads "absent" over it once some event had no value; an unseen value leaves the key out.
+        let keys = space.contextKeys.count
+        let denominators = leading + 1 + Self.fixedGroupCount
+        for (k, key) in space.contextKeys.enumerated() where moment.context[key] == nil {
+            guard absenceIsAValue(ofKey: k) else { continue }
+            dense[denominators + k] = -1
+            dense[denominators + keys + k] = 1
+        }
+        for column in columns { dense[denominators + space.keyPositions[column.rawValue]] = -1 }
         return previous.flatMap { weight > 0 ? ($0.target.rawValue, weight) : nil }
     }
 
-    /// The extended feature vector x' of a moment (`width` values: features, then -1 per
-    /// group denominator and per context key present), for per-column inspection.
+    /// The extended feature vector x' of a moment (`width` values: features, then the group
+    /// and context-key columns as in `ScoringInput`), for per-column inspection.
     func scoringVector(for moment: Moment) -> [Double] {
         let input = scoringInput(for: moment)
         var x = [Double](repeating: 0, count: width)

@@ -47,7 +47,7 @@ struct ProfileModelTests {
     @Test func scoringEqualsTheLogicalProduct() throws {
         let model = try ProfileTrainer().fit(TrainingSet(events: Self.a + Self.b))
         let width = model.logProfile.width
-        #expect(width == model.layout.dimension + 4 + model.space.contextKeys.count)
+        #expect(width == model.layout.dimension + 4 + 2 * model.space.contextKeys.count)
         #expect(model.logProfile.denseWidth == width - model.space.targetCount)
         // Storage maps each logical column to its meaning: L[t, j] = log(decayed count + α) for
         // feature columns, previous-target block included (read through the transposed part).
@@ -186,6 +186,48 @@ struct ProfileModelTests {
         #expect(abs(oldWeight / newWeight - 0.5) < 1e-12)
         let keep = try ProfileTrainer(configuration: ProfileConfiguration(halfLifeDays: nil)).fit(TrainingSet(events: [old, new]))
         #expect(keep.decayedWeight(of: TargetIndex(0)) == keep.decayedWeight(of: TargetIndex(1)))
+    }
+
+    /// No Focus is one of the `focus` key's values once some event had none: at a moment with no
+    /// Focus, a target used only in a Focus falls below one used mostly without; a `place` missing
+    /// from a moment says nothing. Learning and forgetting the one event that made "absent" a value
+    /// give the scores of a fit.
+    @Test func noFocusIsAValueAtAMomentThatKnowsIt() throws {
+        var events: [Event] = []
+        for day in 0 ..< 20 {
+            events.append(Fixtures.event("journal", day: day, hour: 14.5, context: ["focus": "work"]))
+            events.append(Fixtures.event("trains", day: day, hour: 14.6, context: day % 4 == 0 ? ["focus": "work"] : ["place": "home"]))
+        }
+        // No forgetting, so the counts are whole uses.
+        let trainer = ProfileTrainer(configuration: ProfileConfiguration(halfLifeDays: nil))
+        let model = try trainer.fit(TrainingSet(events: events))
+        let journal = try #require(model.space.index(of: Fixtures.target("journal"))).rawValue
+        let trains = try #require(model.space.index(of: Fixtures.target("trains"))).rawValue
+        func context(_ moment: Moment) -> [Double] {
+            let groups = model.groupLogScores(at: moment)
+            return [groups[journal * 5 + ProfileGroup.context.rawValue], groups[trains * 5 + ProfileGroup.context.rawValue]]
+        }
+        let noFocus = Fixtures.moment(day: 21, hour: 14.5)
+        let alpha = model.configuration.smoothing
+        // journal: 0 of 20 uses without a Focus; trains: 15 of 20. Over 20 + 2α (one value, "absent").
+        let expected = [log(alpha / (20 + 2 * alpha)), log((15 + alpha) / (20 + 2 * alpha))]
+        for (got, want) in zip(context(noFocus), expected) { #expect(abs(got - want) < 1e-5) }
+        #expect(model.top(1, at: noFocus).first?.target == Fixtures.target("trains"))
+        let inWork = Fixtures.moment(day: 21, hour: 14.5, context: ["focus": "work", "place": "home"])
+        #expect(model.top(1, at: inWork).first?.target == Fixtures.target("journal"))
+
+        // Every event in a Focus: "absent" is no value yet, and a moment with no Focus leaves the key out.
+        let allInFocus = events.filter { $0.context["focus"] != nil }
+        let fitted = try trainer.fit(TrainingSet(events: allInFocus))
+        #expect(fitted.groupLogScores(at: noFocus).enumerated().allSatisfy { $0.offset % 5 != ProfileGroup.context.rawValue || $0.element == 0 })
+        // Learning one event without a Focus makes it a value, forgetting it takes it out again.
+        let without = Fixtures.event("trains", day: 20, hour: 9)
+        var learned = fitted
+        learned.update(with: without)
+        let refit = try trainer.fit(TrainingSet(events: allInFocus + [without]))
+        for (x, y) in zip(learned.logScores(at: noFocus), refit.logScores(at: noFocus)) { #expect(abs(x - y) < 1e-9) }
+        learned.remove(without)
+        for (x, y) in zip(learned.logScores(at: noFocus), fitted.logScores(at: noFocus)) { #expect(abs(x - y) < 1e-9) }
     }
 
     @Test func learnsTimeOfDayWeekdayContextAndPrevious() throws {
