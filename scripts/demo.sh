@@ -2,7 +2,7 @@
 # The main job on the bundled data, from a fresh machine:
 #   installs missing system packages, builds the CLI (debug: the build the test command makes
 #   too, and about half the release build's time on 2 cores; the demo's work takes seconds in it), then
-#   1. imports the four-week sample log and its intent definitions,
+#   1. imports the four-week sample log, its intent definitions and the person's Focus schedules,
 #   2. lints the donations and trains each user's model,
 #   3. predicts the targets for a weekday morning and evening, with reasons,
 #   4. plays the talks' Smart Stack day (out/stack.svg; out/stack.png too when rsvg-convert is installed),
@@ -30,6 +30,11 @@ step "A new store keeps every donation until you set a window (retention set --d
 step "Import the sample log (one person, four weeks, Los Angeles)" \
   "$P" import "$SAMPLE/donations.jsonl" --user-timezone me=America/Los_Angeles --progress none
 step "Store the apps' intent definitions" "$P" definitions add "$SAMPLE/definitions.json"
+# The schedules that set the sample's Focus: the store then knows which Focus is on at a question.
+while read -r schedule; do
+  # shellcheck disable=SC2086 # each line is the arguments of one `focus schedule add`
+  step "The person's Focus schedule ($schedule)" "$P" focus schedule add $schedule --timezone America/Los_Angeles
+done < "$SAMPLE/focus-schedules.txt"
 step "What is stored" "$P" stats
 step "Lint: parameters that behave like timestamps" "$P" lint
 step "Train every user's default model" "$P" train --quiet

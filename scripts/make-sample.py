@@ -22,7 +22,11 @@ the routine from the talks:
             the delete-by-group example) and random app opens.
 
 Writes datasets/sample/donations.jsonl (canonical JSON Lines, see
-docs/FORMATS.md) and datasets/sample/definitions.json.
+docs/FORMATS.md), datasets/sample/definitions.json, and
+datasets/sample/focus-schedules.txt: the person's Focus schedules, which
+set the Focus of every donation, one `proactive focus schedule add` per line
+(FOCUS, --days, --start, --end; America/Los_Angeles), so a store of the
+sample knows which Focus is on at a question as the device did.
 
 Usage: python3 scripts/make-sample.py [--out DIR] [--days N] [--seed S]
 """
@@ -130,14 +134,22 @@ def at(day, hour, minute, rng, jitter):
     return base + dt.timedelta(minutes=rng.gauss(0, jitter), seconds=rng.randrange(60))
 
 
+# The person's Focus schedules (FOCUS, days, start, end; local time): the Focus of every donation.
+FOCUS_SCHEDULES = [("sleep", "daily", "23:00", "06:30"), ("work", "Mon-Fri", "09:00", "17:30"),
+                   ("personal", "daily", "18:00", "23:00")]
+
+
 def focus_at(when, weekday):
-    hour = when.hour + when.minute / 60
-    if hour < 6.5 or hour >= 23:
-        return "sleep"
-    if weekday < 5 and 9 <= hour < 17.5:
-        return "work"
-    if hour >= 18:
-        return "personal"
+    """The Focus FOCUS_SCHEDULES put on at `when` (a schedule ending after midnight runs on
+    from the day before), or None."""
+    minute = when.hour * 60 + when.minute
+    for focus, days, start, end in FOCUS_SCHEDULES:
+        first, last = (int(t[:2]) * 60 + int(t[3:]) for t in (start, end))
+        on_day = days == "daily" or weekday < 5
+        if first < last and on_day and first <= minute < last:
+            return focus
+        if first >= last and (minute >= first or minute < last):
+            return focus
     return None
 
 
@@ -211,6 +223,9 @@ def main():
     with open(os.path.join(args.out, "definitions.json"), "w", encoding="utf-8") as handle:
         json.dump(DEFINITIONS, handle, indent=2)
         handle.write("\n")
+    with open(os.path.join(args.out, "focus-schedules.txt"), "w", encoding="utf-8") as handle:
+        for focus, days, start, end in FOCUS_SCHEDULES:
+            handle.write(f"{focus} --days {days} --start {start} --end {end}\n")
     print("wrote %d donations over %d days to %s" % (len(rows), args.days, os.path.normpath(args.out)))
 
 

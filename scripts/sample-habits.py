@@ -4,12 +4,16 @@
 The sample (datasets/sample, four weeks ending Friday 2026-11-20, America/Los_Angeles) was
 generated with known habits; this asks `predict` a few minutes before each one, on the weekday
 and the weekend after the sample, and says whether the planted habit comes first. It imports the
-sample into a fresh store in a temporary folder, adds its definitions and trains, as the README's
-tour does.
+sample into a fresh store in a temporary folder, adds its definitions and the person's Focus
+schedules (datasets/sample/focus-schedules.txt, which set the Focus of the sample's donations, so
+the store knows which Focus is on at each question) and trains, as scripts/demo.sh does.
 
-Usage: python3 scripts/sample-habits.py [PROACTIVE_BINARY] [--require N]
+Usage: python3 scripts/sample-habits.py [PROACTIVE_BINARY] [--require N] [--without-focus-schedules]
   --require N   exit 1 unless at least N of the moments are answered with their habit (the check
                 scripts/test.sh runs).
+  --without-focus-schedules
+                declare no Focus schedule: the store then knows no Focus at a question, and the
+                model answers from the donations' times, days and order alone.
 """
 import argparse
 import json
@@ -45,11 +49,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?", default=os.environ.get("PROACTIVE_BIN", os.path.join(HERE, "..", ".build", "debug", "proactive")))
     parser.add_argument("--require", type=int, default=0)
+    parser.add_argument("--without-focus-schedules", action="store_true")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         store = os.path.join(folder, "me.sqlite")
         run(options.binary, store, "import", os.path.join(SAMPLE, "donations.jsonl"), "--user-timezone", "me=America/Los_Angeles")
         run(options.binary, store, "definitions", "add", os.path.join(SAMPLE, "definitions.json"))
+        with open(os.path.join(SAMPLE, "focus-schedules.txt"), encoding="utf-8") as schedules:
+            for line in [] if options.without_focus_schedules else schedules:
+                run(options.binary, store, "focus", "schedule", "add", *line.split(), "--timezone", "America/Los_Angeles")
         run(options.binary, store, "train")
         right = 0
         for at, expected, planted in MOMENTS:

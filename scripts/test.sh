@@ -69,7 +69,7 @@ README_CHECK=$!
 timed bash scripts/cli-checks.sh
 # The habits scripts/make-sample.py planted in the bundled sample, asked a few minutes before each
 # (docs/WORLDS.md): at least 8 of 10 first.
-timed python3 scripts/sample-habits.py "$PROACTIVE_BIN" --require 8
+timed python3 scripts/sample-habits.py "$PROACTIVE_BIN" --require 10
 # End-to-end checks of `proactive serve` (socket, credentials, donate, suggest, SIGTERM, SIGKILL),
 # and a short schemathesis run against openapi.yaml (installs schemathesis from PyPI into .venv-fuzz/).
 timed bash scripts/serve-checks.sh
