@@ -296,7 +296,7 @@ class Peer:
         signal = {}
         # Profile groups.
         x = a["profile.x"]
-        X = np.zeros((x.size, 5))
+        X = np.zeros((x.size, 6))  # the profile groups (ProfileGroup order)
         X[np.arange(x.size), self.groups] = x
         groups = self.profile @ X
         weight = s["profile.previousWeight"]
@@ -404,13 +404,14 @@ class Peer:
             signal["calendarLift"] = calendar - every_day
 
         w = self.weights
-        scores = groups @ w[F["profilePrior"]:F["profilePrior"] + 5] + w[F["logistic"]] * logistic + one_hot @ w
+        G = [F[name] for name in ("profilePrior", "profileTime", "profileDay", "profileContext", "profilePrevious", "profileAbsence")]
+        scores = groups @ w[G] + w[F["logistic"]] * logistic + one_hot @ w
         for name, values in signal.items():
             scores += w[F[name]] * values
         if not keep_signals:
             return scores, None
         matrix = one_hot.copy()
-        matrix[:, F["profilePrior"]:F["profilePrior"] + 5] = groups
+        matrix[:, G] = groups
         matrix[:, F["logistic"]] = logistic
         for name, values in signal.items():
             matrix[:, F[name]] = values

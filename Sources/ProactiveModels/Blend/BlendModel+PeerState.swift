@@ -120,7 +120,7 @@ extension BlendModel {
         // each one's group, the moment's dense input and the previous target's transition column (sparse).
         let input = profile.scoringInput(for: moment)
         state.floats["profile.dense"] = profile.logProfile.dense
-        state.integers["profile.groups"] = profile.logProfile.denseColumns.map { profile.group(ofColumn: $0).rawValue }
+        state.integers["profile.groups"] = profile.logProfile.denseColumns.map { profile.group(ofColumn: $0, at: moment).rawValue }
         state.arrays["profile.x"] = input.dense
         state.scalars["profile.absentTransition"] = Double(profile.logProfile.absentTransition)
         if let (target, weight) = input.previous {

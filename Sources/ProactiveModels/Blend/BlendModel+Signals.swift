@@ -126,8 +126,7 @@ struct SignalFrame {
         self.targets = targets
         self.needed = needed
         func wanted(_ feature: BlendFeature) -> Bool { needed?[feature.rawValue] ?? true }
-        let profileGroups: [BlendFeature] = [.profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious]
-        groups = profileGroups.contains(where: wanted) ? model.profile.groupLogScores(at: moment)
+        groups = BlendFeature.profileGroups.contains(where: wanted) ? model.profile.groupLogScores(at: moment)
             : [Double](repeating: 0, count: targets * ProfileGroup.allCases.count)
 
         // Logistic log-probabilities (the score path takes them itself, after prefetching the weights).
@@ -232,13 +231,17 @@ struct SignalFrame {
             : []
     }
 
+    /// The features of the profile groups that come before the logistic part in feature order (all but
+    /// `profileAbsence`), in `ProfileGroup` order.
+    static let leadingGroupFeatures = BlendFeature.profileGroups.prefix { $0.rawValue < BlendFeature.logistic.rawValue }.map(\.rawValue)
+
     /// Target `t`'s `BlendFeature.count` signals, written to `row`.
     func write(target t: Int, into row: UnsafeMutablePointer<Double>) {
         func set(_ feature: BlendFeature, _ value: @autoclosure () -> Double) {
             row[feature.rawValue] = needed?[feature.rawValue] ?? true ? value() : 0
         }
         let groupCount = ProfileGroup.allCases.count
-        for g in 0 ..< groupCount { row[BlendFeature.profilePrior.rawValue + g] = groups[t * groupCount + g] }
+        for (g, feature) in BlendFeature.profileGroups.enumerated() { row[feature.rawValue] = groups[t * groupCount + g] }
         row[BlendFeature.logistic.rawValue] = logistic?[t] ?? 0
         let long = usage.long.values[t] * longFactor
         set(.frecencyShort, logUse(usage.short.values[t] * shortFactor))
@@ -322,11 +325,12 @@ struct SignalFrame {
         // Then every target's sum, term by term in feature order.
         return [Double](unsafeUninitializedCapacity: targets) { buffer, filled in
             let s = buffer.baseAddress!
+            // The groups before the logistic part in feature order; the absence group is the last term.
+            let leading = Self.leadingGroupFeatures
             groups.withUnsafeBufferPointer { g in
-                let first = BlendFeature.profilePrior.rawValue
                 for t in 0 ..< targets {
                     var score = 0.0
-                    for k in 0 ..< groupCount { score += w[first + k] * g[t * groupCount + k] }
+                    for (k, feature) in leading.enumerated() { score += w[feature] * g[t * groupCount + k] }
                     s[t] = score
                 }
             }
@@ -372,6 +376,11 @@ struct SignalFrame {
             if taken(.routine) { add(.routine, routine) }
             if taken(.habitRate) { add(.habitRate, habitRate) }
             if taken(.calendarLift) { add(.calendarLift, calendarLift) }
+            let absence = ProfileGroup.absence.rawValue
+            groups.withUnsafeBufferPointer { g in
+                let weight = w[BlendFeature.profileAbsence.rawValue]
+                for t in 0 ..< targets { s[t] += weight * g[t * groupCount + absence] }
+            }
             filled = targets
         }
     }

@@ -6,6 +6,7 @@ import LinearAlgebra
 /// The per-candidate signals the blend weighs. Each is a number per target at a
 /// moment; the blend's score of a target is Σ weight_f · signal_f.
 package enum BlendFeature: Int, CaseIterable, Sendable {
+    /// The profile's log-score by group (`ProfileGroup`; the `absence` group is `profileAbsence`, last).
     case profilePrior, profileTime, profileDay, profileContext, profilePrevious
     case logistic
     case frecencyShort, frecencyLong
@@ -48,15 +49,23 @@ package enum BlendFeature: Int, CaseIterable, Sendable {
     /// only rows of calendar habits move its weight, however rare they are among the user's rows. Both start
     /// from weight 0 (`defaultWeights`): the population's pooled fit and each user's fit decide.
     case calendarLift
+    /// The profile's `absence` group: what no value of a state key says (no Focus: log P(no Focus |
+    /// target)), weighed apart from the context values a moment has. Last, so a user with no Focus in
+    /// any donation (a signal of 0) sums the other terms as before it was added.
+    case profileAbsence
 
     package static let count = allCases.count
+
+    /// The feature of each profile group, in `ProfileGroup` order.
+    package static let profileGroups: [BlendFeature] = [.profilePrior, .profileTime, .profileDay, .profileContext,
+                                                         .profilePrevious, .profileAbsence]
 
     /// Starting weights of every fit, and what the population's pooled fit is pulled toward: the
     /// plain naive-Bayes profile, plus the habit-change and routine signals.
     package static var defaultWeights: [Double] {
         allCases.map { feature in
             switch feature {
-            case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious: return 1
+            case .profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious, .profileAbsence: return 1
             case .habitChange: return 3
             case .routine: return 1
             default: return 0

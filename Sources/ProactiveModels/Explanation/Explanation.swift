@@ -79,7 +79,7 @@ extension ProfileModel: ExplainableModel {
             if lift > 0, scaled > 0 { reasons.append(Reason(kind: kind, text: text, weight: scaled)) }
         }
         func groupLift(_ group: ProfileGroup) -> Double {
-            (0 ..< width).filter { self.group(ofColumn: $0) == group }.reduce(0.0) { $0 + lifts[$1] }
+            (0 ..< width).filter { self.group(ofColumn: $0, at: moment) == group }.reduce(0.0) { $0 + lifts[$1] }
         }
         // Time of day, described by the slice near the moment that favours the target most.
         let x = scoringVector(for: moment)
@@ -244,7 +244,7 @@ extension BlendModel: ExplainableModel {
         let groupWeights: [ProfileGroup: Double] = [
             .prior: weights[BlendFeature.profilePrior.rawValue], .timeOfDay: weights[BlendFeature.profileTime.rawValue],
             .day: weights[BlendFeature.profileDay.rawValue], .context: weights[BlendFeature.profileContext.rawValue],
-            .previous: weights[BlendFeature.profilePrevious.rawValue],
+            .previous: weights[BlendFeature.profilePrevious.rawValue], .absence: weights[BlendFeature.profileAbsence.rawValue],
         ]
         var reasons = profile.reasons(fromColumnLifts: profile.columnLifts(target: index, at: moment), target: index, at: moment,
                                       describe: describe, scale: 1, groupScales: groupWeights, uses: uses)

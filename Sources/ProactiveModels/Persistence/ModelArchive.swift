@@ -84,11 +84,13 @@ protocol ArchivedModel: PersistentModel {
 /// in the order they were written.
 /// Version 10 adds the blend's habit-rate signal (a weight, and the usage state's uses by local day,
 /// `DayHistory`); a blend saved earlier is refused (the engine refits it).
+/// Version 11 adds the blend's weight on no value of a state key (`BlendFeature.profileAbsence`); a
+/// blend saved earlier is refused (the engine refits it).
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 package enum ModelArchive {
     package static let magic: [UInt8] = Array("PRXM".utf8)
-    package static let formatVersion = 10
+    package static let formatVersion = 11
     package static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {

@@ -99,8 +99,8 @@ extension BlendModel: ArchivedModel {
     }
 
     init(payload reader: inout ByteReader) throws(ModelFormatError) {
-        guard reader.version >= 10 else {
-            throw .invalid(field: "blend", reason: "saved in model format \(reader.version), before the habit-rate signal; refit it")
+        guard reader.version >= 11 else {
+            throw .invalid(field: "blend", reason: "saved in model format \(reader.version), before the weight on no Focus; refit it")
         }
         let configuration = try BlendConfiguration(reader: &reader)
         let weights = try reader.readDoubles("blend.weights")

@@ -9,8 +9,12 @@ package enum ProfileGroup: Int, CaseIterable, Sendable {
     case timeOfDay
     /// Weekday and weekend together.
     case day
+    /// The context keys' values the moment has (`focus=work`, `place=home`).
     case context
     case previous
+    /// The state keys the moment has no value of, where that is a value (no Focus):
+    /// log P(absent | target) (`ProfileModel.stateKeys`).
+    case absence
 }
 
 extension ProfileModel {
@@ -25,7 +29,7 @@ extension ProfileModel {
         guard rows > 0 else { return [] }
         let input = scoringInput(for: moment)
         var positions = [[Int]](repeating: [], count: groups)
-        for (p, j) in logProfile.denseColumns.enumerated() { positions[group(ofColumn: j).rawValue].append(p) }
+        for (p, j) in logProfile.denseColumns.enumerated() { positions[group(ofColumn: j, at: moment).rawValue].append(p) }
         var result = [Double](repeating: 0, count: rows * groups)
         var scratch = [Double](repeating: 0, count: rows)
         input.dense.withUnsafeBufferPointer { x in
@@ -40,14 +44,20 @@ extension ProfileModel {
         return result
     }
 
-    /// Which group a column of the log-profile matrix belongs to.
-    func group(ofColumn j: Int) -> ProfileGroup {
+    /// Which group a column of the log-profile matrix belongs to at `moment`: a context key's
+    /// denominator is the `absence` group's where the moment reads the key's "absent" value, else
+    /// the `context` group's.
+    func group(ofColumn j: Int, at moment: Moment) -> ProfileGroup {
         let layout = layout
         let dimension = layout.dimension
         if j == layout.bias { return .prior }
         if layout.time.contains(j) || j == dimension { return .timeOfDay }
         if layout.weekday.contains(j) || layout.weekend.contains(j) || j == dimension + 1 || j == dimension + 2 { return .day }
         if layout.previous.contains(j) || j == dimension + 3 { return .previous }
+        let keys = space.contextKeys.count
+        let firstKey = dimension + Self.fixedGroupCount
+        if j >= firstKey + keys { return .absence }
+        if j >= firstKey, moment.context[space.contextKeys[j - firstKey]] == nil, absenceIsAValue(ofKey: j - firstKey) { return .absence }
         return .context
     }
 

@@ -39,8 +39,10 @@ struct PersistenceTests {
 
     @Test func foreignVersionMagicAndKind() throws {
         var future = Self.bytes
-        future[4] = 11
-        #expect(throws: ModelFormatError.unsupportedVersion(found: 11, supported: ModelArchive.formatVersion)) { try BlendModel(serialized: future) }
+        future[4] = UInt8(ModelArchive.formatVersion + 1)
+        #expect(throws: ModelFormatError.unsupportedVersion(found: ModelArchive.formatVersion + 1, supported: ModelArchive.formatVersion)) {
+            try BlendModel(serialized: future)
+        }
         #expect(throws: ModelFormatError.notAModel) { try BlendModel(serialized: Array("{\"json\": true}".utf8)) }
         #expect(throws: ModelFormatError.wrongKind(expected: "profile", found: "blend")) { try ProfileModel(serialized: Self.bytes) }
         #expect(ModelFormatError.unsupportedVersion(found: 9, supported: 2).description.contains("retrain"))
@@ -178,15 +180,16 @@ struct PersistenceTests {
         #expect(memoized.distribution(at: at).probabilities == plain.distribution(at: at).probabilities)
     }
 
-    /// Blend states saved before format 8 have no routine signal (no weight for it, none of its counts):
-    /// they are refused with an error naming their format, which the engine answers by refitting the user.
-    @Test func blendStatesBeforeTheHabitRateSignalAreRefused() throws {
+    /// Blend states saved before format 11 have no weight on no Focus (nor, before 10, the habit-rate
+    /// signal's state): they are refused with an error naming their format, which the engine answers by
+    /// refitting the user.
+    @Test func blendStatesBeforeTheWeightOnNoFocusAreRefused() throws {
         let model = try BlendModel(serialized: Self.bytes)
-        for version in 5 ... 9 {
+        for version in 5 ... 10 {
             let old = ModelArchive.encode(model, version: version)
             #expect(old[4] == UInt8(version))
             #expect { try BlendModel(serialized: old) } throws: { error in
-                "\(error)".contains("saved in model format \(version), before the habit-rate signal")
+                "\(error)".contains("saved in model format \(version), before the weight on no Focus")
             }
         }
     }

@@ -203,15 +203,16 @@ struct ProfileModelTests {
         let model = try trainer.fit(TrainingSet(events: events))
         let journal = try #require(model.space.index(of: Fixtures.target("journal"))).rawValue
         let trains = try #require(model.space.index(of: Fixtures.target("trains"))).rawValue
-        func context(_ moment: Moment) -> [Double] {
+        let groupCount = ProfileGroup.allCases.count
+        func absence(_ moment: Moment, of model: ProfileModel) -> [Double] {
             let groups = model.groupLogScores(at: moment)
-            return [groups[journal * 5 + ProfileGroup.context.rawValue], groups[trains * 5 + ProfileGroup.context.rawValue]]
+            return [groups[journal * groupCount + ProfileGroup.absence.rawValue], groups[trains * groupCount + ProfileGroup.absence.rawValue]]
         }
         let noFocus = Fixtures.moment(day: 21, hour: 14.5)
         let alpha = model.configuration.smoothing
         // journal: 0 of 20 uses without a Focus; trains: 15 of 20. Over 20 + 2α (one value, "absent").
         let expected = [log(alpha / (20 + 2 * alpha)), log((15 + alpha) / (20 + 2 * alpha))]
-        for (got, want) in zip(context(noFocus), expected) { #expect(abs(got - want) < 1e-5) }
+        for (got, want) in zip(absence(noFocus, of: model), expected) { #expect(abs(got - want) < 1e-5) }
         #expect(model.top(1, at: noFocus).first?.target == Fixtures.target("trains"))
         let inWork = Fixtures.moment(day: 21, hour: 14.5, context: ["focus": "work", "place": "home"])
         #expect(model.top(1, at: inWork).first?.target == Fixtures.target("journal"))
@@ -219,7 +220,7 @@ struct ProfileModelTests {
         // Every event in a Focus: "absent" is no value yet, and a moment with no Focus leaves the key out.
         let allInFocus = events.filter { $0.context["focus"] != nil }
         let fitted = try trainer.fit(TrainingSet(events: allInFocus))
-        #expect(fitted.groupLogScores(at: noFocus).enumerated().allSatisfy { $0.offset % 5 != ProfileGroup.context.rawValue || $0.element == 0 })
+        #expect(absence(noFocus, of: fitted) == [0, 0])
         // Learning one event without a Focus makes it a value, forgetting it takes it out again.
         let without = Fixtures.event("trains", day: 20, hour: 9)
         var learned = fitted

@@ -60,14 +60,14 @@ struct SplitPartsTests {
     }
 
     /// Format 8 (one piece, no parts byte): a profile still loads, to the same model; a blend of then has
-    /// no habit-rate signal and is refused (the engine refits it). The current format in one piece reads whole.
+    /// no habit-rate signal nor weight on no Focus and is refused (the engine refits it). The current format in one piece reads whole.
     @Test func formatEightStillLoads() throws {
         let profile = Self.model.profile
         let old = ModelArchive.encode(profile, version: 8)
         #expect(old[4] == 8)
         #expect(try ProfileModel(serialized: old).serialized() == profile.serialized())
         #expect { try BlendModel(serialized: ModelArchive.encode(Self.model, version: 8)) } throws: { error in
-            "\(error)".contains("before the habit-rate signal")
+            "\(error)".contains("before the weight on no Focus")
         }
         let onePiece = ModelArchive.encode(Self.model)
         #expect(try ModelArchive.decodeForScoring(onePiece).serialized() == Self.model.serialized(), "a model in one piece reads whole")
