@@ -48,7 +48,7 @@ struct MomentOptions: ParsableArguments {
     var at: String?
 
     @Option(name: .customLong("context"), parsing: .singleValue,
-            help: ArgumentHelp("Context in effect, such as focus=work (repeatable; without focus=, the Focus on at the moment).",
+            help: ArgumentHelp("Context in effect, such as focus=work (repeatable; without focus=, the Focus the user's schedules put on at the moment, else no Focus).",
                                valueName: "key=value"))
     var contextValues: [String] = []
 
