@@ -77,7 +77,7 @@ extension ProfileModel {
         log.remove(at: position)
         eventCounts[removed.target.rawValue] -= 1
         for column in removed.context { contextUses[column.rawValue] -= 1 }
-        // The last event without a value of a key takes "absent" out of its values.
+        // The last event without a value of a state key takes "absent" out of its values.
         let absenceGone = space.contextKeys.indices.contains { key in
             Self.stateKeys.contains(space.contextKeys[key]) && !removed.context.contains { space.keyPositions[$0.rawValue] == key }
                 && !absenceIsAValue(ofKey: key)
