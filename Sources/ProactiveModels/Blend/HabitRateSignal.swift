@@ -280,35 +280,32 @@ package enum HabitRateSignal {
         var useWeight = [Double](repeating: 0, count: targets)
         var around = 0.0
         let aroundLow = max(0, minute - activityBefore), aroundHigh = min(1440, minute + activityAfter)
-        useWeight.withUnsafeMutableBufferPointer { useWeight in
-            for position in first ..< last {
-                let e = evidence[Int(history.days[position]) - low]
-                for u in history.uses(ofDayAt: position) {
-                    let t = Int(history.targets[u])
-                    guard t < targets else { continue }
-                    useWeight[t] += e
-                    let m = Double(history.minutes[u])
-                    if m >= aroundLow, m < aroundHigh { around += e }
+        // One pass over the days read gathers those sums and each target's uses in the coming hour; a second, once the
+        // targets with such uses are known, their uses earlier on the same days.
+        for position in first ..< last {
+            let i = Int(history.days[position]) - low
+            let e = evidence[i]
+            for u in history.uses(ofDayAt: position) {
+                let t = Int(history.targets[u])
+                guard t < targets else { continue }
+                let m = Double(history.minutes[u])
+                useWeight[t] += e
+                if m >= aroundLow, m < aroundHigh { around += e }
+                if m >= minute, m < end {
+                    if slotOf[t] < 0 {
+                        slotOf[t] = Int32(active.count)
+                        active.append(t)
+                    }
+                    soonUses.append((slotOf[t], Int32(i), Foundation.exp2(-(m - minute) / soonHalfLife)))
                 }
             }
         }
-        for pass in 0 ..< 2 {
-            for position in first ..< last {
-                let i = Int32(Int(history.days[position]) - low)
-                for u in history.uses(ofDayAt: position) {
-                    let t = Int(history.targets[u])
-                    guard t < targets else { continue }
-                    let m = Double(history.minutes[u])
-                    if pass == 0, m >= minute, m < end {
-                        if slotOf[t] < 0 {
-                            slotOf[t] = Int32(active.count)
-                            active.append(t)
-                        }
-                        soonUses.append((slotOf[t], i, Foundation.exp2(-(m - minute) / soonHalfLife)))
-                    } else if pass == 1, m < minute, slotOf[t] >= 0 {
-                        earlierUses.append((slotOf[t], i))
-                    }
-                }
+        for position in first ..< last {
+            let i = Int32(Int(history.days[position]) - low)
+            for u in history.uses(ofDayAt: position) {
+                let t = Int(history.targets[u])
+                guard t < targets, Double(history.minutes[u]) < minute, slotOf[t] >= 0 else { continue }
+                earlierUses.append((slotOf[t], i))
             }
         }
         let soonBySlot = Self.grouped(soonUses, slots: active.count, slot: { Int($0.slot) })
