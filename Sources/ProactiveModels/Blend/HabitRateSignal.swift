@@ -489,11 +489,7 @@ package enum HabitRateSignal {
             // so the calendar adds nothing to a target whose rate has no time.
             let flat = min(max(useWeight[t] / useTotal * aroundRate, 1e-6), 1 - 1e-6)
             let s = min(total.s, total.n)
-            var top = -Double.infinity
-            for f in 0 ..< familyCount { top = max(top, logPosterior[f]) }
-            var sum = 0.0
-            for f in 0 ..< familyCount { sum += Foundation.exp(logPosterior[f] - top) }
-            let timed = Foundation.log(1 - flatPrior) + top + Foundation.log(sum)
+            let timed = Foundation.log(1 - flatPrior) + Softmax.logSumExp(logPosterior)
             let untimed = Foundation.log(flatPrior) + s * Foundation.log(flat) + (total.n - s) * Foundation.log(1 - flat)
             let pFlat = 1 / (1 + Foundation.exp(timed - untimed))
             everyDay[t] = Foundation.log(max(pFlat * flat + (1 - pFlat) * estimate[0], floorRate))

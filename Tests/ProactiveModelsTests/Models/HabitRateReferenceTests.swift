@@ -222,7 +222,7 @@ extension HabitRateSignal {
                 flat = min(max(useWeight[t] / useTotal * aroundRate, 1e-6), 1 - 1e-6)
                 let s = min(total.s, total.n)
                 let top = logPosterior.max()!
-                let timed = Foundation.log(1 - HabitRateSignal.flatPrior) + top + Foundation.log(logPosterior.reduce(0.0) { $0 + Foundation.exp($1 - top) })
+                let timed = Foundation.log(1 - HabitRateSignal.flatPrior) + (top + Foundation.log(logPosterior.reduce(0.0) { $0 + Foundation.exp($1 - top) }))
                 let untimed = Foundation.log(HabitRateSignal.flatPrior) + s * Foundation.log(flat) + (total.n - s) * Foundation.log(1 - flat)
                 pFlat = 1 / (1 + Foundation.exp(timed - untimed))
             }
