@@ -57,7 +57,7 @@ extension ProfileModel {
         let keys = space.contextKeys.count
         let firstKey = dimension + Self.fixedGroupCount
         if j >= firstKey + keys { return .absence }
-        if j >= firstKey, moment.context[space.contextKeys[j - firstKey]] == nil, absenceIsAValue(ofKey: j - firstKey) { return .absence }
+        if j >= firstKey, readsAbsence(ofKey: j - firstKey, at: moment) { return .absence }
         return .context
     }
 

@@ -15,13 +15,9 @@ extension ProfileModel {
             grew = true
             newContext = true
         }
-        // An event without a value of a state key every learned event had makes "absent" one of its
-        // values: every row's denominator of that key changes.
-        let newAbsence = space.contextKeys.enumerated().contains { key in
-            Self.stateKeys.contains(key.element) && event.context[key.element] == nil && !absenceIsAValue(ofKey: key.offset)
-        }
+        let absentBefore = keysWithAbsentValue
         // L before a new target (held only then: holding it always would copy L on every update).
-        let before: LogProfileMatrix? = grew && !newContext && !newAbsence ? logProfile : nil
+        let before: LogProfileMatrix? = grew && !newContext ? logProfile : nil
         if grew {
             let old = space
             space.insert(event.target)
@@ -46,11 +42,12 @@ extension ProfileModel {
         eventCounts[logged.target.rawValue] += 1
         for column in logged.context { contextUses[column.rawValue] += 1 }
         rebaseIfNeeded()
-        if let before, before.rows == eventCounts.count - 1, currentReference == reference, decay == decayFactor() {
+        let absenceChanged = keysWithAbsentValue != absentBefore
+        if let before, !absenceChanged, before.rows == eventCounts.count - 1, currentReference == reference, decay == decayFactor() {
             // Only a target was added: every other entry of L is what it was (see `grownLogProfile`).
             grownLogProfile(from: before)
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }
-        } else if grew || newAbsence || !refreshReference() {
+        } else if grew || absenceChanged || !refreshReference() {
             refreshAll()
         } else {
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }
@@ -67,6 +64,7 @@ extension ProfileModel {
     public mutating func remove(_ event: Event) -> Bool {
         guard let logged = space.loggedEvent(for: event), let position = log.position(of: logged) else { return false }
         let removed = log[position]
+        let absentBefore = keysWithAbsentValue
         let previous = position > 0 ? log[position - 1] : nil
         var touched = [accumulate(removed, previous: previous, sign: -1)]
         if position + 1 < log.count {
@@ -77,14 +75,9 @@ extension ProfileModel {
         log.remove(at: position)
         eventCounts[removed.target.rawValue] -= 1
         for column in removed.context { contextUses[column.rawValue] -= 1 }
-        // The last event without a value of a state key takes "absent" out of its values.
-        let absenceGone = space.contextKeys.indices.contains { key in
-            Self.stateKeys.contains(space.contextKeys[key]) && !removed.context.contains { space.keyPositions[$0.rawValue] == key }
-                && !absenceIsAValue(ofKey: key)
-        }
         if eventCounts[removed.target.rawValue] == 0 || removed.context.contains(where: { contextUses[$0.rawValue] == 0 }) {
             compact()
-        } else if absenceGone || !refreshReference() {
+        } else if keysWithAbsentValue != absentBefore || !refreshReference() {
             refreshAll()
         } else {
             for entry in touched { refresh(row: entry.row, columns: entry.columns) }

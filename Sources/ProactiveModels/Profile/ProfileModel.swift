@@ -127,6 +127,18 @@ public struct ProfileModel: FittedModel {
         for column in space.columnsByKey[key] ?? [] { withValue += contextUses[column.rawValue] }
         return log.count > withValue
     }
+
+    /// The context keys of which "absent" is a value (`absenceIsAValue(ofKey:)`): when learning or forgetting
+    /// an event changes them, every row's denominator of the keys concerned changes.
+    var keysWithAbsentValue: Set<String> {
+        Set(space.contextKeys.indices.filter(absenceIsAValue(ofKey:)).map { space.contextKeys[$0] })
+    }
+
+    /// Whether `moment` reads the "absent" value of the context key at `position`: it has no value of the key,
+    /// and "absent" is one of the key's values.
+    func readsAbsence(ofKey position: Int, at moment: Moment) -> Bool {
+        moment.context[space.contextKeys[position]] == nil && absenceIsAValue(ofKey: position)
+    }
     var halfLifeSeconds: Double { (configuration.halfLifeDays ?? .infinity) * 86_400 }
 
     // MARK: Scoring
@@ -168,8 +180,7 @@ public struct ProfileModel: FittedModel {
         // reads "absent" over it once some event had no value; an unseen value leaves the key out.
         let keys = space.contextKeys.count
         let denominators = leading + 1 + Self.fixedGroupCount
-        for (k, key) in space.contextKeys.enumerated() where moment.context[key] == nil {
-            guard absenceIsAValue(ofKey: k) else { continue }
+        for k in 0 ..< keys where readsAbsence(ofKey: k, at: moment) {
             dense[denominators + k] = -1
             dense[denominators + keys + k] = 1
         }
