@@ -50,8 +50,9 @@ package enum BlendFeature: Int, CaseIterable, Sendable {
     /// from weight 0 (`defaultWeights`): the population's pooled fit and each user's fit decide.
     case calendarLift
     /// The profile's `absence` group: what no value of a state key says (no Focus: log P(no Focus |
-    /// target)), weighed apart from the context values a moment has. Last, so a user with no Focus in
-    /// any donation (a signal of 0) sums the other terms as before it was added.
+    /// target)), weighed apart from the context values a moment has. Last in feature order, so for a user
+    /// with no Focus in any donation (a signal of 0) every other term is laid out and summed exactly as in
+    /// a blend without it.
     case profileAbsence
 
     package static let count = allCases.count
