@@ -73,11 +73,12 @@ struct PredictCommand: ParsableCommand {
         printError(MomentOptions.clockLine(clock))
         for (position, row) in prediction.suggestions.enumerated() {
             let why = row.why.isEmpty ? "" : " -- " + row.why.joined(separator: ", ")
-            print(String(format: "%2d. %@  %.3f%@", position + 1, row.summary, row.probability, why))
+            let rank = position + 1 < 10 ? " \(position + 1)" : "\(position + 1)"
+            print("\(rank). \(row.summary)  \(Output.fixed(row.probability, 3))\(why)")
         }
         if let activity = prediction.activity {
-            print(String(format: "activity %.2f: how likely user %@ is to act at all now (1 = as at their usual times); the "
-                + "probabilities above assume they act, and suggestions rank by activity x probability", activity, prediction.user))
+            print("activity \(Output.fixed(activity, 2)): how likely user \(prediction.user) is to act at all now (1 = as at their usual times); the "
+                + "probabilities above assume they act, and suggestions rank by activity x probability")
         }
     }
 }

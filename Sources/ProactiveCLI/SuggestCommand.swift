@@ -66,8 +66,7 @@ struct SuggestCommand: ParsableCommand {
             printError("focus: \(focus) (on at that moment by the Focus schedules or a manual change; --context focus=NAME overrides)")
         }
         printError("model: \(result.model); scores fuse its probability with relevant shortcuts, timelines, feedback and Focus filters"
-                   + (result.activity < 1 ? String(format: "; the probability is x %.2f, the user's activity level now (1 at their usual times)",
-                                                   result.activity) : ""))
+                   + (result.activity < 1 ? "; the probability is x \(Output.fixed(result.activity, 2)), the user's activity level now (1 at their usual times)" : ""))
         let list = result.suggestions
         guard !list.isEmpty else {
             let when = Timestamp.format(secondsSince1970: date.timeIntervalSince1970, utcOffsetSeconds: result.moment.utcOffset ?? 0)

@@ -182,6 +182,14 @@ public enum Timestamp {
         return text
     }
 
+    /// A minute of the day as a 24-hour clock reading, `HH:MM`: `clock(minuteOfDay: 445)` is `"07:25"`.
+    /// The minute is taken modulo 1440 (`-15` is `"23:45"`, `1440` is `"00:00"`). Pure Swift, so a
+    /// command that prints times does not pay for Foundation's `String(format:)` on its first call.
+    public static func clock(minuteOfDay: Int) -> String {
+        let wrapped = ((minuteOfDay % 1440) + 1440) % 1440
+        return pad(wrapped / 60, 2) + ":" + pad(wrapped % 60, 2)
+    }
+
     private static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

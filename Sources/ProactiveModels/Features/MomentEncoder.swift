@@ -159,8 +159,7 @@ public struct MomentEncoder: Sendable, Hashable {
         let spacing = 1440.0 / Double(centres.count)
         let centre = spacing * (Double(kernel) + 0.5)
         func clockText(_ minute: Double) -> String {
-            let wrapped = Int(((minute.truncatingRemainder(dividingBy: 1440)) + 1440).truncatingRemainder(dividingBy: 1440).rounded())
-            return String(format: "%02d:%02d", (wrapped / 60) % 24, wrapped % 60)
+            Timestamp.clock(minuteOfDay: Int(((minute.truncatingRemainder(dividingBy: 1440)) + 1440).truncatingRemainder(dividingBy: 1440).rounded()))
         }
         return "\(clockText(centre - spacing / 2))-\(clockText(centre + spacing / 2))"
     }
