@@ -166,14 +166,15 @@ extension Engine {
     /// - Throws: `EngineError(.noDonations)` when the user has none.
     public func predict(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
                         model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> Prediction {
-        let live = try liveModel(user: user, choice, now: now)
+        let inputs = try inputs(for: user, choice)
+        let live = try scoringModel(inputs, at: date, explaining: true) ?? liveModel(inputs, now: now)
         return try predict(live, at: date, utcOffset: utcOffset, context: context, k: k)
     }
 
     /// `predict` with a live model already loaded.
     public func predict(_ live: LiveModel, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4) throws -> Prediction {
-        // Reasons read the model's log: a model read for scoring only is read whole first.
-        let live = live.scoringOnly ? try liveModel(live.inputs, now: Date()) : live
+        // Reasons read the model's log: a model read without it is read whole first.
+        let live = live.explains ? live : try liveModel(live.inputs, now: Date())
         let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
         let explainer = live.model as? any ExplainableModel
         let top = live.model.distribution(at: moment).top(k)

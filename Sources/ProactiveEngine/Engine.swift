@@ -156,22 +156,29 @@ public struct Engine: Sendable {
         return live
     }
 
-    /// The user's saved state read without its heavy part, for questions at `date` only (see
+    /// The user's saved state read without all of its heavy part, for questions at `date` only (see
     /// `LiveModel.scoringOnly`), when that is all they need: a state saved in two, fitted for the current
     /// inputs, with nothing stored or deleted since it was saved, whose newest event is not after `date`.
+    /// Without `explaining`, the light part alone is read; with it, also the heavy part but its tail (the
+    /// training rows), which a state saved before model format 12 cannot give.
     /// - Returns: nil when the whole state must be read (`liveModel`).
-    func scoringModel(_ inputs: UserInputs, at date: Date) throws -> LiveModel? {
-        guard let saved = try states.load(user: inputs.user, name: inputs.choice.name, withHeavyPart: false), saved.hasHeavyPart,
+    func scoringModel(_ inputs: UserInputs, at date: Date, explaining: Bool = false) throws -> LiveModel? {
+        let read: HeavyPartRead = explaining ? .prefix { ModelArchive.heavyPrefixLength(of: $0) } : .none
+        guard let saved = try states.load(user: inputs.user, name: inputs.choice.name, heavy: read), saved.hasHeavyPart,
+              !explaining || saved.heavyIsPrefix,
               saved.key.isCompatible(with: inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)) else { return nil }
         let changes = try states.changes(ofUser: inputs.user, after: saved.key.highWater, erasuresAfter: saved.key.erasureMark)
+        let decoded = explaining ? saved.heavy.flatMap { try? LiveModels.decodeForExplaining(saved.bytes, heavyPrefix: $0) }
+            : try? LiveModels.decodeForScoring(saved.bytes)
         guard changes.added.isEmpty, changes.erased.isEmpty,
-              let model = try? LiveModels.decodeForScoring(saved.bytes),
+              let model = decoded,
               LiveModels.newestEventTime(model).map({ $0 <= date.timeIntervalSince1970 }) ?? false,
               let catalogue = try? TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver) else { return nil }
         var key = saved.key
         (key.highWater, key.erasureMark) = (changes.highWater, changes.erasureMark)
         var live = LiveModel(model: model, key: key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
         live.scoringOnly = true
+        live.explains = explaining
         try rememberLatest(&live)
         return live
     }

@@ -31,10 +31,14 @@ public struct LiveModel: Sendable {
     public internal(set) var savedBytes: Int?
     /// Whether the model was fitted (not read) in this load, or in the last `Engine.refresh` of a held model.
     public internal(set) var refitted = false
-    /// Whether the model was read without its heavy part (training rows, log records) for one question
-    /// at a moment after its newest event (`Engine.suggest`): it scores, and the engine reads the whole
-    /// state again before it learns, unlearns, explains or is saved.
+    /// Whether the model was read without all of its heavy part for one question at a moment after its
+    /// newest event: without its training rows (`Engine.predict`, `explains`), or without its log records
+    /// too (`Engine.suggest`). It scores; the engine reads the whole state again before it learns,
+    /// unlearns or is saved, and before it explains when it was read without its log records.
     public internal(set) var scoringOnly = false
+    /// Whether the model can explain its answers (it holds its log records): false only for a model read
+    /// for scoring alone, without them.
+    public internal(set) var explains = true
 
     /// Marks what the load did as reported (`refitted` false, `caughtUp` zero), for a holder
     /// that keeps the model: the flags then describe only the next refresh.

@@ -85,6 +85,12 @@ enum LiveModels {
         try live(ModelArchive.decodeForScoring(bytes))
     }
 
+    /// Reads the light part of a model saved in two with the start of its heavy part, all but the training
+    /// rows (`ModelArchive.decodeWithoutTail`): for scoring and explaining only.
+    static func decodeForExplaining(_ bytes: [UInt8], heavyPrefix: [UInt8]) throws(ModelFormatError) -> any LiveLearningModel {
+        try live(ModelArchive.decodeWithoutTail(bytes, heavyPrefix: heavyPrefix))
+    }
+
     private static func live(_ model: any PersistentModel) throws(ModelFormatError) -> any LiveLearningModel {
         guard let live = model as? any LiveLearningModel else { throw .unknownKind(model.name) }
         return live

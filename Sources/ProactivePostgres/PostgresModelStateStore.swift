@@ -27,10 +27,11 @@ public struct PostgresModelStateStore: ModelStateStore {
     // MARK: States
 
     /// The saved state, or nil. Both parts of a model saved in two are read in one snapshot (and written in
-    /// one transaction), so they are always of the same save; without `withHeavyPart` only the light part is
-    /// read (`hasHeavyPart` then says whether there is another part, which the caller must read again
-    /// together with the light one, never alone), as `SQLiteModelStateStore.load` does.
-    public func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
+    /// one transaction), so they are always of the same save; `heavy` says how much of the heavy part is read
+    /// (none: `hasHeavyPart` then says whether there is another part, which the caller must read again
+    /// together with the light one, never alone; all; or its start, `heavyIsPrefix`), as
+    /// `SQLiteModelStateStore.load` does.
+    public func load(user: String, name: String, heavy read: HeavyPartRead = .whole) throws(StoreError) -> SavedModelState? {
         try PostgresErrors.wrap("reading the \(name) model state of user \(user)") {
             try database.inTransaction(writing: false) { session in
                 guard let row = try session.query("""
@@ -42,10 +43,21 @@ public struct PostgresModelStateStore: ModelStateStore {
                 let bytes = try row.decode(0, as: PostgresBytes.self)
                 let hasHeavyPart = try row.decode(10, as: Bool.self)
                 var heavy: [UInt8]?
-                if withHeavyPart, hasHeavyPart {
-                    heavy = try session.query("""
-                        SELECT heavy FROM model_state_heavy WHERE "user" = \(user) AND name = \(name)
-                        """).rows.first?.decode(0, as: PostgresBytes.self).bytes
+                var heavyIsPrefix = false
+                if read.readsHeavyPart, hasHeavyPart {
+                    if let prefix = read.prefixLength(light: bytes.bytes) {
+                        // substring() of bytea counts bytes from 1; the stored length says whether it is all of it.
+                        let row = try session.query("""
+                            SELECT substring(heavy FROM 1 FOR \(Int32(clamping: max(prefix, 0)))), length(heavy) FROM model_state_heavy
+                            WHERE "user" = \(user) AND name = \(name)
+                            """).rows.first
+                        heavy = try row?.decode(0, as: PostgresBytes.self).bytes
+                        heavyIsPrefix = try row.map { Int(try $0.decode(1, as: Int32.self)) > prefix } ?? false
+                    } else {
+                        heavy = try session.query("""
+                            SELECT heavy FROM model_state_heavy WHERE "user" = \(user) AND name = \(name)
+                            """).rows.first?.decode(0, as: PostgresBytes.self).bytes
+                    }
                 }
                 let key = ModelStateKey(highWater: try row.decode(1, as: Int64.self), erasureMark: try row.decode(2, as: Int64.self),
                                         donationCount: try row.decode(3, as: Int.self), definitionsDigest: try row.decode(4, as: String.self),
@@ -54,6 +66,7 @@ public struct PostgresModelStateStore: ModelStateStore {
                                             key: key, trainedAt: Date(millisecondsSince1970: try row.decode(7, as: Int64.self)),
                                             savedAt: Date(millisecondsSince1970: try row.decode(8, as: Int64.self)))
                 state.hasHeavyPart = hasHeavyPart
+                state.heavyIsPrefix = heavyIsPrefix
                 return state
             }
         }
@@ -81,8 +94,8 @@ public struct PostgresModelStateStore: ModelStateStore {
     }
 
     static func save(_ state: SavedModelState, _ session: PostgresSession) throws -> Bool {
-        guard state.heavy != nil || !state.hasHeavyPart else {
-            throw StoreError(.invalidRequest, "the \(state.name) model state of user \(state.user) was read without its heavy part; it cannot be saved")
+        guard state.heavy != nil || !state.hasHeavyPart, !state.heavyIsPrefix else {
+            throw StoreError(.invalidRequest, "the \(state.name) model state of user \(state.user) was read without all of its heavy part; it cannot be saved")
         }
         if try !hasUnlearnedEveryErasure(state, session) { return false }
         if let row = try session.query("""

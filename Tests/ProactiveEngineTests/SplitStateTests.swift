@@ -76,6 +76,33 @@ struct SplitStateTests {
                         try Self.wholeAnswer(engine, at: later), "after a donation")
     }
 
+    /// `predict` at a moment after the newest donation reads the heavy part without its tail (the
+    /// training rows): the log's records, and so the reasons, are there, the rows are not; it answers as
+    /// the whole state does, and the store refuses to save what it read.
+    @Test func aPredictionReadsTheHeavyPartWithoutTheRows() throws {
+        let (_, engine, log) = try Self.trained()
+        let sizes = try Self.partSizes(engine)
+        let newest = try #require(log.dropLast(6).map(\.date).max())
+        let inputs = try engine.inputs(for: "me", ModelChoice())
+        let saved = try #require(try engine.states.load(user: "me", name: "blend", heavy: .prefix { ModelArchive.heavyPrefixLength(of: $0) }))
+        let prefix = try #require(saved.heavy)
+        #expect(saved.heavyIsPrefix && prefix.count < (sizes.heavy ?? 0) / 2, "the rows are most of the heavy part: \(prefix.count) of \(sizes)")
+        #expect(throws: StoreError.self) { try engine.states.save(saved) }
+        for minutes: Double in [0, 7, 90, 60 * 30] {
+            let date = newest.addingTimeInterval(minutes * 60)
+            let explaining = try #require(try engine.scoringModel(inputs, at: date, explaining: true))
+            let blend = try #require(explaining.model as? BlendModel)
+            #expect(explaining.scoringOnly && explaining.explains && !Self.readWithoutRecords(blend) && blend.rows.labels.isEmpty)
+            let answer = try engine.predict(user: "me", at: date, utcOffset: Self.zone, context: ["place": "home"], k: 6)
+            let whole = try engine.predict(try engine.liveModel(user: "me"), at: date, utcOffset: Self.zone, context: ["place": "home"], k: 6)
+            #expect(answer.suggestions.map(\.target) == whole.suggestions.map(\.target), "\(minutes) minutes after the newest donation")
+            #expect(answer.suggestions.map(\.probability) == whole.suggestions.map(\.probability), "\(minutes) minutes")
+            #expect(answer.suggestions.map(\.why) == whole.suggestions.map(\.why), "\(minutes) minutes")
+            #expect(answer.suggestions.contains { !$0.why.isEmpty }, "the reasons read the log")
+        }
+        #expect(try engine.scoringModel(inputs, at: newest.addingTimeInterval(-3 * 3600), explaining: true) == nil, "an earlier moment reads it whole")
+    }
+
     /// A state saved in one piece (as format 8 saved every state; now in the current format, since a format-8
     /// blend predates the habit-rate signal and is refitted), in a store before `model_state_heavy`, opens,
     /// migrates and answers exactly as the same state saved in two; its next save writes it in two.

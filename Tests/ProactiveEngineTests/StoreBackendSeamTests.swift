@@ -135,8 +135,8 @@ struct ForwardingDonations: DonationStore {
 
 struct ForwardingStates: ModelStateStore {
     let base: any ModelStateStore
-    func load(user: String, name: String, withHeavyPart: Bool) throws(StoreError) -> SavedModelState? {
-        try base.load(user: user, name: name, withHeavyPart: withHeavyPart)
+    func load(user: String, name: String, heavy: HeavyPartRead) throws(StoreError) -> SavedModelState? {
+        try base.load(user: user, name: name, heavy: heavy)
     }
     func save(_ state: SavedModelState) throws(StoreError) -> Bool { try base.save(state) }
     func save(_ states: [SavedModelState]) throws(StoreError) -> [Bool] { try base.save(states) }

@@ -60,6 +60,14 @@ public enum ModelStateStoreConformance {
         let light = try #require(try states.load(user: "u2", name: "blend", withHeavyPart: false))
         #expect(light.heavy == nil && light.hasHeavyPart && light.bytes == [4])
         #expect(storeError { try states.save(light) }?.code == .invalidRequest, "a light part alone cannot be saved")
+        // The start of the heavy part, as long as the light part says (one byte here); all of it for nil or more.
+        let start = try #require(try states.load(user: "u2", name: "blend", heavy: .prefix { $0 == [4] ? 1 : nil }))
+        #expect(start.heavy == [5] && start.heavyIsPrefix && start.bytes == [4])
+        #expect(storeError { try states.save(start) }?.code == .invalidRequest, "the start of a heavy part cannot be saved")
+        for length: Int? in [nil, 2, 9] {
+            let all = try #require(try states.load(user: "u2", name: "blend", heavy: .prefix { _ in length }))
+            #expect(all == split && !all.heavyIsPrefix, "prefix \(String(describing: length))")
+        }
         #expect(storeError { try states.save(state("u3", [], high: 0)) }?.code == .database, "empty bytes break a CHECK")
         #expect(try states.list().map { "\($0.user) \($0.bytes)" } == ["u1 3", "u2 3"])
         #expect(try states.delete(user: "u2", name: nil) == 1)

@@ -13,11 +13,14 @@ struct ByteWriter: Sendable {
     var split = false
     /// Those parts, in the order they were written, when `split`.
     private(set) var heavy: [UInt8] = []
+    /// Where the tail of `heavy` starts (`writeHeavyTail`), when `split` and a tail was written.
+    private(set) var heavyTailStart: Int?
 
     init() {}
 
     /// Writes `body`'s bytes to `heavy` when `split`, else inline.
     mutating func writeHeavy(_ body: (inout ByteWriter) -> Void) {
+        precondition(heavyTailStart == nil, "the heavy part's tail is written last")
         guard split else {
             body(&self)
             return
@@ -26,6 +29,15 @@ struct ByteWriter: Sendable {
         part.version = version
         body(&part)
         heavy.append(contentsOf: part.bytes)
+    }
+
+    /// `writeHeavy` for the tail of the heavy part: what even a query that explains (and so reads the
+    /// logs' records) does not read, the blend's training rows. It is written last, at most once, so
+    /// the heavy part before it can be read alone (`ModelArchive.decodeWithoutTail`).
+    mutating func writeHeavyTail(_ body: (inout ByteWriter) -> Void) {
+        let start = heavy.count
+        writeHeavy(body)
+        if split { heavyTailStart = start }
     }
 
     mutating func write(_ value: UInt8) { bytes.append(value) }
@@ -105,6 +117,8 @@ struct ByteReader: Sendable {
         case whole
         /// From the heavy part of a split archive, read in step with the light one.
         case heavy(HeavyReader)
+        /// From the heavy part read without its tail (`ByteWriter.writeHeavyTail`): the tail reads nothing.
+        case heavyWithoutTail(HeavyReader)
         /// Nowhere: the light part read alone, for scoring only.
         case lightOnly
         /// A light part read alone (the summaries of the parts left out precede where they would be).
@@ -125,8 +139,15 @@ struct ByteReader: Sendable {
         switch parts {
         case .whole: return try body(&self)
         case .lightOnly: return nil
-        case let .heavy(box): return try body(&box.reader)
+        case let .heavy(box), let .heavyWithoutTail(box): return try body(&box.reader)
         }
+    }
+
+    /// Reads with `body` what `ByteWriter.writeHeavyTail` wrote. - Returns: nil when the heavy part was
+    /// read without its tail, or the light part alone.
+    mutating func readHeavyTail<T>(_ body: (inout ByteReader) throws(ModelFormatError) -> T) throws(ModelFormatError) -> T? {
+        if case .heavyWithoutTail = parts { return nil }
+        return try readHeavy(body)
     }
 
     init(_ bytes: [UInt8], offset: Int = 0, end: Int? = nil) {

@@ -64,7 +64,8 @@ protocol ArchivedModel: PersistentModel {
 ///
 ///     "PRXM" | format version (UInt16) | kind (UInt32 length + UTF-8) |
 ///     [parts (UInt8), version 9 on] | payload length (UInt64) | payload |
-///     [heavy part length (UInt64) | heavy part checksum (UInt64), when parts is 1] |
+///     [heavy part length (UInt64) | heavy part checksum (UInt64) |
+///      [length (UInt64) and checksum (UInt64) of the heavy part before its tail, version 12 on], when parts is 1] |
 ///     checksum of everything before it (UInt64)
 ///
 /// The checksum is `FNV1a64.laneHash` from version 6 on, `FNV1a64.hash` in
@@ -86,11 +87,15 @@ protocol ArchivedModel: PersistentModel {
 /// `DayHistory`); a blend saved earlier is refused (the engine refits it).
 /// Version 11 adds the blend's weight on no value of a state key (`BlendFeature.profileAbsence`); a
 /// blend saved earlier is refused (the engine refits it).
+/// Version 12 moves the blend's training rows to the end of the payload, and so to the tail of a
+/// heavy part, after the logs' records; the light part also holds the length and checksum of the heavy
+/// part before that tail, so a query that explains (reads the logs) reads that prefix alone
+/// (`decodeWithoutTail`). Version 11 states load as they are.
 /// All integers little-endian. The file write itself (temporary file, then
 /// rename) is the caller's job; this type only makes and checks bytes.
 package enum ModelArchive {
     package static let magic: [UInt8] = Array("PRXM".utf8)
-    package static let formatVersion = 11
+    package static let formatVersion = 12
     package static let oldestReadableVersion = 5
 
     static func checksum(_ bytes: ArraySlice<UInt8>, version: Int) -> UInt64 {
@@ -119,6 +124,11 @@ package enum ModelArchive {
         if split {
             writer.write(UInt64(payload.heavy.count))
             writer.write(checksum(payload.heavy[...], version: version))
+            if version >= 12 {
+                let prefix = payload.heavy[..<(payload.heavyTailStart ?? payload.heavy.count)]
+                writer.write(UInt64(prefix.count))
+                writer.write(checksum(prefix, version: version))
+            }
         }
         writer.write(checksum(writer.bytes[...], version: version))
         return (writer.bytes, payload.heavy)
@@ -130,7 +140,12 @@ package enum ModelArchive {
         case whole(heavy: [UInt8]?)
         /// A split archive's light part alone, for scoring only (a whole archive reads whole).
         case lightAlone
+        /// A split archive's light part and `prefix`, its heavy part before the tail (version 12 on).
+        case withoutTail(prefix: [UInt8])
     }
+
+    /// The size of a split archive's trailer, before the final checksum.
+    static func splitTrailerSize(version: Int) -> Int { version >= 12 ? 32 : 16 }
 
     /// Checks the envelope (and a heavy part against the light part's length and checksum).
     /// - Returns: the kind and a reader positioned on the payload.
@@ -145,7 +160,7 @@ package enum ModelArchive {
         let kind = try reader.readString("kind")
         let split = version >= 9 ? try reader.readBool("parts") : false
         let length = try reader.read(UInt64.self, "payload length")
-        let trailerSize = split ? 24 : 8
+        let trailerSize = (split ? splitTrailerSize(version: version) : 0) + 8
         guard length <= UInt64(reader.remaining), reader.remaining - Int(length) >= trailerSize else {
             throw .truncated(field: "payload", offset: reader.offset)
         }
@@ -154,6 +169,9 @@ package enum ModelArchive {
         var trailer = ByteReader(bytes, offset: payloadEnd)
         let heavyLength = split ? try trailer.read(UInt64.self, "heavy part length") : 0
         let heavyChecksum = split ? try trailer.read(UInt64.self, "heavy part checksum") : 0
+        let hasPrefix = split && version >= 12
+        let prefixLength = hasPrefix ? try trailer.read(UInt64.self, "heavy prefix length") : heavyLength
+        let prefixChecksum = hasPrefix ? try trailer.read(UInt64.self, "heavy prefix checksum") : heavyChecksum
         let checked = trailer.offset
         let stored = try trailer.read(UInt64.self, "checksum")
         let computed = checksum(bytes[0 ..< checked], version: version)
@@ -164,8 +182,17 @@ package enum ModelArchive {
         switch (split, reading) {
         case (false, .lightAlone), (false, .whole(heavy: nil)):
             break
-        case (false, .whole(heavy: .some)):
+        case (false, .whole(heavy: .some)), (false, .withoutTail):
             throw .invalid(field: "heavy part", reason: "given for a model saved in one piece")
+        case let (true, .withoutTail(prefix)) where hasPrefix:
+            guard prefixLength <= heavyLength, UInt64(prefix.count) == prefixLength, checksum(prefix[...], version: version) == prefixChecksum else {
+                throw .invalid(field: "heavy part", reason: "not the start of the one saved with this light part (\(prefix.count) bytes, \(prefixLength) expected, or another checksum)")
+            }
+            var heavyReader = ByteReader(prefix)
+            heavyReader.version = version
+            payload.parts = .heavyWithoutTail(ByteReader.HeavyReader(heavyReader))
+        case (true, .withoutTail):
+            throw .invalid(field: "heavy part", reason: "read without its tail from a model saved in format \(version), before 12")
         case (true, .lightAlone):
             payload.parts = .lightOnly
         case (true, .whole(heavy: nil)):
@@ -184,8 +211,11 @@ package enum ModelArchive {
     /// Throws unless every byte of the payload and of a heavy part was read.
     static func checkFullyRead(_ payload: ByteReader) throws(ModelFormatError) {
         guard payload.remaining == 0 else { throw .invalid(field: "payload", reason: "\(payload.remaining) unread bytes") }
-        if case let .heavy(box) = payload.parts, box.reader.remaining > 0 {
-            throw .invalid(field: "heavy part", reason: "\(box.reader.remaining) unread bytes")
+        switch payload.parts {
+        case let .heavy(box), let .heavyWithoutTail(box):
+            guard box.reader.remaining == 0 else { throw .invalid(field: "heavy part", reason: "\(box.reader.remaining) unread bytes") }
+        case .whole, .lightOnly:
+            break
         }
     }
 
@@ -217,6 +247,35 @@ package enum ModelArchive {
     /// - Throws: `ModelFormatError` as `decodeAny`.
     package static func decodeForScoring(_ bytes: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
         try decodeAny(bytes, .lightAlone)
+    }
+
+    /// The light part of a split model with `heavyPrefix`, the start of its heavy part that
+    /// `heavyPrefixLength(of:)` gives: a model that scores and explains moments at or after its newest
+    /// learned event. Its blend has no training rows, so it must not learn, unlearn, refit or be saved.
+    /// - Throws: `ModelFormatError` as `decodeAny`, also for a state saved before format 12 (read it whole)
+    ///   or a prefix of another save.
+    ///
+    /// ```swift
+    /// let (light, heavy) = model.serializedParts()
+    /// let prefix = Array(heavy.prefix(ModelArchive.heavyPrefixLength(of: light) ?? heavy.count))
+    /// let explaining = try ModelArchive.decodeWithoutTail(light, heavyPrefix: prefix)
+    /// ```
+    package static func decodeWithoutTail(_ bytes: [UInt8], heavyPrefix: [UInt8]) throws(ModelFormatError) -> any PersistentModel {
+        try decodeAny(bytes, .withoutTail(prefix: heavyPrefix))
+    }
+
+    /// How many bytes at the start of the heavy part `decodeWithoutTail` reads, from the light part's
+    /// trailer (its checksum is checked when the model is decoded, not here).
+    /// - Returns: nil for anything but the light part of a split model saved in format 12 or later.
+    package static func heavyPrefixLength(of bytes: [UInt8]) -> Int? {
+        guard bytes.count >= magic.count + 2, Array(bytes[0 ..< magic.count]) == magic else { return nil }
+        var reader = ByteReader(bytes, offset: magic.count)
+        guard let version = try? Int(reader.read(UInt16.self, "format version")), (12 ... formatVersion).contains(version),
+              (try? reader.readString("kind")) != nil, (try? reader.readBool("parts")) == true,
+              bytes.count >= 8 + splitTrailerSize(version: version) + reader.offset else { return nil }
+        var trailer = ByteReader(bytes, offset: bytes.count - 8 - 16)
+        guard let length = try? trailer.read(UInt64.self, "heavy prefix length"), length <= UInt64(Int.max) else { return nil }
+        return Int(length)
     }
 
     /// Whether `bytes` are the light part of a split model (false for anything else, a foreign file included).

@@ -73,11 +73,13 @@ extension BlendModel: ArchivedModel {
     func encodePayload(into writer: inout ByteWriter) {
         configuration.encode(into: &writer)
         writer.write(weights)
-        writer.writeHeavy { heavy in
+        // The training rows come last from format 12 on: in a split archive, the heavy part's tail.
+        func writeRows(_ heavy: inout ByteWriter) {
             heavy.write(rows.values)
             heavy.write(rows.candidateCounts)
             heavy.write(rows.labels)
         }
+        if writer.version < 12 { writer.writeHeavy(writeRows) }
         writer.write(eventsSinceWeightFit)
         writer.write(eventsSinceGuard)
         profile.encodePayload(into: &writer)
@@ -96,6 +98,7 @@ extension BlendModel: ArchivedModel {
         }
         usage.encode(into: &writer)
         weightGuard.encode(into: &writer)
+        if writer.version >= 12 { writer.writeHeavyTail(writeRows) }
     }
 
     init(payload reader: inout ByteReader) throws(ModelFormatError) {
@@ -107,14 +110,12 @@ extension BlendModel: ArchivedModel {
         guard weights.count == BlendFeature.count, weights.allSatisfy(\.isFinite) else {
             throw .invalid(field: "blend.weights", reason: "expected \(BlendFeature.count) finite weights, found \(weights.count)")
         }
-        // A light part read alone has no rows: the model scores, it does not refit.
-        let (values, candidateCounts, labels) = try reader.readHeavy { heavy throws(ModelFormatError) in
+        // A light part read alone, or with its heavy part's tail left out, has no rows: the model scores
+        // (and explains), it does not refit.
+        func readRows(_ heavy: inout ByteReader) throws(ModelFormatError) -> ([Float], [Int], [Int]) {
             (try heavy.readFloats("blend.rows.values"), try heavy.readInts("blend.rows.candidates"), try heavy.readInts("blend.rows.labels"))
-        } ?? ([], [], [])
-        guard candidateCounts.count == labels.count,
-              zip(candidateCounts, labels).allSatisfy({ $0 > 0 && $0 <= 1 << 24 && (0 ..< $0).contains($1) }),
-              candidateCounts.reduce(0, +) * BlendFeature.count == values.count
-        else { throw .invalid(field: "blend.rows", reason: "row shapes do not match their values") }
+        }
+        var rows = reader.version < 12 ? try reader.readHeavy(readRows) : nil
         let sinceFit = try reader.readInt("blend.eventsSinceWeightFit")
         let sinceGuard = try reader.readInt("blend.eventsSinceGuard")
         let profile = try ProfileModel(payload: &reader)
@@ -130,6 +131,12 @@ extension BlendModel: ArchivedModel {
         // The usage state is saved as it is (replaying every event to rebuild it would cost O(events) per load).
         let usage = try UsageTracker(reader: &reader, targets: profile.space.targetCount)
         let weightGuard = try WeightGuard(reader: &reader)
+        if reader.version >= 12 { rows = try reader.readHeavyTail(readRows) }
+        let (values, candidateCounts, labels) = rows ?? ([], [], [])
+        guard candidateCounts.count == labels.count,
+              zip(candidateCounts, labels).allSatisfy({ $0 > 0 && $0 <= 1 << 24 && (0 ..< $0).contains($1) }),
+              candidateCounts.reduce(0, +) * BlendFeature.count == values.count
+        else { throw .invalid(field: "blend.rows", reason: "row shapes do not match their values") }
         self.init(configuration: configuration, profile: profile, logistic: logistic, weights: weights,
                   rows: BlendRows(values: values, candidateCounts: candidateCounts, labels: labels), usage: usage)
         eventsSinceWeightFit = sinceFit

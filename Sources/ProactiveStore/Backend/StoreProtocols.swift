@@ -150,6 +150,34 @@ extension PrivacyStore {
     public func applyRetention(now: Date) throws(StoreError) -> RetentionReport { try applyRetention(now: now, bulk: true) }
 }
 
+/// How much of a saved state's heavy part `ModelStateStore.load` reads with its light part, in the same
+/// transaction.
+///
+/// ```swift
+/// let saved = try states.load(user: "me", name: "blend", heavy: .prefix { light in ModelArchive.heavyPrefixLength(of: light) })
+/// ```
+public enum HeavyPartRead: Sendable {
+    /// None: the light part alone (`SavedModelState.hasHeavyPart` says whether there is more).
+    case none
+    /// All of it.
+    case whole
+    /// Its first `length(light)` bytes, the number the light part gives (`SavedModelState.heavyIsPrefix`
+    /// when they are fewer than the stored part's); all of it when `length` gives nil.
+    case prefix(@Sendable (_ light: [UInt8]) -> Int?)
+
+    /// Whether any of the heavy part is read.
+    package var readsHeavyPart: Bool {
+        if case .none = self { return false }
+        return true
+    }
+
+    /// How many bytes of the heavy part to read, given the light part: nil for all of it.
+    package func prefixLength(light: [UInt8]) -> Int? {
+        if case let .prefix(length) = self { return length(light) }
+        return nil
+    }
+}
+
 /// Saved live model states, the erasure journal and the reads a state needs
 /// to catch up with the store. Saving is a compare-and-set on the state's
 /// key: a state is written only when it is at least as far along (high-water
@@ -157,11 +185,11 @@ extension PrivacyStore {
 /// stale holder can never write back erased data or overwrite a newer state.
 ///
 /// ```swift
-/// if let saved = try states.load(user: "me", name: "blend", withHeavyPart: false) { … }
+/// if let saved = try states.load(user: "me", name: "blend", heavy: .none) { … }
 /// ```
 public protocol ModelStateStore: Sendable {
-    /// The saved state, or nil; without `withHeavyPart` only the light part is read.
-    func load(user: String, name: String, withHeavyPart: Bool) throws(StoreError) -> SavedModelState?
+    /// The saved state, or nil; `heavy` says how much of a heavy part is read with the light one.
+    func load(user: String, name: String, heavy: HeavyPartRead) throws(StoreError) -> SavedModelState?
     /// Saves `state` when the compare-and-set allows it; false when a newer one is stored.
     @discardableResult
     func save(_ state: SavedModelState) throws(StoreError) -> Bool
@@ -190,7 +218,11 @@ public protocol ModelStateStore: Sendable {
 extension ModelStateStore {
     /// The whole saved state (both parts), or nil.
     public func load(user: String, name: String) throws(StoreError) -> SavedModelState? {
-        try load(user: user, name: name, withHeavyPart: true)
+        try load(user: user, name: name, heavy: .whole)
+    }
+    /// The saved state, or nil; without `withHeavyPart` only the light part is read.
+    public func load(user: String, name: String, withHeavyPart: Bool) throws(StoreError) -> SavedModelState? {
+        try load(user: user, name: name, heavy: withHeavyPart ? .whole : .none)
     }
     /// Deletes every state of the user.
     @discardableResult

@@ -43,10 +43,14 @@ public struct SavedModelState: Sendable, Equatable {
     /// The model in one piece, or the light part of a model saved in two (`PersistentModel.serializedParts()`).
     public var bytes: [UInt8]
     /// The heavy part of a model saved in two (`model_state_heavy`); nil for one saved in one piece, or read
-    /// without it (`SQLiteModelStateStore.load(user:name:withHeavyPart:)`, then `hasHeavyPart` says whether it has one).
+    /// without it (`ModelStateStore.load(user:name:heavy:)`, then `hasHeavyPart` says whether it has one), or its
+    /// start alone (`heavyIsPrefix`).
     public var heavy: [UInt8]?
     /// Whether the stored row has a heavy part (true also when it was not read).
     public var hasHeavyPart: Bool
+    /// Whether `heavy` is only the start of the stored heavy part (`HeavyPartRead.prefix`): such a state
+    /// cannot be saved.
+    public var heavyIsPrefix = false
     /// What ranking needs per target (the engine's target catalogue, text).
     public var catalogue: String
     public var key: ModelStateKey
@@ -109,10 +113,10 @@ package struct SQLiteModelStateStore: Sendable {
     // MARK: States
 
     /// The saved state, or nil. Both parts of a model saved in two are read in one transaction (and written in
-    /// one), so they are always of the same save; without `withHeavyPart` only the light part is read
+    /// one), so they are always of the same save; `heavy` says how much of the heavy part is read: none
     /// (`hasHeavyPart` then says whether there is another part, which the caller must read again together with
-    /// the light one, never alone).
-    package func load(user: String, name: String, withHeavyPart: Bool = true) throws(StoreError) -> SavedModelState? {
+    /// the light one, never alone), all of it, or its start (`heavyIsPrefix`).
+    package func load(user: String, name: String, heavy read: HeavyPartRead = .whole) throws(StoreError) -> SavedModelState? {
         try StoreError.wrap("reading the \(name) model state of user \(user)") {
             try database.writer.read { db in
                 // A cursor's row reads SQLite's own buffer: the state (megabytes for a heavy user) is copied
@@ -126,15 +130,18 @@ package struct SQLiteModelStateStore: Sendable {
                 guard let row = try rows.next() else { return nil }
                 let bytes = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                 var heavy: [UInt8]?
-                if withHeavyPart, row[10] as Bool {
-                    let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM model_state_heavy WHERE user = ? AND name = ?", arguments: [user, name])
-                    heavy = try rowid.map { try Self.readBlob(db, table: "model_state_heavy", column: "heavy", rowid: $0) }
+                var heavyIsPrefix = false
+                if read.readsHeavyPart, row[10] as Bool,
+                   let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM model_state_heavy WHERE user = ? AND name = ?", arguments: [user, name]) {
+                    (heavy, heavyIsPrefix) = try Self.readBlob(db, table: "model_state_heavy", column: "heavy", rowid: rowid,
+                                                               prefix: read.prefixLength(light: bytes))
                 }
                 let key = ModelStateKey(highWater: row[1], erasureMark: row[2], donationCount: row[3], definitionsDigest: row[4],
                                         focusDigest: row[5], options: row[6])
                 var state = SavedModelState(user: user, name: name, bytes: bytes, heavy: heavy, catalogue: row[9], key: key,
                                             trainedAt: Date(millisecondsSince1970: row[7]), savedAt: Date(millisecondsSince1970: row[8]))
                 state.hasHeavyPart = row[10]
+                state.heavyIsPrefix = heavyIsPrefix
                 return state
             }
         }
@@ -142,17 +149,19 @@ package struct SQLiteModelStateStore: Sendable {
 
     /// The bytes of a blob, read straight from the database pages into the array (SQLite's incremental blob
     /// I/O): selecting the column would first assemble the blob in a buffer of SQLite's own, megabytes of
-    /// fresh memory for a heavy user's state, and copy it again.
+    /// fresh memory for a heavy user's state, and copy it again. With `prefix`, its first `prefix` bytes.
+    /// - Returns: the bytes, and whether they are fewer than the blob's.
     /// - Throws: `DatabaseError` when the row is gone or the read fails.
-    static func readBlob(_ db: Database, table: String, column: String, rowid: Int64) throws -> [UInt8] {
+    static func readBlob(_ db: Database, table: String, column: String, rowid: Int64, prefix: Int? = nil) throws -> (bytes: [UInt8], isPrefix: Bool) {
         var blob: OpaquePointer?
         let opened = sqlite3_blob_open(db.sqliteConnection, "main", table, column, rowid, 0, &blob)
         defer { sqlite3_blob_close(blob) }
         guard opened == SQLITE_OK, let blob else {
             throw DatabaseError(resultCode: ResultCode(rawValue: opened), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
-        let length = Int(sqlite3_blob_bytes(blob))
-        return try [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+        let whole = Int(sqlite3_blob_bytes(blob))
+        let length = min(whole, max(prefix ?? whole, 0))
+        return (try [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             if length > 0 {
                 let read = sqlite3_blob_read(blob, buffer.baseAddress, Int32(length), 0)
                 guard read == SQLITE_OK else {
@@ -160,7 +169,7 @@ package struct SQLiteModelStateStore: Sendable {
                 }
             }
             count = length
-        }
+        }, length < whole)
     }
 
     /// Saves `state` unless the stored one is further along for the same inputs, or `state` still holds
@@ -185,8 +194,8 @@ package struct SQLiteModelStateStore: Sendable {
     }
 
     static func save(_ state: SavedModelState, _ db: Database) throws -> Bool {
-        guard state.heavy != nil || !state.hasHeavyPart else {
-            throw StoreError(.invalidRequest, "the \(state.name) model state of user \(state.user) was read without its heavy part; it cannot be saved")
+        guard state.heavy != nil || !state.hasHeavyPart, !state.heavyIsPrefix else {
+            throw StoreError(.invalidRequest, "the \(state.name) model state of user \(state.user) was read without all of its heavy part; it cannot be saved")
         }
         if try !hasUnlearnedEveryErasure(state, db) { return false }
         if let row = try Row.fetchOne(db, sql: """

@@ -282,6 +282,51 @@ struct PersistenceTests {
             }
         }
         #expect(try read([]).isEmpty)
+        // Each field is checked where it lies: an index out of range, a weight that is not positive, a cut record.
+        func corrupt(_ change: (inout [UInt8]) -> Void) throws(ModelFormatError) -> EventLog {
+            var bytes = ByteWriter()
+            EventLog(events: ordered, space: space).encode(into: &bytes, space: space)
+            var raw = bytes.bytes
+            change(&raw)
+            var reader = ByteReader(raw)
+            return try EventLog(reader: &reader, space: space)
+        }
+        #expect(throws: ModelFormatError.invalid(field: "log.target", reason: "index 7 outside 0..<2")) { try corrupt { $0[8] = 7 } }
+        #expect(throws: ModelFormatError.invalid(field: "log.utcOffset", reason: "flag byte 2 is neither 0 nor 1")) { try corrupt { $0[8 + 12] = 2 } }
+        #expect(throws: ModelFormatError.invalid(field: "log.weight", reason: "must be positive")) {
+            try corrupt { raw in for i in 0 ..< 8 { raw[8 + 21 + 4 * Int(raw[8 + 17]) + i] = 0 } }  // after the first record's columns
+        }
+        #expect(throws: ModelFormatError.self) { try corrupt { $0.removeLast() } }
+    }
+
+    /// Format 12 writes the blend's training rows last, at the end of the heavy part, and keeps the length and
+    /// checksum of what comes before them: that prefix reads alone into a model that scores and explains as
+    /// the whole one, without rows. A prefix of another length, or from a format-11 state, is refused; format-11
+    /// states still load whole, with their rows.
+    @Test func theHeavyPartReadsWithoutItsRows() throws {
+        let model = try BlendModel(serialized: Self.bytes)
+        #expect(!model.rows.labels.isEmpty)
+        let (light, heavy) = model.serializedParts()
+        let length = try #require(ModelArchive.heavyPrefixLength(of: light))
+        #expect(length > 0 && length < heavy.count)
+        let prefix = Array(heavy.prefix(length))
+        let explaining = try #require(try ModelArchive.decodeWithoutTail(light, heavyPrefix: prefix) as? BlendModel)
+        #expect(explaining.rows.labels.isEmpty && explaining.profile.log.count == model.profile.log.count)
+        for day in [13, 14] {
+            let at = Fixtures.moment(day: day, hour: 8.2, recent: [])
+            #expect(explaining.distribution(at: at).probabilities == model.distribution(at: at).probabilities)
+            let targets = model.distribution(at: at).top(3).map(\.target)
+            #expect(explaining.reasons(for: targets, at: at, describe: \.rawValue, limit: 3).map { $0.map(\.text) }
+                    == model.reasons(for: targets, at: at, describe: \.rawValue, limit: 3).map { $0.map(\.text) })
+        }
+        #expect { try ModelArchive.decodeWithoutTail(light, heavyPrefix: Array(prefix.dropLast())) } throws: {
+            "\($0)".contains("not the start of the one saved with this light part")
+        }
+        let (oldLight, oldHeavy) = ModelArchive.encodeParts(model, version: 11, split: true)
+        #expect(ModelArchive.heavyPrefixLength(of: oldLight) == nil && ModelArchive.heavyPrefixLength(of: Self.bytes) == nil)
+        #expect { try ModelArchive.decodeWithoutTail(oldLight, heavyPrefix: oldHeavy) } throws: { "\($0)".contains("before 12") }
+        let old = try #require(try ModelArchive.decodeAny(oldLight, heavy: oldHeavy) as? BlendModel)
+        #expect(old.rows == model.rows && old.serialized() == model.serialized())
     }
 
     @Test func laneHashSeesEveryByte() {
