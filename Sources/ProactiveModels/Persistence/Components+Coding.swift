@@ -189,30 +189,57 @@ extension EventLog {
         }
     }
 
-    /// Scans `count` records (see `init(reader:space:)`). - Returns: nil for none.
+    /// Scans `count` records (see `init(reader:space:)`), checking each as `readRecord` does, in place (the
+    /// layout `visitUses` reads). The records are kept as read: without a copy when they are all of the
+    /// reader's bytes (a heavy part read without its tail, whose records are the one log). - Returns: nil for none.
     private static func scan(_ reader: inout ByteReader, count: Int, space: FeatureSpace) throws(ModelFormatError) -> SavedEvents? {
         let start = reader.offset
-        var targetCounts = [Int](repeating: 0, count: space.targetCount)
-        var columnUses = [Int](repeating: 0, count: space.contextCount)
+        let bytes = reader.bytes
+        let (targets, contexts) = (space.targetCount, space.contextCount)
+        var targetCounts = [Int](repeating: 0, count: targets)
+        var columnUses = [Int](repeating: 0, count: contexts)
+        var failure: ModelFormatError?
         // The scan builds no event (no context array per record): a record is read in full only to
         // order two events of the same time, and for the newest one.
-        var previousStart = start
-        var previousTime = -Double.infinity
-        for position in 0 ..< count {
-            let recordStart = reader.offset
-            let (target, time) = try Self.visitRecord(&reader, space: space) { columnUses[$0] += 1 }
-            targetCounts[target] += 1
-            // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
-            if position > 0, time <= previousTime,
-               time < previousTime || EventLog.precedes(Self.record(reader.bytes, at: recordStart, space),
-                                                         Self.record(reader.bytes, at: previousStart, space), space) {
-                throw .invalid(field: "log", reason: "events are not in canonical order (at \(position))")
+        var (at, previousStart, previousTime) = (start, start, -Double.infinity)
+        bytes.withUnsafeBytes { raw in
+            let end = start + reader.remaining
+            for position in 0 ..< count {
+                guard end - at >= 29 else { return failure = .truncated(field: "log.record", offset: at) }
+                let target = Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int32.self)))
+                guard (0 ..< targets).contains(target) else {
+                    return failure = .invalid(field: "log.target", reason: "index \(target) outside 0..<\(targets)")
+                }
+                let time = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self)))
+                guard time.isFinite else { return failure = .invalid(field: "log.time", reason: "not finite") }
+                guard raw[at + 12] <= 1 else { return failure = .invalid(field: "log.utcOffset", reason: "flag byte \(raw[at + 12]) is neither 0 nor 1") }
+                let columnCount = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 17, as: UInt32.self)))
+                guard columnCount <= contexts else { return failure = .invalid(field: "log.context", reason: "too many values") }
+                guard end - at >= 29 + 4 * columnCount else { return failure = .truncated(field: "log.context", offset: at + 21) }
+                for slot in 0 ..< columnCount {
+                    let index = Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 21 + 4 * slot, as: Int32.self)))
+                    guard (0 ..< contexts).contains(index) else {
+                        return failure = .invalid(field: "log.context", reason: "column \(index) outside 0..<\(contexts)")
+                    }
+                    columnUses[index] += 1
+                }
+                let weight = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 21 + 4 * columnCount, as: UInt64.self)))
+                guard weight.isFinite, weight > 0 else { return failure = .invalid(field: "log.weight", reason: "must be positive") }
+                targetCounts[target] += 1
+                // Saved logs are in canonical order: checking costs O(n), sorting again O(n log n).
+                if position > 0, time <= previousTime,
+                   time < previousTime || EventLog.precedes(Self.record(bytes, at: at, space), Self.record(bytes, at: previousStart, space), space) {
+                    return failure = .invalid(field: "log", reason: "events are not in canonical order (at \(position))")
+                }
+                (previousStart, previousTime) = (at, time)
+                at += 29 + 4 * columnCount
             }
-            (previousStart, previousTime) = (recordStart, time)
         }
+        if let failure { throw failure }
+        _ = try reader.take(at - start, "log")
         guard count > 0 else { return nil }
-        let last = Self.record(reader.bytes, at: previousStart, space)
-        let records = Array(reader.bytes[start ..< reader.offset])
+        let last = Self.record(bytes, at: previousStart, space)
+        let records = start == 0 && at == bytes.count ? bytes : Array(bytes[start ..< at])
         return SavedEvents(records: records, count: count, last: last, targetCounts: targetCounts, columnUses: columnUses) { records, count in
             // Checked when read: decoding the same bytes again cannot fail.
             var again = ByteReader(records)
