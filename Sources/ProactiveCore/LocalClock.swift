@@ -22,9 +22,15 @@ public struct LocalClock: Sendable, Hashable {
         /// Local days since 1970-01-01.
         public var day: Int
         public var isWeekend: Bool { weekday >= 5 }
+
+        @inlinable
+        public init(minuteOfDay: Double, weekday: Int, day: Int) {
+            (self.minuteOfDay, self.weekday, self.day) = (minuteOfDay, weekday, day)
+        }
     }
 
     /// The UTC offset (seconds) that applies to `date`.
+    @inlinable  // read per logged use by the reasons and the signals: worth inlining across modules
     public func offset(at date: Date, writtenOffset: Int?) -> Int {
         if let timeZone { return timeZone.secondsFromGMT(for: date) }
         return writtenOffset ?? 0
@@ -47,6 +53,7 @@ public struct LocalClock: Sendable, Hashable {
         return real?.instant ?? Date(timeIntervalSince1970: midnight - Double(before))
     }
 
+    @inlinable
     public func read(_ date: Date, writtenOffset: Int? = nil) -> Reading {
         let local = date.timeIntervalSince1970 + Double(offset(at: date, writtenOffset: writtenOffset))
         let day = Int((local / 86_400).rounded(.down))

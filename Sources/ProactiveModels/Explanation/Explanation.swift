@@ -112,6 +112,9 @@ extension ProfileModel: ExplainableModel {
 /// uses.uses(of: mail, inDays: 14, nearTime: true)   // opens of the last 14 days within 90 minutes of now
 /// uses.habitWindow(of: mail)                         // "09:00-09:20"
 /// ```
+///
+/// Only the uses the reasons read are kept: those within 90 minutes of the moment's time of day, and
+/// every use of the last `recentDays` (so `uses(of:inDays:nearTime: false)` counts at most that far back).
 struct MomentUses {
     /// The moment's time (seconds since 1970) and its minute of the day on the user's clock.
     let end: Double
@@ -137,31 +140,39 @@ struct MomentUses {
         self.slot = slot
         var times = [[Double]](repeating: [], count: asked)
         var weights = times, minutes = times
-        let end = end
+        let (end, now) = (end, now)
+        let recentStart = end - Self.recentDays * 86_400
         profile.log.forEachUse(of: slot.map { $0 >= 0 }) { use in
             guard use.time <= end else { return }
+            let minute = clock.read(use.date, writtenOffset: use.utcOffset).minuteOfDay
+            guard use.time >= recentStart || Self.isNear(minute, now) else { return }
             let s = slot[use.target.rawValue]
             times[s].append(use.time)
             weights[s].append(use.weight)
-            minutes[s].append(clock.read(use.date, writtenOffset: use.utcOffset).minuteOfDay)
+            minutes[s].append(minute)
         }
         (self.times, self.weights, self.minutes) = (times, weights, minutes)
     }
 
+    /// Whether a use at `minute` of the day is within 90 minutes of `now`, across midnight too.
+    private static func isNear(_ minute: Double, _ now: Double) -> Bool {
+        var delta = abs(minute - now)
+        if delta > 720 { delta = 1440 - delta }
+        return delta <= 90
+    }
+
     /// The uses of `target` (one of those gathered) in the `days` before the moment, counts included, summed
     /// newest first; with `nearTime`, only those within 90 minutes of the moment's time of day.
+    /// `days` is at most `recentDays` without `nearTime`.
     func uses(of target: TargetIndex, inDays days: Double, nearTime: Bool) -> Double {
+        precondition(nearTime || days <= Self.recentDays, "uses of every time of day are kept for \(Self.recentDays) days")
         guard target.rawValue < slot.count, slot[target.rawValue] >= 0 else { return 0 }
         let s = slot[target.rawValue]
         let start = end - days * 86_400
         var total = 0.0
         for i in times[s].indices.reversed() {
             if times[s][i] < start { break }
-            if nearTime {
-                var delta = abs(minutes[s][i] - now)
-                if delta > 720 { delta = 1440 - delta }
-                if delta > 90 { continue }
-            }
+            if nearTime, !Self.isNear(minutes[s][i], now) { continue }
             total += weights[s][i]
         }
         return total
@@ -189,9 +200,7 @@ struct MomentUses {
         near.sort()
         func quantile(_ q: Double) -> Double { near[Int((Double(near.count - 1) * q).rounded())] }
         func text(_ minute: Double, _ rule: FloatingPointRoundingRule) -> String {
-            let rounded = Int((minute / 5).rounded(rule)) * 5
-            let wrapped = ((rounded % 1440) + 1440) % 1440
-            return String(format: "%02d:%02d", wrapped / 60, wrapped % 60)
+            Timestamp.clock(minuteOfDay: Int((minute / 5).rounded(rule)) * 5)
         }
         let (low, high) = (text(quantile(0.25), .down), text(quantile(0.75), .up))
         return low == high ? "around \(low)" : "\(low)-\(high)"
@@ -199,6 +208,8 @@ struct MomentUses {
 
     /// Days of recent history that describe a habit's time when they hold enough of its uses (`habitWindow`).
     static let habitWindowDays = 14.0
+    /// Days back for which uses at any time of day are kept (`uses(of:inDays:nearTime:)`).
+    static let recentDays = 14.0
 }
 
 /// "12 min", "3 h", "2 days": a past span for a person.
