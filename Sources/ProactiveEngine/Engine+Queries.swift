@@ -167,7 +167,7 @@ extension Engine {
     public func predict(user: String, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:], k: Int = 4,
                         model choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> Prediction {
         let inputs = try inputs(for: user, choice)
-        let live = try scoringModel(inputs, at: date, explaining: true) ?? liveModel(inputs, now: now)
+        let live = try explainingModel(inputs, at: date, now: now)
         return try predict(live, at: date, utcOffset: utcOffset, context: context, k: k)
     }
 

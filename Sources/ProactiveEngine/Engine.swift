@@ -127,9 +127,15 @@ public struct Engine: Sendable {
 
     /// `liveModel(user:_:now:)` with the user's inputs read.
     func liveModel(_ inputs: UserInputs, now: Date) throws -> LiveModel {
+        try liveModel(inputs, saved: try states.load(user: inputs.user, name: inputs.choice.name), now: now)
+    }
+
+    /// `liveModel(_:now:)` from the user's saved state already read whole (nil: none is saved).
+    func liveModel(_ inputs: UserInputs, saved: SavedModelState?, now: Date) throws -> LiveModel {
+        precondition(saved.map { !$0.heavyIsPrefix && ($0.heavy != nil || !$0.hasHeavyPart) } ?? true, "a state read whole")
         let (user, choice) = (inputs.user, inputs.choice)
         var problem: String
-        if let saved = try states.load(user: user, name: choice.name) {
+        if let saved {
             let wanted = inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)
             if saved.key.isCompatible(with: wanted) {
                 do {
@@ -160,27 +166,54 @@ public struct Engine: Sendable {
     /// `LiveModel.scoringOnly`), when that is all they need: a state saved in two, fitted for the current
     /// inputs, with nothing stored or deleted since it was saved, whose newest event is not after `date`.
     /// Without `explaining`, the light part alone is read; with it, also the heavy part but its tail (the
-    /// training rows), which a state saved before model format 12 cannot give.
+    /// training rows), which a state saved before model format 12, or of a model without rows, cannot give.
     /// - Returns: nil when the whole state must be read (`liveModel`).
     func scoringModel(_ inputs: UserInputs, at date: Date, explaining: Bool = false) throws -> LiveModel? {
+        if case let .scoring(live) = try readForScoring(inputs, at: date, explaining: explaining) { return live }
+        return nil
+    }
+
+    /// `predict`'s model: `scoringModel(_:at:explaining: true)`, else the live model (`liveModel`), from the
+    /// same read when it gave the whole state (a model without training rows, or saved before format 12).
+    func explainingModel(_ inputs: UserInputs, at date: Date, now: Date) throws -> LiveModel {
+        switch try readForScoring(inputs, at: date, explaining: true) {
+        case let .scoring(live): return live
+        case let .whole(saved): return try liveModel(inputs, saved: saved, now: now)
+        case .neither: return try liveModel(inputs, now: now)
+        }
+    }
+
+    /// What `readForScoring` gave.
+    private enum ScoringRead {
+        /// A model for scoring (and explaining) only.
+        case scoring(LiveModel)
+        /// The whole saved state (nil: none is saved): a read for explaining that found no tail to leave out.
+        case whole(SavedModelState?)
+        /// Neither: the whole state must be read.
+        case neither
+    }
+
+    /// `scoringModel(_:at:explaining:)`, saying what the read gave when it is not a model for scoring.
+    private func readForScoring(_ inputs: UserInputs, at date: Date, explaining: Bool) throws -> ScoringRead {
         let read: HeavyPartRead = explaining ? .prefix { ModelArchive.heavyPrefixLength(of: $0) } : .none
-        guard let saved = try states.load(user: inputs.user, name: inputs.choice.name, heavy: read), saved.hasHeavyPart,
-              !explaining || saved.heavyIsPrefix,
-              saved.key.isCompatible(with: inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)) else { return nil }
+        let saved = try states.load(user: inputs.user, name: inputs.choice.name, heavy: read)
+        if explaining, saved.map({ !$0.heavyIsPrefix }) ?? true { return .whole(saved) }
+        guard let saved, saved.hasHeavyPart,
+              saved.key.isCompatible(with: inputs.key(highWater: 0, erasureMark: 0, donationCount: 0)) else { return .neither }
         let changes = try states.changes(ofUser: inputs.user, after: saved.key.highWater, erasuresAfter: saved.key.erasureMark)
         let decoded = explaining ? saved.heavy.flatMap { try? LiveModels.decodeForExplaining(saved.bytes, heavyPrefix: $0) }
             : try? LiveModels.decodeForScoring(saved.bytes)
         guard changes.added.isEmpty, changes.erased.isEmpty,
               let model = decoded,
               LiveModels.newestEventTime(model).map({ $0 <= date.timeIntervalSince1970 }) ?? false,
-              let catalogue = try? TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver) else { return nil }
+              let catalogue = try? TargetCatalogue(decoding: saved.catalogue, resolver: inputs.resolver) else { return .neither }
         var key = saved.key
         (key.highWater, key.erasureMark) = (changes.highWater, changes.erasureMark)
         var live = LiveModel(model: model, key: key, trainedAt: saved.trainedAt, inputs: inputs, catalogue: catalogue)
         live.scoringOnly = true
         live.explains = explaining
         try rememberLatest(&live)
-        return live
+        return .scoring(live)
     }
 
     /// The saved state read back and caught up with the store (see `catchUp`).

@@ -101,6 +101,11 @@ struct SplitStateTests {
             #expect(answer.suggestions.contains { !$0.why.isEmpty }, "the reasons read the log")
         }
         #expect(try engine.scoringModel(inputs, at: newest.addingTimeInterval(-3 * 3600), explaining: true) == nil, "an earlier moment reads it whole")
+        // A model without training rows has no tail to leave out: predict takes the state that one read gave, whole.
+        let profile = ModelChoice(name: "profile", timeZoneOverride: nil)
+        try engine.train(user: "me", profile)
+        let whole = try engine.explainingModel(try engine.inputs(for: "me", profile), at: newest, now: newest)
+        #expect(!whole.scoringOnly && whole.explains && whole.model.name == "profile")
     }
 
     /// A state saved in one piece (as format 8 saved every state; now in the current format, since a format-8
