@@ -154,12 +154,14 @@ struct MomentUses {
         (self.times, self.weights, self.minutes) = (times, weights, minutes)
     }
 
-    /// Whether a use at `minute` of the day is within 90 minutes of `now`, across midnight too.
-    private static func isNear(_ minute: Double, _ now: Double) -> Bool {
-        var delta = abs(minute - now)
-        if delta > 720 { delta = 1440 - delta }
-        return delta <= 90
+    /// `minute` of the day less `now`, across midnight the short way (in -720 ... 720).
+    private static func offset(_ minute: Double, from now: Double) -> Double {
+        let delta = minute - now
+        return delta > 720 ? delta - 1440 : delta < -720 ? delta + 1440 : delta
     }
+
+    /// Whether a use at `minute` of the day is within 90 minutes of `now`, across midnight too.
+    private static func isNear(_ minute: Double, _ now: Double) -> Bool { abs(offset(minute, from: now)) <= 90 }
 
     /// The uses of `target` (one of those gathered) in the `days` before the moment, counts included, summed
     /// newest first; with `nearTime`, only those within 90 minutes of the moment's time of day.
@@ -189,8 +191,7 @@ struct MomentUses {
         let recentStart = end - Self.habitWindowDays * 86_400
         var near: [Double] = [], recentNear: [Double] = []
         for i in times[s].indices {
-            var delta = minutes[s][i] - now
-            if delta > 720 { delta -= 1440 } else if delta < -720 { delta += 1440 }
+            let delta = Self.offset(minutes[s][i], from: now)
             guard abs(delta) <= 90 else { continue }
             near.append(now + delta)
             if times[s][i] >= recentStart { recentNear.append(now + delta) }
@@ -289,7 +290,7 @@ extension BlendModel: ExplainableModel {
         // this time"; an older one "usually HH:MM", its window on the user's clock.
         let rate = lift(.habitRate) + lift(.calendarLift)
         let nearAll = uses.uses(of: index, inDays: 3650, nearTime: true)
-        let nearRecent = uses.uses(of: index, inDays: 14, nearTime: true)
+        let nearRecent = uses.uses(of: index, inDays: MomentUses.recentDays, nearTime: true)
         let takenUpLately = nearRecent >= 2 && nearRecent * 2 >= nearAll
         if rate > 0, !takenUpLately {
             if let position = reasons.firstIndex(where: { $0.kind == .timeOfDay }) {
@@ -306,9 +307,9 @@ extension BlendModel: ExplainableModel {
             reasons.append(Reason(kind: .recency, text: "used \(spanText(seconds: age)) ago",
                                   weight: rankFeatures.reduce(0.0) { $0 + lift($1) }))
         }
-        let lately = uses.uses(of: index, inDays: 14, nearTime: false)
+        let lately = uses.uses(of: index, inDays: MomentUses.recentDays, nearTime: false)
         if lately >= 3 {
-            reasons.append(Reason(kind: .frequency, text: "used \(Int(lately)) times in the last 14 days",
+            reasons.append(Reason(kind: .frequency, text: "used \(Int(lately)) times in the last \(Int(MomentUses.recentDays)) days",
                                   weight: lift(.frecencyShort) + lift(.frecencyLong)))
         }
         if nearRecent >= 2 {
