@@ -235,35 +235,10 @@ package enum HabitRateSignal {
         guard let firstDay = history.firstDay else { return (flat, flat) }
         let low = max(firstDay, day - lookbackDays), high = day - 1
         guard high >= low else { return (flat, flat) }
-        let dayCount = high - low + 1
+        let table = DayTable.shared(low: low, day: day)
+        let dayCount = table.dayCount
         let familyCount = families.count
-
-        // Per past day: its cells, its evidence weight and (finer families) its recency weight (both read from
-        // tables of the same exponentials: `evidenceByAge`, `recencyBySeen`).
-        var cells = [Int32](repeating: 0, count: dayCount * familyCount)
-        var evidence = [Double](repeating: 0, count: dayCount)
-        cells.withUnsafeMutableBufferPointer { cells in
-            for i in 0 ..< dayCount { Self.cells(of: CalendarDay(day: low + i), into: cells.baseAddress! + i * familyCount) }
-        }
-        let evidenceByAge = Self.evidenceByAge, recencyBySeen = Self.recencyBySeen
-        for i in 0 ..< dayCount { evidence[i] = evidenceByAge[high - (low + i)] }
-        var recency = [Double](repeating: 0, count: dayCount * familyCount)
-        var seen = [Int](repeating: 0, count: families.map(\.cells).max()!)
-        for f in changeFamilies ..< familyCount {
-            for c in 0 ..< families[f].cells { seen[c] = 0 }
-            for i in stride(from: dayCount - 1, through: 0, by: -1) {
-                let c = Int(cells[i * familyCount + f])
-                recency[i * familyCount + f] = recencyBySeen[seen[c]]
-                seen[c] += 1
-            }
-        }
-        // Per past day: which stretch of the recent past it is in (0 oldest, `changeAges.count` the newest), for
-        // the change points.
-        var bin = [Int](repeating: 0, count: dayCount)
-        for i in 0 ..< dayCount {
-            let age = high - (low + i)
-            bin[i] = changeAges.firstIndex { age >= $0 } ?? changeAges.count
-        }
+        let cells = table.cells, evidence = table.evidence, recency = table.recency, bin = table.bin
 
         // The uses of the past days in the coming hour (their y) and, of the targets they are (the active ones,
         // each given a slot), the uses before the minute; then both grouped by slot (a counting sort), so each
@@ -317,12 +292,8 @@ package enum HabitRateSignal {
                 if t < targets, slotOf[t] >= 0 { usedToday[Int(slotOf[t])] = true }
             }
         }
-        let todayCells = UnsafeMutablePointer<Int32>.allocate(capacity: familyCount)
-        defer { todayCells.deallocate() }
-        Self.cells(of: CalendarDay(day: day), into: todayCells)
-
-        var evidenceTotal = 0.0
-        for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
+        let todayCells = table.todayCells
+        let evidenceTotal = table.evidenceTotal
         var useTotal = 0.0
         for w in useWeight { useTotal += w }
         // The y a use of the user's around this time adds per day: uses per hour around now, times a use's mean weight.
@@ -343,24 +314,10 @@ package enum HabitRateSignal {
         let logFamilyPrior = Self.logFamilyPrior, logHypothesisPrior = Self.logHypothesisPrior
         var base = [0.0, 0.0]
         var logBetaPrior = [0.0, 0.0]  // per a: logBeta(alpha, beta) of that a's every-day rate
-        // What a target never used before the minute on a past day (a = 0 every day) shares with every such
-        // target: per family, the evidence sums of each cell and stretch (its sums' N), and the recency total
-        // of today's cell (recent.n when not used yet today), summed in day order as the per-target loop sums
-        // them. Such a target's own sums then only add its days with a use in the hour (y > 0): a day with y = 0
-        // adds +0, which changes no sum.
-        var sharedSums = [[Double]](repeating: [], count: familyCount)
-        var sharedRecentN = [Double](repeating: 0, count: familyCount)
-        for f in 0 ..< familyCount {
-            let coarse = f < changeFamilies
-            let stretches = coarse ? bins : 1
-            var shared = [Double](repeating: 0, count: families[f].cells * 2 * stretches * 2)
-            for i in 0 ..< dayCount {
-                let cellA = Int(cells[i * familyCount + f]) * 2
-                shared[(cellA * stretches + (coarse ? bin[i] : 0)) * 2 + 1] += evidence[i]
-                if !coarse, cellA == Int(todayCells[f]) * 2 { sharedRecentN[f] += recency[i * familyCount + f] }
-            }
-            sharedSums[f] = shared
-        }
+        var logGammaAlpha = [0.0, 0.0]  // per a: lgamma(alpha), the first term of a cell's logBeta with no use (s = 0)
+        // What a target never used before the minute on a past day shares with every such target (`DayTable`): its
+        // own sums then only add its days with a use in the hour (y > 0); a day with y = 0 adds +0, which changes no sum.
+        let sharedSums = table.sharedSums, sharedRecentN = table.sharedRecentN
         for (slot, t) in active.enumerated() {
             for i in soonDays { y[i] = 0 }
             soonDays.removeAll(keepingCapacity: true)
@@ -399,7 +356,12 @@ package enum HabitRateSignal {
             let overall = (total.s + 0.05) / (total.n + 1)
             base[0] = min(max(((byA.0.s + overall) / (byA.0.n + 1)), 1e-6), 1 - 1e-6)
             base[1] = min(max(((byA.1.s + overall) / (byA.1.n + 1)), 1e-6), 1 - 1e-6)
-            for k in 0 ..< 2 { logBetaPrior[k] = logBeta(strength * base[k], strength * (1 - base[k])) }
+            for k in 0 ..< 2 {
+                let alpha = strength * base[k], beta = strength * (1 - base[k])
+                logGammaAlpha[k] = logGamma(alpha)
+                logBetaPrior[k] = logGammaAlpha[k] + logGamma(beta) - logGamma(alpha + beta)
+            }
+            let lgAlpha = (logGammaAlpha[0], logGammaAlpha[1])
             for f in 0 ..< familyCount {
                 let cellCount = families[f].cells
                 // Change points only where a habit moves (every day, weekday/weekend, weekday); a finer
@@ -446,8 +408,9 @@ package enum HabitRateSignal {
                             if b < split { before.s += sums[slot]; before.n += sums[slot + 1] } else { after.s += sums[slot]; after.n += sums[slot + 1] }
                         }
                         let prior = logBetaPrior[cellA % 2]
-                        if before.n > 0 { total += logBeta(before.s + alpha, before.n - before.s + beta) - prior }
-                        if after.n > 0 { total += logBeta(after.s + alpha, after.n - after.s + beta) - prior }
+                        let lgammaOfAlpha = cellA % 2 == 0 ? lgAlpha.0 : lgAlpha.1
+                        if before.n > 0 { total += logBeta(before.s, before.n, alpha, beta, lgammaOfAlpha) - prior }
+                        if after.n > 0 { total += logBeta(after.s, after.n, alpha, beta, lgammaOfAlpha) - prior }
                     }
                     return total
                 }
@@ -534,5 +497,141 @@ package enum HabitRateSignal {
     }
 
     @inline(__always)
-    static func logBeta(_ a: Double, _ b: Double) -> Double { lgamma(a) + lgamma(b) - lgamma(a + b) }
+    static func logBeta(_ a: Double, _ b: Double) -> Double { logGamma(a) + logGamma(b) - logGamma(a + b) }
+
+    /// logBeta(s + alpha, n - s + beta), a cell's Beta-Binomial term, with `lgammaOfAlpha` (lgamma(alpha), computed
+    /// once per target) standing for lgamma(s + alpha) where s is 0, as most cells' are: the same value to the bit.
+    @inline(__always)
+    static func logBeta(_ s: Double, _ n: Double, _ alpha: Double, _ beta: Double, _ lgammaOfAlpha: Double) -> Double {
+        let a = s + alpha, b = n - s + beta
+        return (s == 0 ? lgammaOfAlpha : logGamma(a)) + logGamma(b) - logGamma(a + b)
+    }
+
+    /// lgamma(x) without the C library's `signgam` bookkeeping: `lgamma_r`, the same computation and value.
+    @inline(__always)
+    static func logGamma(_ x: Double) -> Double {
+        var sign: Int32 = 0
+        return lgamma_r(x, &sign)
+    }
+}
+
+// MARK: - What the days read share
+
+/// The part of `HabitRateSignal.rates` that depends only on the days it reads (`low` ... `day` - 1) and the day
+/// asked about: per past day, its cell in every family, its evidence weight and (finer families) its recency
+/// weight among the days of its cell, and which stretch of the recent past it is in (for the change points);
+/// today's cells; and what a target never used before the minute on a past day (a = 0 every day) shares with
+/// every such target: per family, the evidence sums of each cell and stretch (its sums' N) and the recency
+/// total of today's cell, summed in day order as the per-target loop sums them.
+///
+/// Every user whose days reach back `lookbackDays` reads the same days on the same day, so a table is kept for
+/// the last few (`shared(low:day:)`) and computed once for all of their questions that day.
+///
+///     let table = DayTable.shared(low: day - 182, day: day)   // table.cells[i * families.count + f]
+final class DayTable: Sendable {
+    let low: Int, day: Int
+    var dayCount: Int { day - low }
+    /// Per past day (row) and family (column): the day's cell.
+    let cells: [Int32]
+    /// Per past day: exp2(-age / `evidenceHalfLifeDays`), and their sum in day order.
+    let evidence: [Double]
+    let evidenceTotal: Double
+    /// Per past day and family (finer families; 0 in the coarse ones): exp2(-later days of its cell / `cellHalfLife`).
+    let recency: [Double]
+    /// Per past day: its stretch (0 oldest, `changeAges.count` the newest).
+    let bin: [Int]
+    /// Today's cell in every family.
+    let todayCells: [Int32]
+    /// Per family: (S, N) per cell x a x stretch with S = 0 and a = 0 every day (`rates`' layout).
+    let sharedSums: [[Double]]
+    /// Per family (finer ones): the recency total of the past days in today's cell.
+    let sharedRecentN: [Double]
+
+    /// The table of past days `low` ..< `day` (`low` < `day`).
+    init(low: Int, day: Int) {
+        typealias Signal = HabitRateSignal
+        let families = Signal.families, familyCount = families.count
+        let dayCount = day - low, high = day - 1
+        self.low = low
+        self.day = day
+        var cells = [Int32](repeating: 0, count: dayCount * familyCount)
+        cells.withUnsafeMutableBufferPointer { cells in
+            for i in 0 ..< dayCount { Signal.cells(of: CalendarDay(day: low + i), into: cells.baseAddress! + i * familyCount) }
+        }
+        let evidenceByAge = Signal.evidenceByAge, recencyBySeen = Signal.recencyBySeen
+        var evidence = [Double](repeating: 0, count: dayCount)
+        for i in 0 ..< dayCount { evidence[i] = evidenceByAge[high - (low + i)] }
+        var recency = [Double](repeating: 0, count: dayCount * familyCount)
+        var seen = [Int](repeating: 0, count: families.map(\.cells).max()!)
+        for f in Signal.changeFamilies ..< familyCount {
+            for c in 0 ..< families[f].cells { seen[c] = 0 }
+            for i in stride(from: dayCount - 1, through: 0, by: -1) {
+                let c = Int(cells[i * familyCount + f])
+                recency[i * familyCount + f] = recencyBySeen[seen[c]]
+                seen[c] += 1
+            }
+        }
+        var bin = [Int](repeating: 0, count: dayCount)
+        for i in 0 ..< dayCount {
+            let age = high - (low + i)
+            bin[i] = Signal.changeAges.firstIndex { age >= $0 } ?? Signal.changeAges.count
+        }
+        var todayCells = [Int32](repeating: 0, count: familyCount)
+        todayCells.withUnsafeMutableBufferPointer { Signal.cells(of: CalendarDay(day: day), into: $0.baseAddress!) }
+        var evidenceTotal = 0.0
+        for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
+        let bins = Signal.changeAges.count + 1
+        var sharedSums = [[Double]](repeating: [], count: familyCount)
+        var sharedRecentN = [Double](repeating: 0, count: familyCount)
+        for f in 0 ..< familyCount {
+            let coarse = f < Signal.changeFamilies
+            let stretches = coarse ? bins : 1
+            var shared = [Double](repeating: 0, count: families[f].cells * 2 * stretches * 2)
+            for i in 0 ..< dayCount {
+                let cellA = Int(cells[i * familyCount + f]) * 2
+                shared[(cellA * stretches + (coarse ? bin[i] : 0)) * 2 + 1] += evidence[i]
+                if !coarse, cellA == Int(todayCells[f]) * 2 { sharedRecentN[f] += recency[i * familyCount + f] }
+            }
+            sharedSums[f] = shared
+        }
+        self.cells = cells
+        self.evidence = evidence
+        self.evidenceTotal = evidenceTotal
+        self.recency = recency
+        self.bin = bin
+        self.todayCells = todayCells
+        self.sharedSums = sharedSums
+        self.sharedRecentN = sharedRecentN
+    }
+
+    /// The table of `low` ..< `day`, from the last `kept` asked for (computed and kept when it is not among them).
+    static func shared(low: Int, day: Int) -> DayTable {
+        if let table = recent.find(low: low, day: day) { return table }
+        let table = DayTable(low: low, day: day)
+        recent.keep(table)
+        return table
+    }
+
+    /// How many tables are kept: a few days, or a few first days of users with less than `lookbackDays` of days.
+    static let kept = 8
+    private static let recent = Recent()
+
+    /// The last `kept` tables, newest last, behind a lock (questions of several users run at once).
+    private final class Recent: @unchecked Sendable {
+        private let lock = NSLock()
+        private var tables: [DayTable] = []
+
+        func find(low: Int, day: Int) -> DayTable? {
+            lock.lock()
+            defer { lock.unlock() }
+            return tables.last { $0.low == low && $0.day == day }
+        }
+
+        func keep(_ table: DayTable) {
+            lock.lock()
+            defer { lock.unlock() }
+            if tables.count >= DayTable.kept { tables.removeFirst() }
+            tables.append(table)
+        }
+    }
 }
