@@ -436,6 +436,104 @@ public actor LiveModelCache {
     /// How many models are held.
     public var count: Int { entries.count }
 
+    // MARK: Retraining
+
+    /// What `retrain` did: the users trained, those of them whose held model it replaced, and the users
+    /// that could not be trained (each failure naming its user; they keep their held models).
+    public struct Retraining: Sendable {
+        public var trained = 0
+        public var replaced = 0
+        public var failures: [String] = []
+        /// Whether it ended before holding anything: stopped (`stop`), or donations were deleted meanwhile.
+        public var abandoned = false
+    }
+
+    /// Trains every user of the store afresh as `proactive train` does (every user walked, the population
+    /// prior learned from all of them, each user fitted toward it and saved), one user after the other on a
+    /// thread of its own at the lowest scheduling priority, then holds each trained model in place of the
+    /// user's held one and folds in the donations stored since its walk. A model held for a long time learns
+    /// every donation online but keeps the weights, guard and population prior of its last fit; after this
+    /// it answers as a freshly trained one would, and then learns online from there.
+    ///
+    /// Nothing is held when donations were deleted meanwhile, by any process (the trained models may hold
+    /// them; the store refuses their saves as well), or when `stop` says so (it is asked between users:
+    /// shutdown does not wait for a whole training). Users not held are not held by it: their next read
+    /// finds the trained state the store saved.
+    /// - Parameters:
+    ///   - choice: the model trained (the one the held models are read with).
+    ///   - stop: asked between users; true abandons the training.
+    /// - Returns: what it did (`Retraining`).
+    ///
+    /// ```swift
+    /// let done = await runtime.models.retrain()
+    /// print("retrained \(done.trained) users; \(done.replaced) held models replaced")
+    /// ```
+    public func retrain(_ choice: ModelChoice = ModelChoice(), now: Date = Date(),
+                        stop: @escaping @Sendable () -> Bool = { false }) async -> Retraining {
+        await lookAtStore()
+        let started = generation
+        let erasuresBefore = erasures?.mark()
+        let engine = engine
+        var result = Retraining()
+        let trained: [LiveModel]
+        do {
+            (trained, result.failures) = try await Self.retraining.run { () -> ([LiveModel], [String]) in
+                var failures: [String] = []
+                var prepared: [Engine.UserTraining] = []
+                for user in try engine.users() {
+                    if stop() { return ([], failures) }
+                    do { prepared.append(try engine.prepareTraining(user: user, choice).releasingDonations()) } catch {
+                        failures.append("user \(user): \(error)")
+                    }
+                }
+                let prior = Engine.population(of: &prepared)
+                var trained: [LiveModel] = []
+                for training in prepared {
+                    if stop() { return ([], failures) }
+                    do { trained.append(try engine.finishTraining(training, prior: prior, now: now)) } catch {
+                        failures.append("user \(training.user): \(error)")
+                    }
+                }
+                return (trained, failures)
+            }
+        } catch {
+            result.failures.append("the users could not be read: \(error)")
+            result.abandoned = true
+            return result
+        }
+        result.trained = trained.count
+        await lookAtStore()
+        // Deleted meanwhile (here: every held model was dropped; elsewhere: the mark moved), or shutting down.
+        guard !stop(), !stopping, generation == started, erasures?.mark() == erasuresBefore, erasuresBefore != .max else {
+            result.abandoned = true
+            return result
+        }
+        for var live in trained {
+            let user = live.user
+            if let pending = refreshing[user] { _ = try? await pending.value }
+            if let pending = saving[user] { _ = await pending.value }
+            guard generation == started, refreshing[user] == nil, saving[user] == nil, var entry = entries[user] else { continue }
+            live.acknowledgeLoad()
+            live.acknowledgeNotes()
+            if let bytes = live.savedBytes, bytes != entry.bytes {
+                bytesInMemory += bytes - entry.bytes
+                entry.bytes = bytes
+            }
+            entry.live = live
+            entry.savedHighWater = live.key.highWater
+            entry.version = newVersion()
+            entries[user] = entry
+            stale.insert(user)  // the donations stored since its walk
+            result.replaced += 1
+        }
+        if drainer == nil, !stale.isEmpty { drainer = Task(priority: .background) { await StoreFreshness.$since.withValue(nil) { await self.drain() } } }
+        publish()
+        return result
+    }
+
+    /// Where `retrain` trains: a thread of its own, so that folds (`background`) do not wait for a whole training.
+    private static let retraining = LowPriorityThread()
+
     // MARK: Pieces
 
     /// Catches the held model of `user` up with the store in a task off this actor (one at a time per user):

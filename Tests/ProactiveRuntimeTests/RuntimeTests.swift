@@ -146,6 +146,47 @@ struct RuntimeTests {
                  identifier: "extra-\(minutes)")
     }
 
+    /// u's top suggestions on the morning after `mornings()`: targets and probabilities, floors lifted.
+    static func answer(_ runtime: Runtime) async throws -> [String] {
+        let session = try await runtime.session(user: "u")
+        let next = Date(timeIntervalSince1970: 1_793_546_100 + 14 * 86_400 + 600)
+        return try session.suggest(at: next, utcOffset: -8 * 3600, k: 8, developerMode: true).suggestions
+            .map { "\($0.target.rawValue) \($0.score)" }
+    }
+
+    @Test("a retrain holds what train gives on the same donations, then learns online from there")
+    func retrainHoldsWhatTrainGives() async throws {
+        let now = Date(timeIntervalSince1970: 1_793_546_100 + 14 * 86_400)
+        let donations = Self.mornings() + Self.weather(user: "v") + Self.weather()
+        let store = try Store()
+        let runtime = Runtime(engine: try Engine(path: store.path))
+        _ = try await runtime.donate(donations)
+        _ = try await Self.answer(runtime)  // u's model read (fitted on the first read) and held
+        _ = try await runtime.donate([Self.extra(0), Self.extra(2)])
+        _ = try await runtime.models.live(user: "u")  // learned online
+        // The same donations in another store, trained as `proactive train` does.
+        let other = try Store()
+        let trainedEngine = try Engine(path: other.path)
+        _ = try trainedEngine.donate(batch: donations + [Self.extra(0), Self.extra(2)])
+        _ = try trainedEngine.train(users: ["u", "v"], now: now)
+        let trained = try await Self.answer(Runtime(engine: trainedEngine))
+        #expect(try await Self.answer(runtime) != trained, "learned online, the held model answers otherwise")
+        let (_, heldVersion) = try await runtime.models.question(user: "u")
+
+        // Stopped before holding anything: nothing changes.
+        let stopped = await runtime.models.retrain(now: now, stop: { true })
+        #expect(stopped.abandoned && stopped.replaced == 0)
+        #expect(try await runtime.models.question(user: "u").version == heldVersion)
+
+        let done = await runtime.models.retrain(now: now)
+        #expect(done.trained == 2 && done.replaced == 1 && done.failures.isEmpty && !done.abandoned)  // v was not held
+        #expect(try await Self.answer(runtime) == trained, "the held model answers as the trained one")
+        #expect(try await runtime.models.question(user: "u").version != heldVersion)
+        // And learns from there: a later donation is folded into the trained model.
+        _ = try await runtime.donate([Self.extra(4)])
+        #expect(try await runtime.models.live(user: "u").key.donationCount == 45)  // 28 mornings, 14 weather, 3 extra
+    }
+
     @Test("the shutdown log lines give durations in seconds to the millisecond")
     func durationsInTheLog() {
         #expect(Duration.milliseconds(250).logText == "0.250 s")
