@@ -30,7 +30,12 @@ struct ServeCommand: AsyncParsableCommand {
             and evicted) and are saved every --save-every seconds and on SIGTERM or SIGINT, \
             after in-flight requests finish, within --shutdown-save seconds: donations not \
             learned yet are folded in first for at most a quarter of a second, and what is left is \
-            stored and caught up when next read; then the exit status is 0. The retention \
+            stored and caught up when next read; then the exit status is 0. Every --retrain-every \
+            hours every user is trained afresh as `proactive train` does, at the lowest priority, and \
+            the held models are replaced by the trained ones: an answer comes from a model trained at \
+            most that long ago that learned every donation since online, not from one whose weights \
+            and population prior are as old as the service (with several instances on one database, \
+            give it to one of them). The retention \
             window is applied after donations at once when one is already past it, otherwise \
             at most once a minute.
 
@@ -90,7 +95,14 @@ struct ServeCommand: AsyncParsableCommand {
     var shutdownWorkers: Int?
 
     @Option(help: ArgumentHelp("""
-        Seconds a connection may wait without sending a complete request head or the next part of         a body before it is closed (idle, half-sent or stalled connections cannot pin the server).
+        Hours between trainings of every user afresh (the population prior, weights and guard \
+        refitted, as `proactive train` does); 0: never.
+        """, valueName: "hours"))
+    var retrainEvery = 24.0
+
+    @Option(help: ArgumentHelp("""
+        Seconds a connection may wait without sending a complete request head or the next part of \
+        a body before it is closed (idle, half-sent or stalled connections cannot pin the server).
         """, valueName: "seconds"))
     var idleTimeout = 10
 
@@ -106,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard shutdownSave >= 0 else { throw ValidationError("--shutdown-save must be 0 or more seconds") }
         if let shutdownWorkers, !(1...64).contains(shutdownWorkers) {
             throw ValidationError("--shutdown-workers must be 1 to 64, found \(shutdownWorkers)")
+        }
+        guard retrainEvery >= 0, retrainEvery <= 8760 else {
+            throw ValidationError("--retrain-every must be 0 (never) to 8760 hours, found \(retrainEvery)")
         }
         guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
         _ = try Self.size(maxBody, option: "--max-body")
@@ -128,6 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.saveEvery = .seconds(saveEvery)
         settings.shutdownSave = .seconds(shutdownSave)
         if let shutdownWorkers { settings.shutdownWorkers = shutdownWorkers }
+        settings.retrainEvery = retrainEvery > 0 ? .milliseconds(Int64(retrainEvery * 3_600_000)) : nil
         settings.service.idleTimeout = .seconds(idleTimeout)
         settings.ownerCredentialFile = ownerCredentialFile
         try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)

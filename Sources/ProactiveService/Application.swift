@@ -24,6 +24,8 @@ public struct ServeSettings: Sendable {
     public var shutdownSave: Duration = .seconds(20)
     /// Save transactions written at once on shutdown (`ModelKeeper.shutdownWorkers`): the machine's cores, at most 4.
     public var shutdownWorkers = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+    /// How often every user is trained afresh and the held models replaced (`ModelKeeper.retrainEvery`); nil: never.
+    public var retrainEvery: Duration? = .seconds(24 * 3600)
     /// Where to write the owner's credential when a store that keeps only hashes (a database) has
     /// none yet (`ProactiveService.serve`); nil: such a store must have one.
     public var ownerCredentialFile: String?
@@ -52,7 +54,8 @@ public func buildApplication(service: ProactiveService, settings: ServeSettings,
     }
     let keepers = settings.saveEvery.map {
         [ModelKeeperService(keeper: ModelKeeper(models: service.models, interval: $0, shutdownBudget: settings.shutdownSave,
-                                                shutdownWorkers: settings.shutdownWorkers, logger: logger))]
+                                                shutdownWorkers: settings.shutdownWorkers, retrainEvery: settings.retrainEvery,
+                                                logger: logger))]
     } ?? []
     // Hummingbird's HTTP/1 idle timer: reset by each request part read, so it is also the header and read deadline.
     let idle = service.configuration.idleTimeout.components
