@@ -79,6 +79,14 @@ struct WorldsCommand: AsyncParsableCommand {
         """)
     var alone = false
 
+    @Option(help: ArgumentHelp("""
+        Train every user afresh every this many days after the training end, as `serve --retrain-every` \
+        does, the live models learning online in between (0: never). Each retraining costs one training \
+        of every world; with --trained-check, the live answer then differs from a fresh training only by \
+        what was learned online since the last one.
+        """, valueName: "days"))
+    var retrainDays = 0
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -92,6 +100,7 @@ struct WorldsCommand: AsyncParsableCommand {
         }
         if generateOnly, out == nil { throw ValidationError("--generate-only needs --out DIR") }
         guard trainDays >= 29, trainDays <= 3650 else { throw ValidationError("--train-days must be in 29...3650, got \(trainDays)") }
+        guard retrainDays >= 0, retrainDays <= 30 else { throw ValidationError("--retrain-days must be in 0...30, got \(retrainDays)") }
     }
 
     func run() async throws {
@@ -104,17 +113,20 @@ struct WorldsCommand: AsyncParsableCommand {
         let entries = (models.isEmpty ? [ModelRegistry.builtIn.defaultName] : models).map { ModelRegistry.builtIn.entry(named: $0)! }
         var results: [(String, WorldsReport, WorldsBenchmark.Outcome)] = []
         for entry in entries {
-            let outcome = try await WorldsBenchmark.run(worldSet, model: entry, trainedCheck: trainedCheck, alone: alone)
+            let outcome = try await WorldsBenchmark.run(worldSet, model: entry, trainedCheck: trainedCheck, alone: alone,
+                                                          retrainDays: retrainDays)
             Output.writeError("worlds: \(entry.name) answered in \(Output.fixed(outcome.seconds, 1)) s\n")
             if let out { try WorldFiles.writePredictions(outcome.answers, to: "\(out)/predictions-\(entry.name).jsonl") }
             results.append((entry.name, WorldsReport(questions: worldSet.questions, answers: outcome.answers), outcome))
         }
         if json {
-            print(JSONWriter.string(.array(results.map { Self.json(name: $0.0, report: $0.1, outcome: $0.2, trainDays: trainDays, alone: alone) })))
+            print(JSONWriter.string(.array(results.map { Self.json(name: $0.0, report: $0.1, outcome: $0.2, trainDays: trainDays, alone: alone,
+                                                               retrainDays: retrainDays) })))
             return
         }
         for (name, report, outcome) in results {
             let shape = (trainDays == WorldGenerator().trainDays ? "" : ", \(trainDays) days of training") + (alone ? ", each user alone" : "")
+                + (retrainDays > 0 ? ", retrained every \(retrainDays) days" : "")
             print("model \(name), seed set \(set) (\(worldSet.worlds.count) worlds\(shape)), answered in \(Output.fixed(outcome.seconds, 1)) s")
             print(Self.table(report))
             if !outcome.trainedDifferences.isEmpty {
@@ -146,7 +158,8 @@ struct WorldsCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func json(name: String, report: WorldsReport, outcome: WorldsBenchmark.Outcome, trainDays: Int, alone: Bool) -> JSONValue {
+    static func json(name: String, report: WorldsReport, outcome: WorldsBenchmark.Outcome, trainDays: Int, alone: Bool,
+                     retrainDays: Int = 0) -> JSONValue {
         func score(_ s: WorldScore) -> JSONValue {
             .object([("questions", .number(Double(s.questions), integer: Int64(s.questions))),
                      ("confident", .number(Double(s.confident), integer: Int64(s.confident))),
@@ -157,6 +170,7 @@ struct WorldsCommand: AsyncParsableCommand {
         let samePrior = outcome.samePriorDifferences.map(\.maxDifference)
         return .object([
             ("model", .string(name)), ("train_days", .number(Double(trainDays), integer: Int64(trainDays))), ("alone", .bool(alone)),
+            ("retrain_days", .number(Double(retrainDays), integer: Int64(retrainDays))),
             ("seconds", .number(outcome.seconds, integer: nil)), ("overall", score(report.overall)),
             ("kinds", .object(report.byKind.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),
             ("modes", .object(report.byMode.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),

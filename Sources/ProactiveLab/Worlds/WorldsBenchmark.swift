@@ -202,6 +202,8 @@ public struct WorldsReport: Sendable {
 /// live questions are asked in time order while the model learns each later donation online, as the
 /// engine learns each donation. `trainedCheck` also trains every user afresh on the donations before
 /// that user's last live question and asks it again: the live and the trained answer must agree.
+/// With `retrainDays`, the live models are trained afresh every that many days after the training end
+/// (all users together, as the service's `--retrain-every` does), then learn online from there.
 public enum WorldsBenchmark {
     public struct Outcome: Sendable {
         public var answers: [WorldAnswer]
@@ -214,10 +216,14 @@ public enum WorldsBenchmark {
         public var seconds: Double
     }
 
-    /// - Parameter alone: fit each world's user on its own donations only (no population prior, for a
-    ///   model that has one), as a person with a store of their own.
+    /// - Parameters:
+    ///   - alone: fit each world's user on its own donations only (no population prior, for a model that
+    ///     has one), as a person with a store of their own.
+    ///   - retrainDays: train every user afresh this many days after the training end, and again after as
+    ///     many more, through the live questions (0: never; each costs one training of every user).
     public static func run(_ set: WorldSet, model entry: ModelEntry, workers: Int = WorkerPool.defaultWorkers,
-                           trainedCheck: Bool = false, alone: Bool = false, resolver: TargetResolver = TargetResolver()) async throws -> Outcome {
+                           trainedCheck: Bool = false, alone: Bool = false, retrainDays: Int = 0,
+                           resolver: TargetResolver = TargetResolver()) async throws -> Outcome {
         let start = Date()
         var byUser: [String: [Donation]] = [:]
         for donation in set.donations { byUser[donation.user, default: []].append(donation) }
@@ -231,6 +237,19 @@ public enum WorldsBenchmark {
         var grouped = [[WorldQuestion]](repeating: [], count: worlds.count)
         for question in set.questions { grouped[question.world].append(question) }
         let questionsOf = grouped
+        // The trainings every `retrainDays` after each world's training end, up to its last live question.
+        var retrainings: [(cutoffs: [Date], fits: Fits)] = []
+        if retrainDays > 0 {
+            let lastLive = (0 ..< worlds.count).map { w in questionsOf[w].filter { $0.mode == .live }.map(\.date).max() ?? cutoffs[w] }
+            var k = 1
+            while true {
+                let cut = cutoffs.map { $0.addingTimeInterval(Double(k * retrainDays) * 86_400) }
+                guard zip(cut, lastLive).contains(where: { $0 < $1 }) else { break }
+                retrainings.append((cut, try fits(entry, histories: all, cutoffs: cut, resolver: resolver, workers: workers, alone: alone)))
+                k += 1
+            }
+        }
+        let retrained = retrainings
         let jobs = Array(0 ..< worlds.count)
         let perWorld = await WorkerPool.map(jobs, workers: workers) { w -> (answers: [WorldAnswer], model: (any FittedModel)?) in
             guard var model = try? fitted.fit(w) else { return ([], nil) }
@@ -246,7 +265,19 @@ public enum WorldsBenchmark {
                 answers.append(ask(model, question, events: beforeTrainEnd, names: keyNames))
             }
             var learned = events.firstIndex { $0.date >= worlds[w].trainEnd } ?? events.count
+            var nextRetraining = 0
             for question in questions where question.mode == .live {
+                // Trained afresh at the latest retraining before the question, then learning online from there.
+                var latest: Int?
+                while nextRetraining < retrained.count, retrained[nextRetraining].cutoffs[w] <= question.date {
+                    latest = nextRetraining
+                    nextRetraining += 1
+                }
+                if let latest, let fresh = try? retrained[latest].fits.fit(w) {
+                    model = fresh
+                    let cut = retrained[latest].cutoffs[w]
+                    learned = events.firstIndex { $0.date >= cut } ?? events.count
+                }
                 var batch: [Event] = []
                 while learned < events.count, events[learned].date < question.date {
                     batch.append(events[learned])
