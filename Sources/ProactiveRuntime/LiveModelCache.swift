@@ -457,8 +457,9 @@ public actor LiveModelCache {
     ///
     /// Nothing is held when donations were deleted meanwhile, by any process (the trained models may hold
     /// them; the store refuses their saves as well), or when `stop` says so (it is asked between users:
-    /// shutdown does not wait for a whole training). Users not held are not held by it: their next read
-    /// finds the trained state the store saved.
+    /// shutdown does not wait for a whole training). Only the trained models of the users held when it
+    /// starts are kept in memory until then; the others are not held by it: their next read finds the
+    /// trained state the store saved.
     /// - Parameters:
     ///   - choice: the model trained (the one the held models are read with).
     ///   - stop: asked between users; true abandons the training.
@@ -474,34 +475,39 @@ public actor LiveModelCache {
         let started = generation
         let erasuresBefore = erasures?.mark()
         let engine = engine
+        let held = Set(entries.keys)  // the trained models kept in memory: the others are in the store only
         var result = Retraining()
         let trained: [LiveModel]
         do {
-            (trained, result.failures) = try await Self.retraining.run { () -> ([LiveModel], [String]) in
+            (trained, result.trained, result.failures) = try await Self.retraining.run { () -> ([LiveModel], Int, [String]) in
                 var failures: [String] = []
                 var prepared: [Engine.UserTraining] = []
                 for user in try engine.users() {
-                    if stop() { return ([], failures) }
+                    if stop() { return ([], 0, failures) }
                     do { prepared.append(try engine.prepareTraining(user: user, choice).releasingDonations()) } catch {
                         failures.append("user \(user): \(error)")
                     }
                 }
                 let prior = Engine.population(of: &prepared)
                 var trained: [LiveModel] = []
+                var count = 0
                 for training in prepared {
-                    if stop() { return ([], failures) }
-                    do { trained.append(try engine.finishTraining(training, prior: prior, now: now)) } catch {
+                    if stop() { return ([], count, failures) }
+                    do {
+                        let live = try engine.finishTraining(training, prior: prior, now: now)
+                        count += 1
+                        if held.contains(live.user) { trained.append(live) }
+                    } catch {
                         failures.append("user \(training.user): \(error)")
                     }
                 }
-                return (trained, failures)
+                return (trained, count, failures)
             }
         } catch {
             result.failures.append("the users could not be read: \(error)")
             result.abandoned = true
             return result
         }
-        result.trained = trained.count
         await lookAtStore()
         // Deleted meanwhile (here: every held model was dropped; elsewhere: the mark moved), or shutting down.
         guard !stop(), !stopping, generation == started, erasures?.mark() == erasuresBefore, erasuresBefore != .max else {
