@@ -179,6 +179,13 @@ package enum HabitRateSignal {
     /// use of the user's rate around this time adds to a y.
     static let meanSoonWeight = soonHalfLife / Foundation.log(2) * (1 - Foundation.exp2(-horizon / soonHalfLife)) / horizon
 
+    /// Where each family's (S, N) sums per cell x a x stretch start in one array of all of them (the coarse
+    /// families have `changeAges.count + 1` stretches, the finer ones one), and how many there are in all.
+    static let familySumsOffsets: [Int] = families.indices.map { f in
+        families[..<f].indices.reduce(0) { $0 + families[$1].cells * 2 * ($1 < changeFamilies ? changeAges.count + 1 : 1) * 2 }
+    }
+    static let familySumsCount = families.indices.reduce(0) { $0 + families[$1].cells * 2 * ($1 < changeFamilies ? changeAges.count + 1 : 1) * 2 }
+
     /// The calendar families: cells and prior probability.
     static let families: [(cells: Int, prior: Double)] = [
         (1, 0.5), (2, 0.2), (7, 0.1), (14, 0.025), (21, 0.025), (28, 0.025), (31, 0.025), (2, 0.025), (35, 0.025), (14, 0.025),
@@ -314,6 +321,8 @@ package enum HabitRateSignal {
         let logFamilyPrior = Self.logFamilyPrior, logHypothesisPrior = Self.logHypothesisPrior
         var base = [0.0, 0.0]
         var logBetaPrior = [0.0, 0.0]  // per a: logBeta(alpha, beta) of that a's every-day rate
+        var familySums = [Double](repeating: 0, count: Self.familySumsCount)  // a used-before target's sums, every family
+        var familyRecent = [(s: Double, n: Double)](repeating: (0, 0), count: familyCount)
         var logGammaAlpha = [0.0, 0.0]  // per a: lgamma(alpha), the first term of a cell's logBeta with no use (s = 0)
         // What a target never used before the minute on a past day shares with every such target (`DayTable`): its
         // own sums then only add its days with a use in the hour (y > 0); a day with y = 0 adds +0, which changes no sum.
@@ -362,6 +371,31 @@ package enum HabitRateSignal {
                 logBetaPrior[k] = logGammaAlpha[k] + logGamma(beta) - logGamma(alpha + beta)
             }
             let lgAlpha = (logGammaAlpha[0], logGammaAlpha[1])
+            if usedBefore {
+                // Every family's sums in one pass over the days (each slot still sums its days in day order).
+                for k in 0 ..< Self.familySumsCount { familySums[k] = 0 }
+                for f in 0 ..< familyCount { familyRecent[f] = (0, 0) }
+                let offsets = Self.familySumsOffsets
+                for i in 0 ..< dayCount {
+                    let e = evidence[i], yi = y[i], ey = e * yi, ai = a[i], stretch = bin[i], row = i * familyCount
+                    for f in 0 ..< changeFamilies {
+                        let slot = offsets[f] + ((Int(cells[row + f]) * 2 + ai) * bins + stretch) * 2
+                        familySums[slot] += ey
+                        familySums[slot + 1] += e
+                    }
+                    for f in changeFamilies ..< familyCount {
+                        let cellA = Int(cells[row + f]) * 2 + ai
+                        let slot = offsets[f] + cellA * 2
+                        familySums[slot] += ey
+                        familySums[slot + 1] += e
+                        if cellA == Int(todayCells[f]) * 2 + aToday {
+                            let r = recency[row + f]
+                            familyRecent[f].s += r * yi
+                            familyRecent[f].n += r
+                        }
+                    }
+                }
+            }
             for f in 0 ..< familyCount {
                 let cellCount = families[f].cells
                 // Change points only where a habit moves (every day, weekday/weekend, weekday); a finer
@@ -372,18 +406,9 @@ package enum HabitRateSignal {
                 let todayA = Int(todayCells[f]) * 2 + aToday
                 var recent = (s: 0.0, n: 0.0)  // today's cell and a, recency weights (finer families)
                 if usedBefore {
-                    for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = 0 }
-                    for i in 0 ..< dayCount {
-                        let cellA = Int(cells[i * familyCount + f]) * 2 + a[i]
-                        let slot = (cellA * stretches + (coarse ? bin[i] : 0)) * 2
-                        sums[slot] += evidence[i] * y[i]
-                        sums[slot + 1] += evidence[i]
-                        if !coarse, cellA == todayA {
-                            let r = recency[i * familyCount + f]
-                            recent.s += r * y[i]
-                            recent.n += r
-                        }
-                    }
+                    let offset = Self.familySumsOffsets[f]
+                    for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = familySums[offset + k] }
+                    if !coarse { recent = familyRecent[f] }
                 } else {
                     sharedSums[f].withUnsafeBufferPointer { shared in
                         for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = shared[k] }
