@@ -83,7 +83,7 @@ struct WorldsCommand: AsyncParsableCommand {
         Train every user afresh every this many days after the training end, as `serve --retrain-every` \
         does, the live models learning online in between (0: never). Each retraining costs one training \
         of every world; with --trained-check, the live answer then differs from a fresh training only by \
-        what was learned online since the last one.
+        what came since the last one (online learning, other users' rows in the population prior).
         """, valueName: "days"))
     var retrainDays = 0
 
