@@ -288,9 +288,58 @@ public struct Engine: Sendable {
     /// `finishTraining`; `train` runs those steps in parallel with progress).
     @discardableResult
     public func train(users: [String], _ choice: ModelChoice = ModelChoice(), now: Date = Date()) throws -> [LiveModel] {
-        var prepared = try users.map { try prepareTraining(user: $0, choice).releasingDonations() }
+        try trainInTurn(users, choice, now: now, failed: { _, error in throw error }, stop: { false }, keeping: { _ in true }).kept
+    }
+
+    /// What `train(users:_:now:stop:keeping:)` did.
+    public struct TrainingInTurn: Sendable {
+        /// The trained models `keeping` chose, in user order (every trained model is saved either way).
+        public var kept: [LiveModel] = []
+        /// How many users were fitted and saved.
+        public var fitted = 0
+        /// The users that could not be trained, each failure naming its user; the others were trained.
+        public var failures: [String] = []
+        /// Whether `stop` ended it before every user was fitted.
+        public var stopped = false
+    }
+
+    /// `train(users:)` one user after the other on the calling thread, for a caller that trains in the
+    /// background (the runtime's `retrain`): a user that fails is reported and skipped, `stop` is asked
+    /// before each user (true: it returns at once), and only the trained models `keeping` chooses are
+    /// returned, so the caller holds those alone.
+    ///
+    /// ```swift
+    /// let run = engine.train(users: try engine.users(), stop: { shuttingDown }, keeping: held.contains)
+    /// ```
+    public func train(users: [String], _ choice: ModelChoice = ModelChoice(), now: Date = Date(),
+                      stop: () -> Bool, keeping: (String) -> Bool) -> TrainingInTurn {
+        var failures: [String] = []
+        var run = trainInTurn(users, choice, now: now, failed: { user, error in failures.append("user \(user): \(error)") },
+                              stop: stop, keeping: keeping)
+        run.failures = failures
+        return run
+    }
+
+    /// The steps of `train(users:)` in turn (`prepareTraining`, `population(of:)`, `finishTraining`): `failed` is
+    /// told each user that fails (throwing ends the training), `stop` is asked before each user.
+    private func trainInTurn(_ users: [String], _ choice: ModelChoice, now: Date, failed: (String, any Error) throws -> Void,
+                             stop: () -> Bool, keeping: (String) -> Bool) rethrows -> TrainingInTurn {
+        var run = TrainingInTurn()
+        var prepared: [UserTraining] = []
+        for user in users {
+            if stop() { run.stopped = true; return run }
+            do { prepared.append(try prepareTraining(user: user, choice).releasingDonations()) } catch { try failed(user, error) }
+        }
         let prior = Self.population(of: &prepared)
-        return try prepared.map { try finishTraining($0, prior: prior, now: now) }
+        for training in prepared {
+            if stop() { run.stopped = true; return run }
+            do {
+                let live = try finishTraining(training, prior: prior, now: now)
+                run.fitted += 1
+                if keeping(live.user) { run.kept.append(live) }
+            } catch { try failed(training.user, error) }
+        }
+        return run
     }
 
     /// One user's training before the prior is known: the inputs, the donations, and for the

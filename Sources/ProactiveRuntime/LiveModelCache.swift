@@ -479,29 +479,13 @@ public actor LiveModelCache {
         var result = Retraining()
         let trained: [LiveModel]
         do {
-            (trained, result.trained, result.failures) = try await Self.retraining.run { () -> ([LiveModel], Int, [String]) in
-                var failures: [String] = []
-                var prepared: [Engine.UserTraining] = []
-                for user in try engine.users() {
-                    if stop() { return ([], 0, failures) }
-                    do { prepared.append(try engine.prepareTraining(user: user, choice).releasingDonations()) } catch {
-                        failures.append("user \(user): \(error)")
-                    }
-                }
-                let prior = Engine.population(of: &prepared)
-                var trained: [LiveModel] = []
-                var count = 0
-                for training in prepared {
-                    if stop() { return ([], count, failures) }
-                    do {
-                        let live = try engine.finishTraining(training, prior: prior, now: now)
-                        count += 1
-                        if held.contains(live.user) { trained.append(live) }
-                    } catch {
-                        failures.append("user \(training.user): \(error)")
-                    }
-                }
-                return (trained, count, failures)
+            let run = try await Self.retraining.run {
+                engine.train(users: try engine.users(), choice, now: now, stop: stop, keeping: held.contains)
+            }
+            (trained, result.trained, result.failures) = (run.kept, run.fitted, run.failures)
+            if run.stopped {
+                result.abandoned = true
+                return result
             }
         } catch {
             result.failures.append("the users could not be read: \(error)")
