@@ -181,10 +181,11 @@ package enum HabitRateSignal {
 
     /// Where each family's (S, N) sums per cell x a x stretch start in one array of all of them (the coarse
     /// families have `changeAges.count + 1` stretches, the finer ones one), and how many there are in all.
-    static let familySumsOffsets: [Int] = families.indices.map { f in
-        families[..<f].indices.reduce(0) { $0 + families[$1].cells * 2 * ($1 < changeFamilies ? changeAges.count + 1 : 1) * 2 }
-    }
-    static let familySumsCount = families.indices.reduce(0) { $0 + families[$1].cells * 2 * ($1 < changeFamilies ? changeAges.count + 1 : 1) * 2 }
+    static let familySumsOffsets: [Int] = families.indices.map { f in families[..<f].indices.reduce(0) { $0 + sumsCount(family: $1) } }
+    static let familySumsCount = familySumsOffsets.last! + sumsCount(family: families.count - 1)
+
+    /// How many (S, N) sums family `f` has: per cell, value of a and stretch.
+    static func sumsCount(family f: Int) -> Int { families[f].cells * 2 * (f < changeFamilies ? changeAges.count + 1 : 1) * 2 }
 
     /// The calendar families: cells and prior probability.
     static let families: [(cells: Int, prior: Double)] = [
@@ -407,12 +408,11 @@ package enum HabitRateSignal {
                 var recent = (s: 0.0, n: 0.0)  // today's cell and a, recency weights (finer families)
                 if usedBefore {
                     let offset = Self.familySumsOffsets[f]
-                    for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = familySums[offset + k] }
+                    for k in 0 ..< Self.sumsCount(family: f) { sums[k] = familySums[offset + k] }
                     if !coarse { recent = familyRecent[f] }
                 } else {
-                    sharedSums[f].withUnsafeBufferPointer { shared in
-                        for k in 0 ..< cellCount * 2 * stretches * 2 { sums[k] = shared[k] }
-                    }
+                    let offset = Self.familySumsOffsets[f]
+                    for k in 0 ..< Self.sumsCount(family: f) { sums[k] = sharedSums[offset + k] }
                     for i in soonDays {
                         let cellA = Int(cells[i * familyCount + f]) * 2
                         sums[(cellA * stretches + (coarse ? bin[i] : 0)) * 2] += evidence[i] * y[i]
@@ -567,8 +567,9 @@ final class DayTable: Sendable {
     let bin: [Int]
     /// Today's cell in every family.
     let todayCells: [Int32]
-    /// Per family: (S, N) per cell x a x stretch with S = 0 and a = 0 every day (`rates`' layout).
-    let sharedSums: [[Double]]
+    /// Every family's (S, N) per cell x a x stretch with S = 0 and a = 0 every day, laid out as
+    /// `HabitRateSignal.familySumsOffsets` says.
+    let sharedSums: [Double]
     /// Per family (finer ones): the recency total of the past days in today's cell.
     let sharedRecentN: [Double]
 
@@ -606,18 +607,17 @@ final class DayTable: Sendable {
         var evidenceTotal = 0.0
         for i in 0 ..< dayCount { evidenceTotal += evidence[i] }
         let bins = Signal.changeAges.count + 1
-        var sharedSums = [[Double]](repeating: [], count: familyCount)
+        var sharedSums = [Double](repeating: 0, count: Signal.familySumsCount)
         var sharedRecentN = [Double](repeating: 0, count: familyCount)
         for f in 0 ..< familyCount {
             let coarse = f < Signal.changeFamilies
             let stretches = coarse ? bins : 1
-            var shared = [Double](repeating: 0, count: families[f].cells * 2 * stretches * 2)
+            let offset = Signal.familySumsOffsets[f]
             for i in 0 ..< dayCount {
                 let cellA = Int(cells[i * familyCount + f]) * 2
-                shared[(cellA * stretches + (coarse ? bin[i] : 0)) * 2 + 1] += evidence[i]
+                sharedSums[offset + (cellA * stretches + (coarse ? bin[i] : 0)) * 2 + 1] += evidence[i]
                 if !coarse, cellA == Int(todayCells[f]) * 2 { sharedRecentN[f] += recency[i * familyCount + f] }
             }
-            sharedSums[f] = shared
         }
         self.cells = cells
         self.evidence = evidence
