@@ -53,4 +53,12 @@ int proactive_largest(const double *s, size_t count, double *result);
 /// the many that cannot enter eight or four at a time.
 size_t proactive_first_not_below(const double *p, size_t from, size_t count, double threshold);
 
+/// The natural logarithm of x, within one unit in the last place; the same bits as
+/// `proactive_log_each` gives for x (0 gives -infinity, a negative value or NaN gives NaN).
+double proactive_log(double x);
+
+/// values[i] = proactive_log(values[i]) for i < count, in place, several lanes at a time where
+/// the CPU has AVX-512 or AVX2 (the same operations on each lane: the same bits as one by one).
+void proactive_log_each(double *values, size_t count);
+
 #endif

@@ -244,17 +244,17 @@ struct SignalFrame {
         for (g, feature) in BlendFeature.profileGroups.enumerated() { row[feature.rawValue] = groups[t * groupCount + g] }
         row[BlendFeature.logistic.rawValue] = logistic?[t] ?? 0
         let long = usage.long.values[t] * longFactor
-        set(.frecencyShort, logUse(usage.short.values[t] * shortFactor))
-        set(.frecencyLong, logUse(long))
-        set(.recentTimeOfDay, logUse(recentHere[t]))
-        set(.habitChange, habitSignal(recent: recentHere[t], usual: usualHere[t]))
-        set(.timeFine, fineSignal(t))
+        set(.frecencyShort, proactive_log(useArgument(usage.short.values[t] * shortFactor)))
+        set(.frecencyLong, proactive_log(useArgument(long)))
+        set(.recentTimeOfDay, proactive_log(useArgument(recentHere[t])))
+        set(.habitChange, proactive_log(habitArgument(recent: recentHere[t], usual: usualHere[t])))
+        set(.timeFine, proactive_log(fineArgument(t)))
         row[BlendFeature.frequencyUses.rawValue] = usage.logUses[t]
         row[BlendFeature.frequencyOccasions.rawValue] = usage.logOccasions[t]
-        set(.logAge, logAgeSignal(t))
+        set(.logAge, askedBeforeNewestUse ? 0 : proactive_log(ageArgument(t)) / 10)
 
         for feature in BlendFeature.transitionRecent.rawValue ... BlendFeature.transitionOvernight.rawValue { row[feature] = 0 }
-        if let transition { row[transition.feature.rawValue] = transitionSignal(transition, t, long: long) }
+        if let transition { row[transition.feature.rawValue] = proactive_log(transitionArgument(transition, t, long: long)) }
         for feature in BlendFeature.rank0.rawValue ... BlendFeature.rankOlder.rawValue { row[feature] = 0 }
         row[rank[t].rawValue] = 1
         row[BlendFeature.backToPrevious.rawValue] = t == backToPrevious ? 1 : 0
@@ -286,14 +286,17 @@ struct SignalFrame {
         // First the signals that are logarithms of what the frame holds, target by target, while the rows read
         // later (the time-of-day sums, 2 x 24 doubles a target, and the logistic weights) are prefetched: on a
         // cold model, reading them when needed waited on memory with nothing else to do.
-        func values(prefetching rows: UnsafeRawBufferPointer?, _ value: (Int) -> Double) -> [Double] {
+        // Each value is the logarithm of a per-target argument: the arguments first, then their logarithms in one
+        // vector pass (`proactive_log_each`, the same bits as `proactive_log` of each, which `write` takes).
+        func logarithms(prefetching rows: UnsafeRawBufferPointer?, _ argument: (Int) -> Double) -> [Double] {
             let bytes = targets > 0 ? (rows?.count ?? 0) / targets : 0
             return [Double](unsafeUninitializedCapacity: targets) { out, filled in
                 for first in Swift.stride(from: 0, to: targets, by: 16) {
                     let end = min(first + 16, targets)
                     if let base = rows?.baseAddress, bytes > 0 { proactive_prefetch(base + first * bytes, (end - first) * bytes) }
-                    for t in first ..< end { out[t] = value(t) }
+                    for t in first ..< end { out[t] = argument(t) }
                 }
+                if targets > 0 { proactive_log_each(out.baseAddress!, targets) }
                 filled = targets
             }
         }
@@ -302,15 +305,17 @@ struct SignalFrame {
                 (pendingLogistic?.model.weights.dense ?? []).withUnsafeBytes { logisticRows in
                     usage.long.values.withUnsafeBufferPointer { longValues in
                         let short = !taken(.frecencyShort) ? [] : usage.short.values.withUnsafeBufferPointer { short in
-                            values(prefetching: rowsTaken ? recentRows : nil) { logUse(short[$0] * shortFactor) }
+                            logarithms(prefetching: rowsTaken ? recentRows : nil) { useArgument(short[$0] * shortFactor) }
                         }
-                        let long = !taken(.frecencyLong) ? [] : values(prefetching: rowsTaken ? usualRows : nil) {
-                            logUse(longValues[$0] * longFactor)
+                        let long = !taken(.frecencyLong) ? [] : logarithms(prefetching: rowsTaken ? usualRows : nil) {
+                            useArgument(longValues[$0] * longFactor)
                         }
                         let transitions = transition.map { transition in
-                            values(prefetching: nil) { transitionSignal(transition, $0, long: longValues[$0] * longFactor) }
+                            logarithms(prefetching: nil) { transitionArgument(transition, $0, long: longValues[$0] * longFactor) }
                         } ?? []
-                        let ages = !taken(.logAge) ? [] : values(prefetching: logisticRows) { logAgeSignal($0) }
+                        var ages = !taken(.logAge) ? [] : askedBeforeNewestUse ? [Double](repeating: 0, count: targets)
+                            : logarithms(prefetching: logisticRows) { ageArgument($0) }
+                        if !askedBeforeNewestUse { for t in ages.indices { ages[t] /= 10 } }
                         return (short, long, transitions, ages)
                     }
                 }
@@ -358,18 +363,17 @@ struct SignalFrame {
             if rowsTaken {
                 let wRecent = w[BlendFeature.recentTimeOfDay.rawValue]
                 let wHabit = w[BlendFeature.habitChange.rawValue]
-                recentHere.withUnsafeBufferPointer { recent in
-                    usualHere.withUnsafeBufferPointer { usual in
-                        for t in 0 ..< targets {
-                            if recentTaken { s[t] += wRecent * logUse(recent[t]) }
-                            if habitTaken { s[t] += wHabit * habitSignal(recent: recent[t], usual: usual[t]) }
-                        }
-                    }
+                let recentLogs = recentTaken ? logarithms(prefetching: nil) { useArgument(recentHere[$0]) } : []
+                let habitLogs = habitTaken ? logarithms(prefetching: nil) { habitArgument(recent: recentHere[$0], usual: usualHere[$0]) } : []
+                for t in 0 ..< targets {
+                    if recentTaken { s[t] += wRecent * recentLogs[t] }
+                    if habitTaken { s[t] += wHabit * habitLogs[t] }
                 }
             }
             if taken(.timeFine) {
                 let weight = w[BlendFeature.timeFine.rawValue]
-                for t in 0 ..< targets { s[t] += weight * fineSignal(t) }
+                let fine = logarithms(prefetching: nil) { fineArgument($0) }
+                for t in 0 ..< targets { s[t] += weight * fine[t] }
             }
             add(.frequencyUses, usage.logUses)
             add(.frequencyOccasions, usage.logOccasions)
@@ -387,29 +391,31 @@ struct SignalFrame {
 
     // The signals' formulas, one place for both `write(target:into:)` and `logScores(weights:)`.
 
-    /// log of a decayed use (frecency, recent use at this time of day), kept finite by the frequency epsilon.
+    // Each signal below is `proactive_log` of its argument (the same bits one by one and in a vector pass).
+
+    /// A decayed use (frecency, recent use at this time of day), kept above 0 by the frequency epsilon.
     @inline(__always)
-    private func logUse(_ decayed: Double) -> Double { Foundation.log(decayed + UsageTracker.frequencyEpsilon) }
+    private func useArgument(_ decayed: Double) -> Double { decayed + UsageTracker.frequencyEpsilon }
 
     /// How much more (or less) the target is used at this time of day lately than usually.
     @inline(__always)
-    private func habitSignal(recent: Double, usual: Double) -> Double { Foundation.log((recent + 0.5) / (usual + 0.5)) }
+    private func habitArgument(recent: Double, usual: Double) -> Double { (recent + 0.5) / (usual + 0.5) }
 
-    /// log(1 + minutes since the target's last use, at most a year) / 10; 0 for every target at a moment
-    /// before the newest learned use (ages are unknown there).
+    /// 1 + minutes since the target's last use, at most a year: the age signal is its log / 10, and 0 for every
+    /// target at a moment before the newest learned use (ages are unknown there).
     @inline(__always)
-    private func logAgeSignal(_ t: Int) -> Double {
-        askedBeforeNewestUse ? 0 : Foundation.log1p(min(max(0, now - usage.lastUse[t]) / 60, 525_600)) / 10
+    private func ageArgument(_ t: Int) -> Double {
+        1 + min(max(0, now - usage.lastUse[t]) / 60, 525_600)
     }
 
-    /// log of the smoothed probability of `t` after the previous target (its frequency share as the fallback).
+    /// The smoothed probability of `t` after the previous target (its frequency share as the fallback).
     @inline(__always)
-    private func transitionSignal(_ transition: (feature: BlendFeature, counts: [Double], total: Double, factor: Double), _ t: Int,
-                                  long: Double) -> Double {
+    private func transitionArgument(_ transition: (feature: BlendFeature, counts: [Double], total: Double, factor: Double), _ t: Int,
+                                    long: Double) -> Double {
         let epsilon = UsageTracker.frequencyEpsilon
         let fallback = (long + epsilon) / (longTotal + epsilon * Double(targets))
-        return Foundation.log(UsageTracker.smoothedTransition(count: transition.counts[t], total: transition.total,
-                                                               factor: transition.factor, fallback: fallback))
+        return UsageTracker.smoothedTransition(count: transition.counts[t], total: transition.total,
+                                               factor: transition.factor, fallback: fallback)
     }
 
     /// The logistic part's log-probabilities at `moment` for each target of `space` (its own order; a target it
@@ -457,10 +463,10 @@ struct SignalFrame {
         }
     }
 
-    /// log of the target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.
-    private func fineSignal(_ t: Int) -> Double {
+    /// The target's share of its uses near this minute at quarter-hour resolution, x `fineCount`.
+    private func fineArgument(_ t: Int) -> Double {
         let near = fineNear[t]
         let total = usage.fineTotals.values[t] * fineTotalsFactor
-        return Foundation.log((near * fineFactor + 1 / fineCount) / (total + 1) * fineCount)
+        return (near * fineFactor + 1 / fineCount) / (total + 1) * fineCount
     }
 }
