@@ -56,8 +56,8 @@ let package = Package(
 
         // MARK: Numerics
         .target(name: "LinearAlgebra", dependencies: ["CBLAS"]),
-        // The scoring hot path's loops over every target (the profile's weighted columns, the softmax), eight or four
-        // lanes at a time where the CPU has AVX-512 or AVX2, the same bits on every path.
+        // The scoring hot path's loops over every target (the profile's weighted columns, the softmax, the signals'
+        // logarithms), eight or four lanes at a time where the CPU has AVX-512 or AVX2, the same bits on every path.
         .target(name: "CKernels"),
 
         // MARK: Engine

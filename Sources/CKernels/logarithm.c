@@ -10,7 +10,7 @@
 // The method is the classic reduction: x = 2^k · m with m in [√2/2, √2), f = m − 1,
 // s = f / (2 + f), and log(1 + f) = f − (f²/2 − s · (f²/2 + R(s²))), R a degree-14 even
 // polynomial in s (the minimax coefficients below, published with the reduction in Sun's
-// fdlibm, 1993); log x = k · ln 2 + log(1 + f), ln 2 split in a high part exact in k · ln 2
+// fdlibm); log x = k · ln 2 + log(1 + f), ln 2 split in a high part exact in k · ln 2
 // and a low part. Error below one unit in the last place. Subnormal inputs are scaled by 2^54
 // first; zero gives −∞, a negative value or NaN gives NaN, +∞ gives +∞.
 #pragma clang fp contract(off)
