@@ -68,7 +68,7 @@ public enum IdentifierRules {
 
     /// Why `text` is not a non-empty run of printable ASCII other than `refused` (spaces and controls
     /// excluded), stated as `rule` and where the first offending character is; nil when it is.
-    static func printableNameProblem(_ text: String, rule: String, refusing refused: Set<Unicode.Scalar>) -> String? {
+    static func printableNameProblem(_ text: String, rule: String, refusing refused: [Unicode.Scalar]) -> String? {
         if text.isEmpty { return "must not be empty" }
         for (offset, scalar) in text.unicodeScalars.enumerated() {
             let value = scalar.value

@@ -176,7 +176,7 @@ extension Engine {
         // Reasons read the model's log: a model read without it is read whole first.
         let live = live.explains ? live : try liveModel(live.inputs, now: Date())
         let moment = try moment(for: live, at: date, utcOffset: utcOffset, context: context)
-        let explainer = live.model as? any ExplainableModel
+        let explainer = LiveModels.explainer(live.model)
         let top = live.model.distribution(at: moment).top(k)
         let why = explainer?.reasons(for: top.map(\.target), at: moment, describe: live.summary, limit: 3)
         let rows = top.enumerated().map { position, scored in

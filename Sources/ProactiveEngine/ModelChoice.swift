@@ -91,9 +91,27 @@ enum LiveModels {
         try live(ModelArchive.decodeWithoutTail(bytes, heavyPrefix: heavyPrefix))
     }
 
+    /// `model` as a model that learns and unlearns, the built-in ones by their type: a cast to a concrete
+    /// type compares the type, where a cast to a protocol makes the runtime search every loaded image's
+    /// conformances the first time a process asks (a fraction of a millisecond for each command run).
     private static func live(_ model: any PersistentModel) throws(ModelFormatError) -> any LiveLearningModel {
-        guard let live = model as? any LiveLearningModel else { throw .unknownKind(model.name) }
-        return live
+        switch model {
+        case let blend as BlendModel: return blend
+        case let profile as ProfileModel: return profile
+        case let logistic as LogisticModel: return logistic
+        default:
+            guard let live = model as? any LiveLearningModel else { throw .unknownKind(model.name) }
+            return live
+        }
+    }
+
+    /// `model`'s reasons, when it gives any; the built-in ones by their type (as `live(_:)`).
+    static func explainer(_ model: any LiveLearningModel) -> (any ExplainableModel)? {
+        switch model {
+        case let blend as BlendModel: blend
+        case let profile as ProfileModel: profile
+        default: model as? any ExplainableModel
+        }
     }
 
     /// The time of the newest event `model` learned (nil: none, or a model that keeps no log).

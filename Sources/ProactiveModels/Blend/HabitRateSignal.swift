@@ -43,11 +43,14 @@ package struct DayHistory: Sendable, Equatable {
     package var sharesInstants: Bool { repeatedInstants * 4 >= max(1, minutes.count) && minutes.count > 1 }
 
     /// Whether the stored arrays are consistent (a loaded state is checked with it).
+    /// (Index loops, not `zip`: a `Zip2Sequence` of these arrays is a generic type the runtime would
+    /// instantiate, and look up its conformances for, in every process that loads a state.)
     var isConsistent: Bool {
-        days.count == starts.count && minutes.count == targets.count
-            && zip(days, days.dropFirst()).allSatisfy { $0 < $1 }
-            && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 } && starts.allSatisfy { $0 >= 0 && Int($0) < minutes.count }
-            && minutes.allSatisfy { $0 >= 0 && $0 < 1441 } && (days.isEmpty || firstDay != nil)
+        guard days.count == starts.count, minutes.count == targets.count, days.isEmpty || firstDay != nil else { return false }
+        for index in days.indices.dropFirst() where days[index - 1] >= days[index] || starts[index - 1] >= starts[index] {
+            return false
+        }
+        return starts.allSatisfy { $0 >= 0 && Int($0) < minutes.count } && minutes.allSatisfy { $0 >= 0 && $0 < 1441 }
     }
 
     var useCount: Int { targets.count }

@@ -66,12 +66,13 @@ extension ProfileModel: ExplainableModel {
         return lifts
     }
 
-    /// Groups column lifts into reasons (weights multiplied by `scale`, e.g. a blend weight per group);
-    /// `uses` holds the target's uses at the moment (its habit window).
+    /// Groups column lifts into reasons (weights multiplied by `scale`, and by `groupScales[group.rawValue]`
+    /// when given: e.g. a blend weight per group, one per `ProfileGroup` case); `uses` holds the target's
+    /// uses at the moment (its habit window).
     func reasons(fromColumnLifts lifts: [Double], target: TargetIndex, at moment: Moment, describe: (TargetKey) -> String,
-                 scale: Double, groupScales: [ProfileGroup: Double] = [:], uses: MomentUses) -> [Reason] {
+                 scale: Double, groupScales: [Double] = [], uses: MomentUses) -> [Reason] {
         let layout = layout
-        func groupScale(_ group: ProfileGroup) -> Double { scale * (groupScales[group] ?? 1) }
+        func groupScale(_ group: ProfileGroup) -> Double { scale * (groupScales.isEmpty ? 1 : groupScales[group.rawValue]) }
         var reasons: [Reason] = []
         /// A reason only when the evidence favours the target and its weight in the model is positive.
         func add(_ kind: Reason.Kind, _ text: String, lift: Double, group: ProfileGroup) {
@@ -253,11 +254,11 @@ extension BlendModel: ExplainableModel {
             mean /= Double(targets)
             return weights[feature.rawValue] * (signals[index.rawValue * features + feature.rawValue] - mean)
         }
-        let groupWeights: [ProfileGroup: Double] = [
-            .prior: weights[BlendFeature.profilePrior.rawValue], .timeOfDay: weights[BlendFeature.profileTime.rawValue],
-            .day: weights[BlendFeature.profileDay.rawValue], .context: weights[BlendFeature.profileContext.rawValue],
-            .previous: weights[BlendFeature.profilePrevious.rawValue], .absence: weights[BlendFeature.profileAbsence.rawValue],
-        ]
+        // One weight per `ProfileGroup`, in its cases' order (an array: a dictionary keyed by the group is a
+        // generic type the runtime instantiates, with a conformance lookup, in each process that explains).
+        let groupFeatures: [BlendFeature] = [.profilePrior, .profileTime, .profileDay, .profileContext, .profilePrevious, .profileAbsence]
+        assert(groupFeatures.count == ProfileGroup.allCases.count)
+        let groupWeights = groupFeatures.map { weights[$0.rawValue] }
         var reasons = profile.reasons(fromColumnLifts: profile.columnLifts(target: index, at: moment), target: index, at: moment,
                                       describe: describe, scale: 1, groupScales: groupWeights, uses: uses)
         // Transitions strengthen "after ..."; recency and frecency get their own reasons.
