@@ -1,4 +1,5 @@
 // Forwarders to OpenBLAS's CBLAS and LAPACKE, opened at first use (include/CBLAS.h says why).
+#include <pthread.h>
 #include "CBLAS.h"
 #include "CDynamicLibrary.h"
 
@@ -56,3 +57,21 @@ void proactive_openblas_set_num_threads(int n) { TARGET(0, openblas_set_num_thre
 int proactive_openblas_get_num_threads(void) { return TARGET(0, openblas_get_num_threads)(); }
 char *proactive_openblas_get_config(void) { return TARGET(0, openblas_get_config)(); }
 char *proactive_openblas_get_corename(void) { return TARGET(0, openblas_get_corename)(); }
+
+static void *open_openblas(void *unused) {
+    (void)unused;
+    dynamic_library_open_quietly(&openblas, "libopenblas.so.0", 1);
+    return NULL;
+}
+
+void proactive_openblas_open_ahead(void) {
+    static int started;
+    if (__atomic_load_n(&openblas, __ATOMIC_ACQUIRE) != NULL || __atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL)) return;
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) != 0) return;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    // No thread, no harm: the first call into OpenBLAS opens it, as without this.
+    pthread_create(&thread, &attributes, open_openblas, NULL);
+    pthread_attr_destroy(&attributes);
+}

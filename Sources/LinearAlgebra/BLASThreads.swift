@@ -34,6 +34,21 @@ public enum BLAS {
         proactive_openblas_set_num_threads(Int32(clamping: max(1, n)))
     }
 
+    /// Starts opening OpenBLAS on a thread of its own and returns at once, for a caller that will read
+    /// (a store, a saved model) before it computes: the dynamic linker's work on the library (its
+    /// relocations and constructor, a few milliseconds) then overlaps the reading instead of
+    /// following it. Does nothing when OpenBLAS is open or being opened. The library reads
+    /// `OPENBLAS_NUM_THREADS` as it opens, so set that first, as for any first call. A library that
+    /// cannot be opened is reported by the first call into it, as without this.
+    ///
+    /// ```swift
+    /// BLAS.openAhead()
+    /// let saved = try store.load(user: "ana")   // meanwhile OpenBLAS opens on the other core
+    /// ```
+    public static func openAhead() {
+        proactive_openblas_open_ahead()
+    }
+
     // MARK: Build information
 
     /// The CPU kernel OpenBLAS selected, e.g. `"Haswell"` (`openblas_get_corename`).

@@ -127,7 +127,8 @@ public struct Engine: Sendable {
 
     /// `liveModel(user:_:now:)` with the user's inputs read.
     func liveModel(_ inputs: UserInputs, now: Date) throws -> LiveModel {
-        try liveModel(inputs, saved: try states.load(user: inputs.user, name: inputs.choice.name), now: now)
+        BLAS.openAhead()  // as in `readForScoring`
+        return try liveModel(inputs, saved: try states.load(user: inputs.user, name: inputs.choice.name), now: now)
     }
 
     /// `liveModel(_:now:)` from the user's saved state already read whole (nil: none is saved).
@@ -195,6 +196,7 @@ public struct Engine: Sendable {
 
     /// `scoringModel(_:at:explaining:)`, saying what the read gave when it is not a model for scoring.
     private func readForScoring(_ inputs: UserInputs, at date: Date, explaining: Bool) throws -> ScoringRead {
+        BLAS.openAhead()  // the model computes once read: open OpenBLAS meanwhile (a no-op once open)
         let read: HeavyPartRead = explaining ? .prefix { ModelArchive.heavyPrefixLength(of: $0) } : .none
         let saved = try states.load(user: inputs.user, name: inputs.choice.name, heavy: read)
         if explaining, saved.map({ !$0.heavyIsPrefix }) ?? true { return .whole(saved) }

@@ -37,4 +37,10 @@ extern __typeof__(openblas_get_num_threads) proactive_openblas_get_num_threads;
 extern __typeof__(openblas_get_config) proactive_openblas_get_config;
 extern __typeof__(openblas_get_corename) proactive_openblas_get_corename;
 
+// Starts opening libopenblas.so.0 on a thread of its own and returns at once (at most once a
+// process; nothing when it is open already): a caller about to read, then compute, overlaps the
+// dynamic linker's work on OpenBLAS (its relocations, its constructor) with the reading. A
+// library that cannot be opened is reported by the first call into it, as without this.
+void proactive_openblas_open_ahead(void);
+
 #endif

@@ -21,4 +21,10 @@
 void *dynamic_library_function(void **library, const char *soname, int global, const char *packages,
                                void **slot, const char *name);
 
+/// Opens `soname` into `library` as `dynamic_library_function` would, without looking anything up
+/// and without ending the process: a library that cannot be opened leaves `library` empty, and the
+/// first function asked for reports it then. For opening ahead of use (see `proactive_openblas_open_ahead`).
+/// - Returns: 1 when `library` holds the library, else 0.
+int dynamic_library_open_quietly(void **library, const char *soname, int global);
+
 #endif
