@@ -120,7 +120,9 @@ struct SignalFrame {
     /// Per target: the calendar lift (`HabitRateSignal.rates`), or empty when neither is taken.
     let calendarLift: [Double]
 
-    init(_ model: BlendModel, at moment: Moment, needed: [Bool]?) {
+    /// `model` is borrowed, not consumed: an initializer's parameters are owned by default, and passing a
+    /// borrowed model (each question's `self`) would copy the whole model for the call.
+    init(_ model: borrowing BlendModel, at moment: Moment, needed: [Bool]?) {
         let space = model.profile.space
         let targets = space.targetCount
         self.targets = targets
