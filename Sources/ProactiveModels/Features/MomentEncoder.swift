@@ -181,10 +181,15 @@ public struct MomentEncoder: Sendable, Hashable {
 
     /// The latest event of `moment.recent` at or before the moment whose target the space knows.
     package static func previous(of moment: Moment, in space: FeatureSpace) -> (target: TargetIndex, date: Date)? {
-        // Usually the latest event (the last of equal dates) has a known target: one lookup.
-        var latest: Event?
-        for event in moment.recent where event.date <= moment.date && (latest == nil || event.date >= latest!.date) { latest = event }
-        guard let latest else { return nil }
+        // Usually the latest event (the last of equal dates) has a known target: one lookup. (Found by
+        // position: holding each later event in turn would retain and release its target and context.)
+        let recent = moment.recent
+        var position = -1
+        for i in recent.indices where recent[i].date <= moment.date && (position < 0 || recent[i].date >= recent[position].date) {
+            position = i
+        }
+        guard position >= 0 else { return nil }
+        let latest = recent[position]
         if let index = space.index(of: latest.target) { return (index, latest.date) }
         var best: (target: TargetIndex, date: Date)?
         for event in moment.recent where event.date <= moment.date {
