@@ -30,8 +30,9 @@ mkdir -m 700 "$WORK/run"
 start() {
   "$P" serve --store "$STORE" --socket "$SOCK" --log-level info 2>"$WORK/serve.log" &
   SERVER=$!
-  for _ in $(seq 1 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
-  fail "the server did not create $SOCK"
+  # Ready once it says so: the socket exists from its bind, and takes mode 0600 just before "listening".
+  for _ in $(seq 1 100); do [ -S "$SOCK" ] && grep -q '\[ProactiveService\] listening' "$WORK/serve.log" && return 0; sleep 0.1; done
+  fail "the server did not say it is listening on $SOCK"
 }
 # call METHOD PATH CREDENTIAL [BODY [CONTENT-TYPE]]: prints the body, then the status on its own line.
 call() {
