@@ -36,7 +36,7 @@ public enum BLAS {
 
     /// Starts opening OpenBLAS on a thread of its own and returns at once, for a caller that will read
     /// (a store, a saved model) before it computes: the dynamic linker's work on the library (its
-    /// relocations and constructor, a few milliseconds) then overlaps the reading instead of
+    /// relocations and constructor) then overlaps the reading instead of
     /// following it. Does nothing when OpenBLAS is open or being opened. The library reads
     /// `OPENBLAS_NUM_THREADS` as it opens, so set that first, as for any first call. A library that
     /// cannot be opened is reported by the first call into it, as without this.

@@ -93,7 +93,7 @@ enum LiveModels {
 
     /// `model` as a model that learns and unlearns, the built-in ones by their type: a cast to a concrete
     /// type compares the type, where a cast to a protocol makes the runtime search every loaded image's
-    /// conformances the first time a process asks (a fraction of a millisecond for each command run).
+    /// conformances the first time a process asks.
     private static func live(_ model: any PersistentModel) throws(ModelFormatError) -> any LiveLearningModel {
         switch model {
         case let blend as BlendModel: return blend
