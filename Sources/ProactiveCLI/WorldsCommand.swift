@@ -166,6 +166,11 @@ struct WorldsCommand: AsyncParsableCommand {
                      ("agreement", s.agreement.isNaN ? .null : .number(s.agreement, integer: nil)),
                      ("regret", .number(s.regret, integer: nil)), ("kl", .number(s.kl, integer: nil))])
         }
+        // Per world checked: its last live question (the id of questions.jsonl), the largest difference, the same first.
+        func difference(_ d: (question: Int, maxDifference: Double, sameFirst: Bool)) -> JSONValue {
+            .object([("question", .number(Double(d.question), integer: Int64(d.question))),
+                     ("max_difference", .number(d.maxDifference, integer: nil)), ("same_first", .bool(d.sameFirst))])
+        }
         let differences = outcome.trainedDifferences.map(\.maxDifference)
         let samePrior = outcome.samePriorDifferences.map(\.maxDifference)
         return .object([
@@ -176,6 +181,8 @@ struct WorldsCommand: AsyncParsableCommand {
             ("modes", .object(report.byMode.sorted { $0.key < $1.key }.map { ($0.key, score($0.value)) })),
             ("trained_max_difference", differences.isEmpty ? .null : .number(differences.max()!, integer: nil)),
             ("same_prior_trained_max_difference", samePrior.isEmpty ? .null : .number(samePrior.max()!, integer: nil)),
+            ("trained_differences", .array(outcome.trainedDifferences.map(difference))),
+            ("same_prior_trained_differences", .array(outcome.samePriorDifferences.map(difference))),
         ])
     }
 }
