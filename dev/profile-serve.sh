@@ -34,27 +34,10 @@ batch=500
 cd "$(dirname "$0")/.."
 out="${PROFILE_OUT:-out/bench/profile-serve}"
 mkdir -p "$out"
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-source scripts/proactive-binary.sh
-P="$(proactive_binary release)"
-[ -x "$P" ] || { echo "profile-serve.sh: no release binary at $P (swift build -c release --product proactive)" >&2; exit 2; }
-work="$(mktemp -d)"
-server=""
-cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cp "$kept/prepared.sqlite" "$work/store.sqlite"
-cp "$kept/users.txt" "$work/users.txt"
-# shellcheck disable=SC2086  # SERVE_FLAGS: more flags for serve, split on spaces (e.g. "--shutdown-save 4")
-"$P" serve --store "$work/store.sqlite" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget 4G ${SERVE_FLAGS:-} 2>"$work/serve.log" &
-server=$!
-for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-owner="$(cat "$work/store.sqlite.owner-credential")"
-while read -r name; do
-  curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$port/v1/suggestions"
-done < "$work/users.txt"
+source dev/wrk-routes.sh
+begin_kept_run profile-serve.sh
+# shellcheck disable=SC2086  # SERVE_FLAGS: more flags for serve, split on spaces
+start_kept_server "$kept" "$port" ${SERVE_FLAGS:-}
 echo "== $(wc -l < "$work/users.txt") models in memory" >&2
 if [ -n "${ANSWERS:-}" ]; then
   : > "$ANSWERS"
@@ -69,7 +52,6 @@ if [ -n "${ANSWERS:-}" ]; then
   done
   echo "== answers to $(grep -c . "$ANSWERS") questions in $ANSWERS" >&2
 fi
-source dev/wrk-routes.sh
 write_lua suggestions "$work/suggestions.json" > "$work/suggestions.lua"
 before="$(cpu_ticks "$server")"
 if [ "${PERF:-1}" = 1 ]; then

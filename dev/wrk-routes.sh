@@ -77,3 +77,39 @@ cpu_ticks() {  # CPU time (user + system, clock ticks) of a process and its chil
   echo "$total"
 }
 
+
+# start_kept_server KEPT PORT [FLAGS...]: copies KEPT/prepared.sqlite and KEPT/users.txt (a store kept by
+# `KEEP_WORK=KEPT dev/load-serve.sh`) into $work, starts $P serve on it over loopback TCP at PORT with FLAGS,
+# waits for /healthz, asks each user once (every model into memory) and sets server (its pid) and owner
+# (the owner's credential). The server's log is $work/serve.log.
+start_kept_server() {  # $1 kept folder, $2 port, then serve's extra flags
+  local kept="$1" port="$2" name
+  shift 2
+  cp "$kept/prepared.sqlite" "$work/store.sqlite"
+  cp "$kept/users.txt" "$work/users.txt"
+  "$P" serve --store "$work/store.sqlite" --port "$port" --host 127.0.0.1 --log-level notice --memory-budget 4G "$@" 2>"$work/serve.log" &
+  server=$!
+  for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  owner="$(cat "$work/store.sqlite.owner-credential")"
+  while read -r name; do
+    curl -fsS -o /dev/null -H "Authorization: Bearer $owner" -d "{\"user\":\"$name\",\"k\":4}" "http://127.0.0.1:$port/v1/suggestions"
+  done < "$work/users.txt"
+}
+
+# begin_kept_run SCRIPT: the start of a script that serves a kept store (dev/profile-serve.sh,
+# dev/serve-floor.sh): BLAS on one thread, the release binary as P (SCRIPT names itself in the error
+# when there is none), a temporary folder as work, and on exit the server stopped and work removed.
+begin_kept_run() {  # $1 the script's name
+  export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+  source scripts/proactive-binary.sh
+  P="$(proactive_binary release)"
+  [ -x "$P" ] || { echo "$1: no release binary at $P (swift build -c release --product proactive)" >&2; exit 2; }
+  work="$(mktemp -d)"
+  server=""
+  trap end_kept_run EXIT
+}
+
+end_kept_run() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
