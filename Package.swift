@@ -116,6 +116,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The commands, as a library so ProactiveCLITests can run them in process.

@@ -106,6 +106,12 @@ struct ServeCommand: AsyncParsableCommand {
         """, valueName: "seconds"))
     var idleTimeout = 10
 
+    @Flag(help: ArgumentHelp("""
+        Run request handlers on Swift's global thread pool, as before, instead of on the event \
+        loops that read and write the connections (one thread switch less each way per request).
+        """))
+    var globalPool = false
+
     func validate() throws {
         if storeOptions.asApp != nil { throw ValidationError("serve acts for every credential; --as-app does not apply") }
         if socket != nil, port != nil { throw ValidationError("give --socket or --port, not both") }
@@ -146,6 +152,9 @@ struct ServeCommand: AsyncParsableCommand {
         settings.retrainEvery = retrainEvery > 0 ? .milliseconds(Int64(retrainEvery * 3_600_000)) : nil
         settings.service.idleTimeout = .seconds(idleTimeout)
         settings.ownerCredentialFile = ownerCredentialFile
+        if !globalPool, !ServiceExecutor.adopt() {
+            logger.warning("this Swift runtime offers no hook for the event loops to run tasks: handlers run on the global pool")
+        }
         try await ProactiveService.serve(storage: storage, settings: settings, logger: logger)
     }
 
