@@ -148,8 +148,11 @@ struct SignalFrame {
         // Recency state, with the moment's own recent uses laid over it.
         var usage = model.usage
         usage.grow(to: targets)
-        for event in moment.recent.sorted(by: { $0.date < $1.date }) where event.date <= moment.date {
-            // `touch` ignores a use older than the newest one: such an event (every one the model learned) needs no lookup.
+        // `touch` ignores a use older than the newest one: such an event (every one the model learned) is left out
+        // before the rest are put in time order (the order of those kept is the one sorting all of them gives).
+        let newest = usage.lastTime
+        let unlearned = moment.recent.filter { $0.date <= moment.date && $0.date.timeIntervalSince1970 >= newest }
+        for event in unlearned.sorted(by: { $0.date < $1.date }) {
             let time = event.date.timeIntervalSince1970
             guard time >= usage.lastTime else { continue }
             if let index = space.index(of: event.target) { usage.touch(target: index.rawValue, time: time) }
