@@ -3,6 +3,7 @@ import ProactiveCore
 import ProactiveModels
 import ProactiveRanking
 import ProactiveStore
+import Synchronization
 
 // MARK: - Moments
 
@@ -37,10 +38,17 @@ extension Engine {
     /// The clock of a user without a zone whose latest donation has `offset` (nil: none, or Unix seconds).
     static func latestOffsetClock(_ offset: Int?) -> (offset: Int, description: String) {
         guard let offset else { return (0, "UTC (no zone configured for the user, and no donations)") }
+        // A service asks this for every question: each offset's description is written once.
+        if let known = offsetDescriptions.withLock({ $0[offset] }) { return (offset, known) }
         let written = Timestamp.format(secondsSince1970: 0, utcOffsetSeconds: offset)
         let hours = offset == 0 ? "" : String(written.suffix(6))   // "+05:30", "-08:00"; 0 is written "Z"
-        return (offset, "UTC\(hours), the offset of the user's latest donation (no zone configured)")
+        let description = "UTC\(hours), the offset of the user's latest donation (no zone configured)"
+        offsetDescriptions.withLock { if $0.count < 512 { $0[offset] = description } }
+        return (offset, description)
     }
+
+    /// `latestOffsetClock`'s descriptions by offset (at most 512; offsets in use are a few dozen).
+    private static let offsetDescriptions = Mutex<[Int: String]>([:])
 
     /// `clock(user:at:)` answered from a held model where it can (its zone; its latest donations when
     /// the date is after them), else from the store: what a service asks per question, without a read.
