@@ -55,7 +55,9 @@ public enum Output {
         if places <= 3, value.isFinite, value.magnitude < 0x1p53 { return exactlyRounded(value, places) }
         var buffer = [CChar](repeating: 0, count: 400)  // the longest double, 309 digits, with up to 80 decimals
         let written = withVaList([Int32(places), value]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
-        return written < 0 ? "\(value)" : String(cString: buffer)
+        guard written >= 0 else { return "\(value)" }
+        let length = buffer.firstIndex(of: 0) ?? buffer.count
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `fixed` for a finite value under 2^53 and at most 3 decimals, in integers: the value is m x 2^e

@@ -166,7 +166,8 @@ final class PostgresStoreMarks: Sendable {
         }), let credentials = try? row.decode(0, as: Int64?.self), let erasures = try? row.decode(1, as: Int64.self),
               let donations = try? row.decode(2, as: Int64.self), let version = try? row.decode(3, as: Int64.self)
         else { return nil }
-        // The credential row comes with migration v3; a database read before it has none (never read then).
-        return Reading(credentials: credentials ?? -1, erasures: erasures, donations: donations, version: version)
+        // The credential row comes with migration v3; a database read before it has none (never read then: a
+        // NULL there leaves no reading).
+        return Reading(credentials: credentials, erasures: erasures, donations: donations, version: version)
     }
 }

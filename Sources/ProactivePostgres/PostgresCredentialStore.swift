@@ -47,7 +47,7 @@ public struct PostgresCredentialStore: CredentialRecordStore {
     }
 
     public func replaceOwner(_ credential: String, at date: Date) throws(StoreError) {
-        try writeOwner(credential, at: date, replacing: true)
+        _ = try writeOwner(credential, at: date, replacing: true)  // replacing always writes
     }
 
     private func writeOwner(_ credential: String, at date: Date, replacing: Bool) throws(StoreError) -> Bool {
