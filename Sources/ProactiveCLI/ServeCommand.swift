@@ -107,8 +107,8 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = 10
 
     @Flag(help: ArgumentHelp("""
-        Run request handlers on Swift's global thread pool, as before, instead of on the event \
-        loops that read and write the connections (one thread switch less each way per request).
+        Run request handlers on Swift's global thread pool instead of on the event loops that read \
+        and write the connections (there, a request's handler runs on the thread that read it).
         """))
     var globalPool = false
 

@@ -21,7 +21,7 @@ import NIOPosix
 /// ```
 public enum ServiceExecutor {
     /// Installs the event loops as the global executor; false when the runtime offers no hook for
-    /// it (the jobs then stay on the global pool, as before). A second call in one process is a
+    /// it (the jobs then stay on the global pool). A second call in one process is a
     /// programming error (NIO stops the process).
     @discardableResult
     public static func adopt() -> Bool {
