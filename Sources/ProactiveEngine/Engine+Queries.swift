@@ -12,7 +12,9 @@ extension Engine {
     /// from the timeline when it has none), the clock read in the user's zone
     /// (else `utcOffset`, else the offset of the user's latest donation), and
     /// the user's last `recentLimit` donations at or before `date` (those the model held when it was
-    /// loaded or caught up, when `date` is after all of them; else read from the store).
+    /// loaded or caught up, when `date` is after all of them; else read from the store). The moment is
+    /// asked as of its date (`Moment.asOfItsDate`): a date before the user's newest donation is answered
+    /// from the donations at or before it.
     public func moment(for live: LiveModel, at date: Date, utcOffset: Int? = nil, context: [String: String] = [:]) throws -> Moment {
         let held = live.latest.flatMap { latest in
             latest.count <= recentLimit && (latest.last?.millisecondsSince1970 ?? .min) <= date.millisecondsSince1970 ? latest : nil
@@ -20,7 +22,7 @@ extension Engine {
         let recent = try held ?? states.recentDonations(ofUser: live.user, atOrBefore: date, limit: recentLimit).map(live.inputs.prepare)
         let offset = live.zone?.secondsFromGMT(for: date) ?? utcOffset ?? recent.last?.utcOffset ?? 0
         return Moment(date: date, utcOffset: offset, context: live.timeline.enrich(context: context, at: date),
-                      recent: held == nil ? recent.map(live.inputs.event) : live.latestEvents)
+                      recent: held == nil ? recent.map(live.inputs.event) : live.latestEvents, asOfItsDate: true)
     }
 
     /// The user's clock at `date`: the configured zone (or `zoneOverride`), else the offset of the

@@ -53,12 +53,21 @@ public struct Moment: Sendable, Hashable {
     public var context: [String: String]
     /// Recent events of this user before `date`, oldest first (a short tail is enough).
     public var recent: [Event]
+    /// Whether the question is about `date` as it stood then: a model that learned donations after
+    /// `date` answers from those at or before it only (the default model, `BlendModel`; other models
+    /// ignore it). The engine asks so (`Engine.moment(for:at:)`); an offline evaluation's held-out rows
+    /// do not, since a log split at random holds training rows after a test row that are not its future.
+    ///
+    ///     Moment(date: lastTuesdayNine, asOfItsDate: true)   // what Tuesday 21:00 looked like then
+    public var asOfItsDate: Bool
 
-    public init(date: Date, utcOffset: Int? = nil, context: [String: String] = [:], recent: [Event] = []) {
+    public init(date: Date, utcOffset: Int? = nil, context: [String: String] = [:], recent: [Event] = [],
+                asOfItsDate: Bool = false) {
         self.date = date
         self.utcOffset = utcOffset
         self.context = context
         self.recent = recent
+        self.asOfItsDate = asOfItsDate
     }
 }
 

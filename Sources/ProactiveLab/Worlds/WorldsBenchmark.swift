@@ -353,7 +353,7 @@ public enum WorldsBenchmark {
     static func ask(_ model: any FittedModel, _ question: WorldQuestion, events: [Event], names: [TargetKey: String]) -> WorldAnswer {
         let cut = events.firstIndex { $0.date >= question.date } ?? events.count
         let moment = Moment(date: question.date, utcOffset: question.utcOffset, context: question.context,
-                            recent: Array(events[max(0, cut - 16) ..< cut]))
+                            recent: Array(events[max(0, cut - 16) ..< cut]), asOfItsDate: true)
         let scores = model.scores(at: moment).map { (target: names[$0.target] ?? $0.target.rawValue, probability: $0.probability) }
         return WorldAnswer(id: question.id, scores: scores)
     }

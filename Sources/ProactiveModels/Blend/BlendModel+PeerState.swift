@@ -51,6 +51,7 @@ extension BlendModel {
     /// (see `BlendPeerState`). The moment's recent uses must all be learned already (as in the engine,
     /// which learns every donation before it ranks): the peer does not learn.
     public func peerState(at moment: Moment) -> BlendPeerState {
+        if let then = asOfIfAsked(moment) { return then.peerState(at: moment) }
         var state = BlendPeerState()
         state.features = BlendFeature.allCases.map { "\($0)" }
         let targets = profile.space.targetCount

@@ -21,8 +21,11 @@ extension BlendModel {
     /// the weights and the logistic part as they are. Nil when there are none, as in the engine, which
     /// learns every donation before it ranks; in an offline evaluation they are the earlier
     /// test donations the moment carries, which the baselines (most recently used, Markov) read too.
+    /// A moment asked as of its date (`Moment.asOfItsDate`) before the newest learned use is answered by
+    /// the model as it stood then (`asOf(_:)`).
     func caughtUp(to moment: Moment) -> BlendModel? {
         let lastTime = usage.lastTime
+        if let then = asOfIfAsked(moment) { return then }
         guard moment.recent.contains(where: { $0.date <= moment.date && $0.date.timeIntervalSince1970 > lastTime }) else { return nil }
         let unlearned = moment.recent.enumerated()
             .filter { $0.element.date <= moment.date && $0.element.date.timeIntervalSince1970 > usage.lastTime }
@@ -31,6 +34,36 @@ extension BlendModel {
         var model = self
         model.logisticFrozen = true
         for (_, event) in unlearned { model.learn(event) }
+        return model
+    }
+
+    /// The model as it stood at `moment`, a moment before its newest learned use: the profile (what was
+    /// used, when, after what) and the recency state (last use, frecency and time-of-day sums,
+    /// transitions, the habit rate's past days and "today") from the learned events at or before the
+    /// moment only, so nothing donated after it is read, and a target first used later is not a
+    /// candidate. Both are rebuilt together: the weights set the profile's counts against the recency
+    /// sums, which agree only when they read the same donations. The weights and the logistic part stay.
+    /// Not for a history whose uses share instants (an aggregated log's times are buckets, not moments).
+    /// - Complexity: a profile fit and a usage replay of the learned events at or before the moment.
+    ///
+    ///     // learned through Friday; asked about Tuesday 21:00 as it stood then
+    ///     let then = model.asOf(Moment(date: tuesdayNine, asOfItsDate: true))
+    /// The model as it stood at `moment` (`asOf(_:)`) when the moment is asked as of its date
+    /// (`Moment.asOfItsDate`), is before the newest learned use, and the history's uses do not share
+    /// instants; nil otherwise (the model answers as it is). Whatever reads the model at a moment (its
+    /// scores, signals, reasons, a peer's state) reads the same model.
+    func asOfIfAsked(_ moment: Moment) -> BlendModel? {
+        guard moment.asOfItsDate, moment.date.timeIntervalSince1970 < usage.lastTime, !usage.dayHistory.sharesInstants else { return nil }
+        return asOf(moment)
+    }
+
+    func asOf(_ moment: Moment) -> BlendModel {
+        var model = self
+        model.logisticFrozen = true
+        let time = moment.date.timeIntervalSince1970
+        let before = profile.log.events.prefix { $0.time <= time }.map(profile.event(from:))
+        model.profile = ProfileModel(configuration: profile.configuration, events: before)
+        model.rebuildUsage()
         return model
     }
 

@@ -227,12 +227,14 @@ func spanText(seconds: Double) -> String {
 
 extension BlendModel: ExplainableModel {
     public func reasons(for target: TargetKey, at moment: Moment, describe: (TargetKey) -> String, limit: Int = 3) -> [Reason] {
+        if let then = asOfIfAsked(moment) { return then.reasons(for: target, at: moment, describe: describe, limit: limit) }
         guard let index = profile.space.index(of: target) else { return [] }
         return reasons(for: target, at: moment, describe: describe, limit: limit, signals: signals(at: moment),
                        uses: MomentUses(profile, targets: [index], at: moment))
     }
 
     public func reasons(for targets: [TargetKey], at moment: Moment, describe: (TargetKey) -> String, limit: Int) -> [[Reason]] {
+        if let then = asOfIfAsked(moment) { return then.reasons(for: targets, at: moment, describe: describe, limit: limit) }
         guard targets.contains(where: { profile.space.index(of: $0) != nil }) else { return targets.map { _ in [] } }
         let signals = signals(at: moment)
         let uses = MomentUses(profile, targets: targets.compactMap { profile.space.index(of: $0) }, at: moment)
