@@ -37,6 +37,15 @@ extension BlendModel {
         return model
     }
 
+    /// The model as it stood at `moment` (`asOf(_:)`) when the moment is asked as of its date
+    /// (`Moment.asOfItsDate`), is before the newest learned use, and the history's uses do not share
+    /// instants; nil otherwise (the model answers as it is). Whatever reads the model at a moment (its
+    /// scores, signals, reasons, a peer's state) reads the same model.
+    func asOfIfAsked(_ moment: Moment) -> BlendModel? {
+        guard moment.asOfItsDate, moment.date.timeIntervalSince1970 < usage.lastTime, !usage.dayHistory.sharesInstants else { return nil }
+        return asOf(moment)
+    }
+
     /// The model as it stood at `moment`, a moment before its newest learned use: the profile (what was
     /// used, when, after what) and the recency state (last use, frecency and time-of-day sums,
     /// transitions, the habit rate's past days and "today") from the learned events at or before the
@@ -48,15 +57,6 @@ extension BlendModel {
     ///
     ///     // learned through Friday; asked about Tuesday 21:00 as it stood then
     ///     let then = model.asOf(Moment(date: tuesdayNine, asOfItsDate: true))
-    /// The model as it stood at `moment` (`asOf(_:)`) when the moment is asked as of its date
-    /// (`Moment.asOfItsDate`), is before the newest learned use, and the history's uses do not share
-    /// instants; nil otherwise (the model answers as it is). Whatever reads the model at a moment (its
-    /// scores, signals, reasons, a peer's state) reads the same model.
-    func asOfIfAsked(_ moment: Moment) -> BlendModel? {
-        guard moment.asOfItsDate, moment.date.timeIntervalSince1970 < usage.lastTime, !usage.dayHistory.sharesInstants else { return nil }
-        return asOf(moment)
-    }
-
     func asOf(_ moment: Moment) -> BlendModel {
         var model = self
         model.logisticFrozen = true
